@@ -1,0 +1,108 @@
+// Composition root: config store, engine, health checks, HTTP server; start() and stop() for both shells.
+import path from 'node:path';
+import { getRequestListener } from '@hono/node-server';
+import type { Config } from '../shared/config.ts';
+import { problemToText } from '../shared/config.ts';
+import { loadAdminToken } from './config/admin-token.ts';
+import { keysOfferedByEnv } from './config/defaults.ts';
+import { ConfigStore } from './config/store.ts';
+import { logger } from './observability/logger.ts';
+import { RequestLog } from './observability/request-log.ts';
+import { Engine } from './proxy/engine.ts';
+import { HealthChecker } from './proxy/health.ts';
+import { buildHttpApp } from './server/app.ts';
+import { Listener } from './server/listener.ts';
+
+export type SwitchboardOptions = {
+  configPath: string;
+  /** Overrides listen_port for this run only (0 picks a free port); config.json is not changed. */
+  port?: number;
+  host?: string;
+};
+
+export class Switchboard {
+  readonly requestLog = new RequestLog(1000);
+  engine!: Engine;
+  store!: ConfigStore;
+  adminToken = '';
+  private health!: HealthChecker;
+  private listener!: Listener;
+
+  constructor(readonly options: SwitchboardOptions) {}
+
+  get port(): number {
+    return this.listener.port;
+  }
+
+  get url(): string {
+    return this.listener.url;
+  }
+
+  /** Loads config (throws ConfigError if invalid), binds the port (throws PortInUseError), starts health checks. */
+  async start(): Promise<void> {
+    this.store = await ConfigStore.open(this.options.configPath);
+    if (this.store.firstRun) this.announceFirstRun();
+    this.adminToken = await loadAdminToken(this.store.dir);
+    this.engine = new Engine(this.store.config, this.store.file, this.requestLog);
+    this.configureRequestLog(this.store.config);
+    const app = buildHttpApp({
+      engine: () => this.engine,
+      store: this.store,
+      adminToken: this.adminToken,
+      listenPort: () => this.listener.port,
+    });
+    this.listener = new Listener(getRequestListener(app.fetch), this.store.file);
+    await this.listener.listen(this.options.port ?? this.store.config.listen_port, this.options.host ?? this.store.config.listen_host);
+    this.health = new HealthChecker(this.engine);
+    this.health.start();
+    this.store.on('change', (next, prev) => void this.applyConfig(next, prev));
+    this.store.on('invalid', (problems) => {
+      logger.error(
+        `config.json was edited but is invalid; the last good config stays in force until it is fixed:\n${problems.map((p) => `  - ${problemToText(p)}`).join('\n')}`,
+      );
+    });
+    this.store.watch();
+  }
+
+  private async applyConfig(next: Config, prev: Config): Promise<void> {
+    this.engine.update(next);
+    this.configureRequestLog(next);
+    if (next.health_check.interval_ms !== prev.health_check.interval_ms) this.health.start();
+    logger.info(`config reloaded from ${this.store.file}`);
+    const portChanged = next.listen_port !== prev.listen_port || next.listen_host !== prev.listen_host;
+    if (portChanged && this.options.port === undefined) {
+      try {
+        await this.listener.listen(next.listen_port, this.options.host ?? next.listen_host);
+        logger.info(`now listening on ${this.listener.url}`);
+      } catch (err) {
+        logger.error(`could not move to port ${next.listen_port}: ${(err as Error).message} Still listening on ${this.listener.url}.`);
+      }
+    }
+  }
+
+  private configureRequestLog(cfg: Config): void {
+    this.requestLog.configureFile({
+      enabled: cfg.log_requests,
+      file: path.join(this.store.dir, 'requests.jsonl'),
+      maxBytes: Math.round(cfg.log_file.max_mb * 1024 * 1024),
+      keep: cfg.log_file.keep,
+    });
+  }
+
+  private announceFirstRun(): void {
+    logger.info(`first run: wrote a default config to ${this.store.file}; its providers are disabled until you give them a key or an address`);
+    for (const { provider, variable } of keysOfferedByEnv(process.env)) {
+      logger.info(
+        `found ${variable} in the environment (not copied). To use it, set provider "${provider}" to "api_key": "env:${variable}" and "enabled": true in ${this.store.file}`,
+      );
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.store?.close();
+    this.health?.stop();
+    await this.listener?.close();
+    await this.engine?.close();
+    this.requestLog.closeFile();
+  }
+}

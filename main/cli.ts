@@ -1,0 +1,96 @@
+// The headless shell: `switchboard serve`, `switchboard config path|check`. No logic of its own.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Switchboard } from './app.ts';
+import { resolveConfigPath } from './config/paths.ts';
+import { ConfigError, ConfigStore } from './config/store.ts';
+import { PortInUseError } from './server/port-conflict.ts';
+import { VERSION } from './server/admin.ts';
+
+const HELP = `Switchboard ${VERSION}: a local LLM router.
+
+Usage:
+  switchboard serve [--config FILE] [--port N] [--host ADDR]   start the router (headless)
+  switchboard config path [--config FILE]                       print where config.json is
+  switchboard config check [--config FILE]                      validate config.json and exit
+  switchboard --version | --help
+
+config.json: --config, else $SWITCHBOARD_CONFIG, else the platform's config folder.
+Exit codes: 0 ok, 1 unexpected error, 2 invalid config or usage, 3 port in use.`;
+
+function fail(message: string, code: number): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(code);
+}
+
+async function serve(configPath: string, port: number | undefined, host: string | undefined): Promise<void> {
+  const sb = new Switchboard({ configPath, port, host });
+  try {
+    await sb.start();
+  } catch (err) {
+    if (err instanceof ConfigError) fail(`Switchboard did not start: ${err.message}`, 2);
+    if (err instanceof PortInUseError) fail(`Switchboard did not start: ${err.message}`, 3);
+    throw err;
+  }
+  const url = sb.url;
+  process.stdout.write(
+    `Switchboard ${VERSION} listening on ${url}\n` +
+      `  OpenAI-compatible base URL: ${url}/v1\n` +
+      `  config: ${sb.store.file}\n` +
+      `  admin API: ${url}/admin/v1 (token in ${path.join(sb.store.dir, 'admin-token')})\n`,
+  );
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await sb.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: 'string', short: 'c' },
+      port: { type: 'string', short: 'p' },
+      host: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+  });
+  if (values.version) return void process.stdout.write(`${VERSION}\n`);
+  const [command, sub] = positionals;
+  if (values.help || !command) return void process.stdout.write(`${HELP}\n`);
+  const configPath = resolveConfigPath(values.config);
+
+  if (command === 'serve') {
+    let port: number | undefined;
+    if (values.port !== undefined) {
+      port = Number(values.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a whole number from 0 to 65535 (got "${values.port}")`, 2);
+    }
+    return serve(configPath, port, values.host);
+  }
+  if (command === 'config' && sub === 'path') return void process.stdout.write(`${configPath}\n`);
+  if (command === 'config' && sub === 'check') {
+    try {
+      const store = await ConfigStore.open(configPath);
+      process.stdout.write(`${store.file} is valid (${store.config.providers.length} providers, ${store.config.routing.rules.length} rules)\n`);
+      return;
+    } catch (err) {
+      if (err instanceof ConfigError) fail(err.message, 2);
+      throw err;
+    }
+  }
+  fail(`Unknown command "${positionals.join(' ')}".\n\n${HELP}`, 2);
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  const e = err as { code?: string; message?: string };
+  if (e?.code?.startsWith('ERR_PARSE_ARGS')) fail(`${e.message}\n\n${HELP}`, 2);
+  fail(`Switchboard stopped on an unexpected error: ${(err as Error)?.stack ?? String(err)}`, 1);
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { CircuitBreaker } from './breaker.ts';
+
+describe('CircuitBreaker', () => {
+  it('opens after the threshold, lets one probe through after the cool-down, closes on success', () => {
+    let now = 0;
+    const b = new CircuitBreaker({ failure_threshold: 3, cooldown_ms: 1000 }, () => now);
+    b.failure();
+    b.failure();
+    expect(b.allow()).toBe(true);
+    b.failure();
+    expect(b.state).toBe('open');
+    expect(b.allow()).toBe(false);
+    now = 1000;
+    expect(b.allow()).toBe(true);
+    expect(b.state).toBe('half_open');
+    expect(b.allow()).toBe(false);
+    b.success();
+    expect(b.state).toBe('closed');
+    expect(b.allow()).toBe(true);
+  });
+
+  it('re-opens when the half-open probe fails', () => {
+    let now = 0;
+    const b = new CircuitBreaker({ failure_threshold: 1, cooldown_ms: 100 }, () => now);
+    b.failure();
+    now = 100;
+    expect(b.allow()).toBe(true);
+    b.failure();
+    expect(b.state).toBe('open');
+    expect(b.allow()).toBe(false);
+    now = 200;
+    expect(b.peek()).toBe(true);
+  });
+});

@@ -1,0 +1,39 @@
+// The routing engine's live state: config, compiled router, providers and the request log, swapped on reload.
+import type { Config } from '../../shared/config.ts';
+import type { RequestLog } from '../observability/request-log.ts';
+import { ModelCatalog } from './models.ts';
+import { ProviderPool } from './provider-pool.ts';
+import { Router } from './routing.ts';
+
+export class Engine {
+  router: Router;
+  readonly pool: ProviderPool;
+  readonly models: ModelCatalog;
+  /** Pause from the tray: requests get 503 routing_paused until resumed. */
+  paused = false;
+
+  constructor(
+    public config: Config,
+    readonly configPath: string,
+    readonly requestLog: RequestLog,
+  ) {
+    this.router = new Router(config, configPath);
+    this.pool = new ProviderPool(config);
+    this.models = new ModelCatalog(this.pool);
+  }
+
+  get maxBodyBytes(): number {
+    return Math.round(this.config.max_body_mb * 1024 * 1024);
+  }
+
+  update(config: Config): void {
+    this.config = config;
+    this.router = new Router(config, this.configPath);
+    this.pool.update(config);
+    this.models.invalidate();
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

@@ -1,0 +1,47 @@
+// Active health checks: each enabled provider's models endpoint on an interval sets its ok/failed state.
+import { performance } from 'node:perf_hooks';
+import type { Engine } from './engine.ts';
+import { isRetryableStatus } from './forward.ts';
+import { fetchModels } from './models.ts';
+
+export class HealthChecker {
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly engine: Engine) {}
+
+  start(): void {
+    this.stop();
+    const { interval_ms } = this.engine.config.health_check;
+    if (interval_ms <= 0) return;
+    void this.checkAll();
+    this.timer = setInterval(() => void this.checkAll(), interval_ms);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  async checkAll(): Promise<void> {
+    const { timeout_ms } = this.engine.config.health_check;
+    await Promise.all(
+      this.engine.pool.all().filter((p) => p.config.enabled).map(async (p) => {
+        const t0 = performance.now();
+        try {
+          await fetchModels(p, timeout_ms);
+          p.recordSuccess(performance.now() - t0);
+        } catch (err) {
+          const status = (err as { status?: number }).status;
+          if (status && !isRetryableStatus(status)) {
+            p.recordRefusal(`health check: ${(err as Error).message}`, performance.now() - t0);
+            return;
+          }
+          const message = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+          const timedOut = /timeout|aborted/i.test(message);
+          p.recordFailure({ retryable: true, status: null, kind: timedOut ? 'timeout' : 'connect', message: `health check: ${message}` }, performance.now() - t0);
+        }
+      }),
+    );
+  }
+}

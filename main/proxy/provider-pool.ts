@@ -1,0 +1,163 @@
+// Runtime side of each configured provider: its upstream connection pool, circuit breaker and live status.
+import { Agent } from 'undici';
+import type { ProviderState, ProviderStatus } from '../../shared/admin.ts';
+import type { Config, ProviderConfig, Timeouts } from '../../shared/config.ts';
+import { CircuitBreaker } from './breaker.ts';
+import { openaiCompatible } from './providers/openai.ts';
+
+/** How a failed attempt is classed: only `retryable` ones move on to the next candidate and count for the breaker. */
+export type AttemptFailure = { retryable: boolean; status: number | null; message: string; kind: 'connect' | 'timeout' | 'http' | 'aborted' | 'other' };
+
+export class ProviderRuntime {
+  readonly breaker: CircuitBreaker;
+  agent: Agent;
+  origin = '';
+  basePath = '';
+  timeouts!: Timeouts;
+  state: ProviderState = 'unknown';
+  lastError: string | null = null;
+  lastLatencyMs: number | null = null;
+  lastCheckedAt: string | null = null;
+  lastOkAt: string | null = null;
+  private agentKey = '';
+
+  constructor(
+    public config: ProviderConfig,
+    global: Config,
+  ) {
+    this.breaker = new CircuitBreaker(global.circuit_breaker);
+    this.agent = this.configure(config, global);
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  get kind() {
+    return openaiCompatible;
+  }
+
+  /** Applies a new config; the connection pool is rebuilt only if its address or timeouts changed. */
+  configure(config: ProviderConfig, global: Config): Agent {
+    this.config = config;
+    this.breaker.options = global.circuit_breaker;
+    this.timeouts = { ...global.timeouts, ...config.timeouts };
+    const url = new URL(config.base_url);
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, '');
+    const key = `${this.origin}|${this.timeouts.connect_ms}`;
+    if (key !== this.agentKey) {
+      const old = this.agent as Agent | undefined;
+      this.agentKey = key;
+      this.agent = new Agent({
+        connect: { timeout: this.timeouts.connect_ms },
+        keepAliveTimeout: 30_000,
+        keepAliveMaxTimeout: 600_000,
+        headersTimeout: this.timeouts.first_byte_ms,
+        bodyTimeout: this.timeouts.idle_ms,
+      });
+      if (old) void old.close().catch(() => {});
+    }
+    if (!config.enabled) this.state = 'disabled';
+    else if (this.state === 'disabled') this.state = 'unknown';
+    return this.agent;
+  }
+
+  /** The provider's key; `env:NAME` reads the environment variable NAME at use time. */
+  key(): string {
+    const k = this.config.api_key;
+    if (k.startsWith('env:')) return process.env[k.slice(4)] ?? '';
+    return k;
+  }
+
+  requestHeaders(): Record<string, string> {
+    return { ...this.config.headers, ...this.kind.authHeaders(this.key()) };
+  }
+
+  recordSuccess(latencyMs: number): void {
+    this.breaker.success();
+    this.state = 'ok';
+    this.lastLatencyMs = Math.round(latencyMs);
+    this.lastCheckedAt = this.lastOkAt = new Date().toISOString();
+  }
+
+  /** A reachable provider that refused us (e.g. 401 bad key): failed state, but the breaker is not involved. */
+  recordRefusal(message: string, latencyMs: number): void {
+    this.breaker.release();
+    this.state = 'failed';
+    this.lastError = message;
+    this.lastLatencyMs = Math.round(latencyMs);
+    this.lastCheckedAt = new Date().toISOString();
+  }
+
+  recordFailure(failure: AttemptFailure, latencyMs: number): void {
+    if (failure.kind === 'aborted') {
+      this.breaker.release();
+      return;
+    }
+    this.breaker.failure();
+    this.state = 'failed';
+    this.lastError = failure.message;
+    this.lastLatencyMs = Math.round(latencyMs);
+    this.lastCheckedAt = new Date().toISOString();
+  }
+
+  status(): ProviderStatus {
+    const b = this.breaker;
+    return {
+      name: this.config.name,
+      type: this.config.type ?? 'openai',
+      base_url: this.config.base_url,
+      enabled: this.config.enabled,
+      state: this.config.enabled ? this.state : 'disabled',
+      circuit: b.state === 'open' && Date.now() >= b.openUntil ? 'half_open' : b.state,
+      consecutive_failures: b.consecutiveFailures,
+      last_error: this.lastError,
+      last_latency_ms: this.lastLatencyMs,
+      last_checked_at: this.lastCheckedAt,
+      last_ok_at: this.lastOkAt,
+      circuit_opens_until: b.state === 'open' ? new Date(b.openUntil).toISOString() : null,
+    };
+  }
+
+  close(): Promise<void> {
+    return this.agent.close().catch(() => {});
+  }
+}
+
+/** All providers of the running config, kept across reloads so breakers and status survive an edit. */
+export class ProviderPool {
+  private readonly byName = new Map<string, ProviderRuntime>();
+
+  constructor(config: Config) {
+    this.update(config);
+  }
+
+  update(config: Config): void {
+    const keep = new Set<string>();
+    for (const p of config.providers) {
+      keep.add(p.name);
+      const existing = this.byName.get(p.name);
+      if (existing) existing.configure(p, config);
+      else this.byName.set(p.name, new ProviderRuntime(p, config));
+    }
+    for (const [name, rt] of this.byName) {
+      if (!keep.has(name)) {
+        void rt.close();
+        this.byName.delete(name);
+      }
+    }
+  }
+
+  get(name: string): ProviderRuntime | undefined {
+    return this.byName.get(name);
+  }
+
+  all(): ProviderRuntime[] {
+    return [...this.byName.values()];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.all().map((p) => p.close()));
+  }
+}

@@ -1,0 +1,124 @@
+// Route resolution: app_rules, then every matching routing rule in order, then the default provider.
+import micromatch from 'micromatch';
+import type { RouteCandidate, RouteExplanation, RouteSkip } from '../../shared/admin.ts';
+import type { AppRule, Config, ProviderConfig } from '../../shared/config.ts';
+import { bareAppName } from './apps/os-process.ts';
+
+/** Globs: `*` matches any run of characters (slashes too, so a lone `*` matches every model); case-insensitive. */
+const GLOB_OPTIONS = { bash: true, nocase: true } as const;
+
+export type ResolvedCandidate = RouteCandidate & { config: ProviderConfig };
+export type ResolvedRoute = Omit<RouteExplanation, 'candidates'> & { candidates: ResolvedCandidate[] };
+
+/** Compiled routing for one config: glob matchers built once, routes cached per (app, model). */
+export class Router {
+  private readonly matchers: ((model: string) => boolean)[];
+  private readonly providers: Map<string, ProviderConfig>;
+  private readonly appRules: Map<string, AppRule>;
+  private readonly cache = new Map<string, ResolvedRoute>();
+
+  constructor(
+    private readonly config: Config,
+    private readonly configPath: string,
+  ) {
+    this.matchers = config.routing.rules.map((r) => micromatch.matcher(r.pattern, GLOB_OPTIONS));
+    this.providers = new Map(config.providers.map((p) => [p.name, p]));
+    this.appRules = new Map();
+    for (const rule of config.app_rules) {
+      const key = bareAppName(rule.app);
+      if (!this.appRules.has(key)) this.appRules.set(key, rule);
+    }
+  }
+
+  /** True when some app rule exists, i.e. knowing the calling app can change a route. */
+  get hasAppRules(): boolean {
+    return this.appRules.size > 0;
+  }
+
+  appRuleFor(app: string | null): AppRule | null {
+    if (!app || this.appRules.size === 0) return null;
+    return this.appRules.get(bareAppName(app)) ?? null;
+  }
+
+  resolve(requestedModel: string, app: string | null): ResolvedRoute {
+    const appRule = this.appRuleFor(app);
+    const key = `${appRule?.app ?? ''}\u0000${requestedModel}`;
+    const hit = this.cache.get(key);
+    if (hit) return app === hit.app ? hit : { ...hit, app };
+    const route = this.compute(requestedModel, app, appRule);
+    if (this.cache.size >= 2000) this.cache.clear();
+    this.cache.set(key, route);
+    return route;
+  }
+
+  private compute(requestedModel: string, app: string | null, appRule: AppRule | null): ResolvedRoute {
+    const steps: string[] = [];
+    const candidates: ResolvedCandidate[] = [];
+    const skipped: RouteSkip[] = [];
+    const seen = new Set<string>();
+    let model = requestedModel;
+
+    if (appRule) {
+      steps.push(`app "${app}" matches app rule "${appRule.app}"`);
+      if (appRule.model_override) {
+        model = appRule.model_override;
+        steps.push(`model_override rewrites "${requestedModel}" to "${model}"`);
+      }
+    } else if (app) {
+      steps.push(`app "${app}" has no app rule`);
+    }
+
+    const add = (name: string, reason: string) => {
+      if (seen.has(name)) return;
+      seen.add(name);
+      const p = this.providers.get(name);
+      if (!p) skipped.push({ provider: name, reason: `${reason}, but no provider has this name` });
+      else if (!p.enabled) skipped.push({ provider: name, reason: `${reason}, but it is disabled (enabled: false)` });
+      else candidates.push({ provider: name, reason, config: p });
+    };
+
+    let matched = 0;
+    this.config.routing.rules.forEach((rule, i) => {
+      if (this.matchers[i]!(model)) {
+        matched++;
+        steps.push(`rule ${i + 1} "${rule.pattern}" matches → ${rule.provider}`);
+        add(rule.provider, `rule:${rule.pattern}`);
+      }
+    });
+    if (matched === 0) {
+      steps.push(`no routing rule matches "${model}"`);
+      if (appRule) {
+        steps.push(`app default_provider → ${appRule.default_provider}`);
+        add(appRule.default_provider, `app:${appRule.app}`);
+      }
+    }
+    const def = this.config.routing.default_provider;
+    if (def) {
+      steps.push(`routing.default_provider → ${def}`);
+      add(def, 'default');
+    } else {
+      steps.push('routing.default_provider is not set');
+    }
+
+    return {
+      requested_model: requestedModel,
+      model,
+      app,
+      app_rule: appRule ? { ...appRule } : null,
+      candidates,
+      skipped,
+      steps,
+    };
+  }
+
+  /** The sentence a client reads when no provider can take its model. */
+  noRouteMessage(route: ResolvedRoute): { message: string; action: string } {
+    const why = route.skipped.length
+      ? ` (${route.skipped.map((s) => `${s.provider}: ${s.reason.replace(/^rule:|^app:|^default$/, (m) => m)}`).join('; ')})`
+      : '';
+    return {
+      message: `No enabled provider can serve model "${route.model}"${why}.`,
+      action: `Add a routing rule whose pattern matches "${route.model}", set routing.default_provider, or enable the provider, in ${this.configPath}.`,
+    };
+  }
+}

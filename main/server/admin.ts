@@ -1,0 +1,133 @@
+// The admin API (/admin/v1): status, config read/write with masked keys, request logs (JSON and SSE), route explain.
+import { Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { RouteExplanation, StatusResponse } from '../../shared/admin.ts';
+import { isMaskedKey, maskKey } from '../../shared/config.ts';
+import { ConfigError, type ConfigStore } from '../config/store.ts';
+import type { Engine } from '../proxy/engine.ts';
+import { ApiError } from './errors.ts';
+
+export const VERSION = '0.1.0';
+
+type ProviderLike = { name?: unknown; api_key?: unknown };
+
+function maskConfig(raw: unknown): unknown {
+  if (!raw || typeof raw !== 'object') return raw;
+  const copy = structuredClone(raw) as { providers?: ProviderLike[] };
+  for (const p of copy.providers ?? []) {
+    if (p && typeof p.api_key === 'string') p.api_key = maskKey(p.api_key);
+  }
+  return copy;
+}
+
+/** A key sent back in its masked form means "keep the key this provider has". */
+function unmaskKeys(input: unknown, current: unknown): unknown {
+  if (!input || typeof input !== 'object') return input;
+  const known = new Map<string, string>();
+  for (const p of (current as { providers?: ProviderLike[] })?.providers ?? []) {
+    if (typeof p?.name === 'string' && typeof p.api_key === 'string') known.set(p.name, p.api_key);
+  }
+  const copy = structuredClone(input) as { providers?: ProviderLike[] };
+  for (const p of Array.isArray(copy.providers) ? copy.providers : []) {
+    if (!p || typeof p.api_key !== 'string' || !isMaskedKey(p.api_key)) continue;
+    const old = typeof p.name === 'string' ? known.get(p.name) : undefined;
+    if (old !== undefined && maskKey(old) === p.api_key) p.api_key = old;
+    else {
+      throw new ApiError(
+        'config_invalid',
+        `providers "${String(p.name)}": api_key is a masked key that matches no stored key.`,
+        'Send the full key, or send back exactly the masked value you read to keep the stored one.',
+      );
+    }
+  }
+  return copy;
+}
+
+export function adminRoutes(engine: () => Engine, store: ConfigStore, listenPort: () => number): Hono {
+  const admin = new Hono();
+
+  admin.get('/status', (c) => {
+    const e = engine();
+    const body: StatusResponse = {
+      version: VERSION,
+      listen_port: listenPort(),
+      config_path: store.file,
+      config_error: store.error?.map((p) => `${p.path}: ${p.message}`) ?? null,
+      paused: e.paused,
+      providers: e.pool.all().map((p) => p.status()),
+      routing: e.config.routing,
+      app_rules: e.config.app_rules,
+      recent_logs: e.requestLog.recent(50),
+    };
+    return c.json(body);
+  });
+
+  admin.get('/config', async (c) => {
+    return c.json({ path: store.file, config: maskConfig(await store.readRaw()), error: store.error });
+  });
+
+  admin.put('/config', async (c) => {
+    let input: unknown;
+    try {
+      input = await c.req.json();
+    } catch {
+      throw new ApiError('invalid_json', 'The config sent is not valid JSON.', 'Send the whole config.json object as JSON.');
+    }
+    const merged = unmaskKeys(input, await store.readRaw());
+    try {
+      await store.save(merged);
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        throw new ApiError(
+          'config_invalid',
+          `The config was not saved: ${err.problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`,
+          'Fix the fields listed in error.details; config.json on disk is unchanged.',
+          err.problems,
+        );
+      }
+      throw err;
+    }
+    return c.json({ path: store.file, config: maskConfig(await store.readRaw()), error: null });
+  });
+
+  admin.get('/logs', (c) => {
+    const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 100) || 100, 1), 1000);
+    return c.json({ data: engine().requestLog.recent(limit) });
+  });
+
+  admin.get('/logs/stream', (c) =>
+    streamSSE(c, async (stream) => {
+      const e = engine();
+      let id = 0;
+      const queue = e.requestLog.subscribe((entry) => {
+        void stream.writeSSE({ event: 'request', id: String(++id), data: JSON.stringify(entry) });
+      });
+      const heartbeat = setInterval(() => void stream.write(': heartbeat\n\n'), 15_000);
+      await stream.write('retry: 2000\n\n');
+      await new Promise<void>((resolve) => stream.onAbort(resolve));
+      clearInterval(heartbeat);
+      queue();
+    }),
+  );
+
+  admin.get('/route', (c) => {
+    const model = c.req.query('model');
+    if (!model) throw new ApiError('invalid_request', 'The query parameter "model" is required.', 'Call /admin/v1/route?model=<name>&app=<app>.');
+    const app = c.req.query('app') || null;
+    const e = engine();
+    const route = e.router.resolve(model, app);
+    const explanation: RouteExplanation & { circuits: Record<string, string> } = {
+      requested_model: route.requested_model,
+      model: route.model,
+      app,
+      app_rule: route.app_rule,
+      candidates: route.candidates.map(({ provider, reason }) => ({ provider, reason })),
+      skipped: route.skipped,
+      steps: route.steps,
+      circuits: Object.fromEntries(route.candidates.map((cand) => [cand.provider, e.pool.get(cand.provider)?.breaker.state ?? 'closed'])),
+    };
+    return c.json(explanation);
+  });
+
+  return admin;
+}

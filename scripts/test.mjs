@@ -1,0 +1,29 @@
+// `npm test`: type-check, run every vitest test, and print the plain count CI reads as the last line.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+
+const run = (cmd, args) => spawnSync(cmd, args, { stdio: 'inherit', env: process.env }).status ?? 1;
+
+const tsc = run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+if (tsc !== 0) console.error('type check failed');
+
+const out = '.vitest-result.json';
+rmSync(out, { force: true });
+const vitest = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`]);
+
+let passed = 0;
+let failed = 0;
+try {
+  const result = JSON.parse(readFileSync(out, 'utf8'));
+  passed = result.numPassedTests ?? 0;
+  failed = (result.numFailedTests ?? 0) + (result.numFailedTestSuites ?? 0) - (result.numFailedTests > 0 ? 0 : 0);
+  // A suite that fails to load has no tests counted: count it as one failure so it is never silent.
+  const brokenSuites = (result.testResults ?? []).filter((s) => s.status === 'failed' && (s.assertionResults ?? []).length === 0).length;
+  failed = (result.numFailedTests ?? 0) + brokenSuites;
+} catch {
+  failed += 1;
+}
+if (tsc !== 0) failed += 1;
+const code = tsc !== 0 || vitest !== 0 || failed > 0 || passed === 0 ? 1 : 0;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(code);

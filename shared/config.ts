@@ -1,0 +1,226 @@
+// config.json: the zod schema every reader and writer shares (engine, CLI, desktop shell, UI), with defaults.
+import { z } from 'zod';
+
+export const PROVIDER_TYPES = ['openai', 'anthropic', 'gemini', 'ollama'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+const httpUrl = z
+  .string()
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return u.protocol === 'http:' || u.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'must be a full http:// or https:// address, e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1"');
+
+const positiveMs = z.number().int().min(1, 'must be a positive number of milliseconds');
+
+export const TimeoutsSchema = z.strictObject({
+  connect_ms: positiveMs.default(5_000),
+  first_byte_ms: positiveMs.default(120_000),
+  idle_ms: positiveMs.default(120_000),
+});
+export type Timeouts = z.infer<typeof TimeoutsSchema>;
+
+export const ProviderSchema = z.strictObject({
+  name: z
+    .string()
+    .min(1, 'must not be empty')
+    .regex(/^[A-Za-z0-9._-]+$/, 'may use letters, digits, ".", "_" and "-" only (it appears in headers and logs)'),
+  base_url: httpUrl,
+  api_key: z.string().default(''),
+  enabled: z.boolean().default(true),
+  type: z.enum(PROVIDER_TYPES).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  timeouts: TimeoutsSchema.partial().optional(),
+});
+export type ProviderConfig = z.infer<typeof ProviderSchema>;
+
+export const RuleSchema = z.strictObject({
+  pattern: z.string().min(1, 'must not be empty (use "*" to match every model)'),
+  provider: z.string().min(1, 'must name a provider'),
+});
+export type RoutingRule = z.infer<typeof RuleSchema>;
+
+export const AppRuleSchema = z.strictObject({
+  app: z.string().min(1, 'must name an application, e.g. "code" or "cursor"'),
+  default_provider: z.string().min(1, 'must name a provider'),
+  model_override: z.string().min(1).optional(),
+});
+export type AppRule = z.infer<typeof AppRuleSchema>;
+
+export const ConfigSchema = z
+  .strictObject({
+    listen_port: z
+      .number()
+      .int('must be a whole number')
+      .min(1, 'must be between 1 and 65535')
+      .max(65535, 'must be between 1 and 65535')
+      .default(11434),
+    listen_host: z.string().min(1).default('127.0.0.1'),
+    log_requests: z.boolean().default(true),
+    start_on_login: z.boolean().default(false),
+    providers: z.array(ProviderSchema).default([]),
+    routing: z
+      .strictObject({
+        default_provider: z.string().default(''),
+        rules: z.array(RuleSchema).default([]),
+      })
+      .default({ default_provider: '', rules: [] }),
+    app_rules: z.array(AppRuleSchema).default([]),
+    timeouts: TimeoutsSchema.default({ connect_ms: 5_000, first_byte_ms: 120_000, idle_ms: 120_000 }),
+    circuit_breaker: z
+      .strictObject({
+        failure_threshold: z.number().int().min(1).default(5),
+        cooldown_ms: positiveMs.default(30_000),
+      })
+      .default({ failure_threshold: 5, cooldown_ms: 30_000 }),
+    health_check: z
+      .strictObject({
+        interval_ms: z.number().int().min(0, 'must be 0 (off) or a positive number of milliseconds').default(60_000),
+        timeout_ms: positiveMs.default(5_000),
+      })
+      .default({ interval_ms: 60_000, timeout_ms: 5_000 }),
+    max_body_mb: z.number().positive('must be a positive number of megabytes').default(20),
+    log_file: z
+      .strictObject({
+        max_mb: z.number().positive().default(10),
+        keep: z.number().int().min(1).default(3),
+      })
+      .default({ max_mb: 10, keep: 3 }),
+    /** electron-store / conf bookkeeping; never read by the engine. */
+    __internal__: z.unknown().optional(),
+  })
+  .superRefine((cfg, ctx) => {
+    const names = new Set<string>();
+    cfg.providers.forEach((p, i) => {
+      if (names.has(p.name)) {
+        ctx.addIssue({ code: 'custom', path: ['providers', i, 'name'], message: `is used by two providers; give each provider its own name` });
+      }
+      names.add(p.name);
+    });
+    const known = [...names];
+    const hint = known.length ? `one of: ${known.join(', ')}` : 'add a provider to "providers" first';
+    const checkRef = (name: string, path: (string | number)[], allowEmpty: boolean) => {
+      if (allowEmpty && name === '') return;
+      if (!names.has(name)) ctx.addIssue({ code: 'custom', path, message: `names no provider; use ${hint}` });
+    };
+    checkRef(cfg.routing.default_provider, ['routing', 'default_provider'], true);
+    cfg.routing.rules.forEach((r, i) => checkRef(r.provider, ['routing', 'rules', i, 'provider'], false));
+    cfg.app_rules.forEach((r, i) => checkRef(r.default_provider, ['app_rules', i, 'default_provider'], false));
+  });
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
+
+/** One problem of a config, in words: where, what was there, and how to fix it. */
+export type ConfigProblem = { path: string; value: unknown; message: string };
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out || '(top level)';
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let cur: unknown = input;
+  for (const part of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[part];
+  }
+  return cur;
+}
+
+const FIELD_NAMES = [
+  'listen_port', 'listen_host', 'log_requests', 'start_on_login', 'providers', 'routing', 'app_rules', 'timeouts',
+  'circuit_breaker', 'health_check', 'max_body_mb', 'log_file', 'name', 'base_url', 'api_key', 'enabled', 'type',
+  'headers', 'default_provider', 'rules', 'pattern', 'provider', 'app', 'model_override', 'connect_ms',
+  'first_byte_ms', 'idle_ms', 'failure_threshold', 'cooldown_ms', 'interval_ms', 'timeout_ms', 'max_mb', 'keep',
+];
+
+function closestField(key: string): string | undefined {
+  const dist = (a: string, b: string): number => {
+    const d = Array.from({ length: b.length + 1 }, (_, i) => i);
+    for (let i = 1; i <= a.length; i++) {
+      let prev = d[0]!;
+      d[0] = i;
+      for (let j = 1; j <= b.length; j++) {
+        const tmp = d[j]!;
+        d[j] = Math.min(d[j]! + 1, d[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+        prev = tmp;
+      }
+    }
+    return d[b.length]!;
+  };
+  let best: string | undefined;
+  let bestD = 3;
+  for (const f of FIELD_NAMES) {
+    const dd = dist(key.toLowerCase(), f);
+    if (dd < bestD) {
+      bestD = dd;
+      best = f;
+    }
+  }
+  return best;
+}
+
+/** Turns zod issues into problems that name the field, the value found and the fix. */
+export function describeConfigIssues(issues: readonly z.core.$ZodIssue[], input: unknown): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const issue of issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const near = closestField(key);
+        problems.push({
+          path: formatPath([...issue.path, key]),
+          value: valueAt(input, [...issue.path, key]),
+          message: `is not a known field${near ? `; did you mean "${near}"?` : '; remove it'}`,
+        });
+      }
+      continue;
+    }
+    const value = valueAt(input, issue.path);
+    let message = issue.message;
+    if (issue.code === 'invalid_type') {
+      message = value === undefined ? `is required (expected ${issue.expected})` : `must be ${article(issue.expected)} ${issue.expected}`;
+    } else if (issue.code === 'invalid_value' && 'values' in issue) {
+      message = `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    }
+    problems.push({ path: formatPath(issue.path), value, message });
+  }
+  return problems;
+}
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
+}
+
+export function problemToText(p: ConfigProblem): string {
+  const shown = p.value === undefined ? '' : ` (found ${JSON.stringify(p.value)})`;
+  return `${p.path}${shown} ${p.message}`;
+}
+
+export type ConfigParse = { ok: true; config: Config } | { ok: false; problems: ConfigProblem[] };
+
+export function parseConfig(input: unknown): ConfigParse {
+  const r = ConfigSchema.safeParse(input);
+  if (r.success) return { ok: true, config: r.data };
+  return { ok: false, problems: describeConfigIssues(r.error.issues, input) };
+}
+
+/** What a masked key looks like: enough to recognise it, never enough to use it. */
+export function maskKey(key: string): string {
+  if (key === '') return '';
+  if (key.startsWith('env:')) return key; // a reference to an environment variable is not a secret
+  if (key.length <= 12) return '****';
+  return `${key.slice(0, 3)}****${key.slice(-4)}`;
+}
+
+export function isMaskedKey(key: string): boolean {
+  return key === '****' || /^.{3}\*{4}.{4}$/.test(key);
+}

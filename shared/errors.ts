@@ -1,0 +1,48 @@
+// The error body every Switchboard route answers with, and the closed list of codes it may carry.
+import { z } from 'zod';
+
+export const ERROR_TYPES = [
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'not_found_error',
+  'rate_limit_error',
+  'api_error',
+  'upstream_error',
+] as const;
+export type ErrorType = (typeof ERROR_TYPES)[number];
+
+/** Every code a response may carry, with its HTTP status and type. */
+export const ERROR_CODES = {
+  invalid_json: { status: 400, type: 'invalid_request_error' },
+  invalid_request: { status: 400, type: 'invalid_request_error' },
+  model_required: { status: 400, type: 'invalid_request_error' },
+  body_too_large: { status: 413, type: 'invalid_request_error' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  no_route: { status: 404, type: 'invalid_request_error' },
+  not_found: { status: 404, type: 'not_found_error' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error' },
+  invalid_admin_token: { status: 401, type: 'authentication_error' },
+  host_not_allowed: { status: 403, type: 'permission_error' },
+  origin_not_allowed: { status: 403, type: 'permission_error' },
+  config_invalid: { status: 400, type: 'invalid_request_error' },
+  no_healthy_provider: { status: 503, type: 'upstream_error' },
+  upstream_unreachable: { status: 502, type: 'upstream_error' },
+  upstream_error: { status: 502, type: 'upstream_error' },
+  upstream_timeout: { status: 504, type: 'upstream_error' },
+  upstream_rate_limited: { status: 429, type: 'rate_limit_error' },
+  routing_paused: { status: 503, type: 'api_error' },
+  internal_error: { status: 500, type: 'api_error' },
+} as const satisfies Record<string, { status: number; type: ErrorType }>;
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const ErrorBodySchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    type: z.string(),
+    action: z.string().optional(),
+    details: z.unknown().optional(),
+  }),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
