@@ -27,29 +27,41 @@ export function appFromUserAgent(req: IncomingMessage): AppIdentity | null {
   return m ? { name: m[1]!, source: 'user-agent' } : null;
 }
 
-export type IdentifyOptions = { processLookup: boolean; timeoutMs: number };
+export type IdentifyOptions = {
+  /** Does an app rule name this app? (bare, case-insensitive names) */
+  hasRule: ((name: string) => boolean) | null;
+  timeoutMs: number;
+};
 
 /**
- * The full chain. The OS lookup runs only when `processLookup` is set (an app rule could apply), only when no
- * header named the app, and once per connection (keep-alive requests share the answer).
+ * Tries each method in order and returns the first name an app rule matches; when no rule matches, the first
+ * name found (for the log). With no app rules at all, nothing is looked up beyond the headers and User-Agent.
+ * The OS lookup runs only when app rules exist and no earlier method matched one, and once per connection.
  */
 export async function identifyApp(req: IncomingMessage, opts: IdentifyOptions): Promise<AppIdentity | null> {
   const named = appFromHeaders(req);
-  if (named) return named;
-  if (opts.processLookup) {
-    const socket = req.socket;
-    const proc = await identifyOnce(socket, () =>
-      lookupClientProcess(
-        {
-          localAddress: socket.localAddress ?? '',
-          localPort: socket.localPort ?? 0,
-          remoteAddress: socket.remoteAddress ?? '',
-          remotePort: socket.remotePort ?? 0,
-        },
-        { timeoutMs: opts.timeoutMs },
-      ),
-    );
-    if (proc) return { name: proc.name, source: 'process' };
+  const hasRule = opts.hasRule;
+  if (!hasRule) return named ?? appFromUserAgent(req);
+  if (named && hasRule(named.name)) return named;
+  let first = named;
+  const socket = req.socket;
+  const proc = await identifyOnce(socket, () =>
+    lookupClientProcess(
+      {
+        localAddress: socket.localAddress ?? '',
+        localPort: socket.localPort ?? 0,
+        remoteAddress: socket.remoteAddress ?? '',
+        remotePort: socket.remotePort ?? 0,
+      },
+      { timeoutMs: opts.timeoutMs },
+    ),
+  );
+  if (proc) {
+    const byProcess: AppIdentity = { name: proc.name, source: 'process' };
+    if (hasRule(proc.name)) return byProcess;
+    first ??= byProcess;
   }
-  return appFromUserAgent(req);
+  const ua = appFromUserAgent(req);
+  if (ua && hasRule(ua.name)) return ua;
+  return first ?? ua;
 }

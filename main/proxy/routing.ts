@@ -35,6 +35,9 @@ export class Router {
     return this.appRules.size > 0;
   }
 
+  /** Bound so it can be passed around as a predicate. */
+  readonly hasAppRule = (app: string): boolean => this.appRules.has(bareAppName(app));
+
   appRuleFor(app: string | null): AppRule | null {
     if (!app || this.appRules.size === 0) return null;
     return this.appRules.get(bareAppName(app)) ?? null;

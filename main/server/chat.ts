@@ -67,7 +67,7 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
       throw new ApiError('routing_paused', 'Routing is paused in Switchboard.', 'Resume routing from the tray menu or the Switchboard window.');
     }
     const router = engine.router;
-    const app: AppIdentity | null = await identifyApp(req, { processLookup: router.hasAppRules, timeoutMs: PROCESS_LOOKUP_MS });
+    const app: AppIdentity | null = await identifyApp(req, { hasRule: router.hasAppRules ? router.hasAppRule : null, timeoutMs: PROCESS_LOOKUP_MS });
     if (app) {
       entry.app = app.name;
       entry.app_source = app.source;

@@ -1,0 +1,142 @@
+// Routing through `switchboard serve` with the official openai client: globs, default, app rules, overrides.
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type MockProvider, startMockProvider } from '../testing/mock-provider.ts';
+import { configFor, type ServeProcess, startServe } from '../testing/serve-process.ts';
+
+let a: MockProvider;
+let b: MockProvider;
+let sb: ServeProcess;
+
+const client = (opts: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}) =>
+  new OpenAI({ baseURL: sb.baseUrl, apiKey: 'sk-client-key-never-forwarded', maxRetries: 0, ...opts });
+
+beforeAll(async () => {
+  a = await startMockProvider({ name: 'alpha' });
+  b = await startMockProvider({ name: 'beta' });
+  sb = await startServe({
+    config: configFor(
+      { alpha: a.baseUrl, beta: b.baseUrl },
+      {
+        rules: [
+          { pattern: 'gpt-*', provider: 'alpha' },
+          { pattern: 'claude-*', provider: 'beta' },
+        ],
+        default_provider: 'alpha',
+        app_rules: [
+          { app: 'header-app', default_provider: 'beta' },
+          { app: 'Titled App', default_provider: 'beta' },
+          { app: 'keyed', default_provider: 'beta' },
+          { app: 'curl', default_provider: 'beta' },
+          { app: 'override-app', default_provider: 'alpha', model_override: 'claude-override' },
+        ],
+      },
+    ),
+  });
+});
+afterAll(async () => {
+  await sb?.stop();
+  await a?.close();
+  await b?.close();
+});
+beforeEach(() => {
+  a.setBehavior({});
+  b.setBehavior({});
+});
+
+describe('routing by model glob', () => {
+  it('sends a model matching a rule to that rule\'s provider, with the provider\'s key, never the client\'s', async () => {
+    const before = b.chatCount();
+    const { data, response } = await client().chat.completions.create({ model: 'claude-3-5-sonnet', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data.choices[0]!.message.content).toContain('beta');
+    expect(response.headers.get('x-switchboard-provider')).toBe('beta');
+    expect(response.headers.get('x-switchboard-route')).toBe('rule:claude-*');
+    expect(b.chatCount()).toBe(before + 1);
+    const seen = b.requests.at(-1)!;
+    expect(seen.headers.authorization).toBe('Bearer sk-beta-secret-key-123456');
+    expect(JSON.stringify(seen.headers)).not.toContain('sk-client-key-never-forwarded');
+    expect(seen.body.model).toBe('claude-3-5-sonnet');
+  });
+
+  it('sends a model that matches no rule to routing.default_provider', async () => {
+    const { data, response } = await client().chat.completions.create({ model: 'llama-3.1-8b', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    expect(data.choices[0]!.message.content).toContain('alpha');
+    expect(response.headers.get('x-switchboard-route')).toBe('default');
+  });
+
+  it('answers with the spec\'s chat completion shape', async () => {
+    const data = await client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    expect(data.object).toBe('chat.completion');
+    expect(typeof data.id).toBe('string');
+    expect(Number.isInteger(data.created)).toBe(true);
+    expect(data.model).toBe('gpt-4o-mini');
+    expect(data.choices[0]!.finish_reason).toBe('stop');
+    expect(data.usage).toMatchObject({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) });
+  });
+});
+
+describe('app rules by each way of naming the app', () => {
+  const ask = (c: OpenAI) => c.chat.completions.create({ model: 'no-rule-model', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+
+  it('X-Switchboard-App header', async () => {
+    const { data, response } = await ask(client({ defaultHeaders: { 'X-Switchboard-App': 'Header-App' } }));
+    expect(data.choices[0]!.message.content).toContain('beta');
+    expect(response.headers.get('x-switchboard-route')).toBe('app:header-app');
+  });
+
+  it('OpenRouter-style X-Title header', async () => {
+    const { data } = await ask(client({ defaultHeaders: { 'X-Title': 'Titled App' } }));
+    expect(data.choices[0]!.message.content).toContain('beta');
+  });
+
+  it('an api_key of the form app:<name>', async () => {
+    const { data } = await ask(client({ apiKey: 'app:keyed' }));
+    expect(data.choices[0]!.message.content).toContain('beta');
+    expect(b.requests.at(-1)!.headers.authorization).toBe('Bearer sk-beta-secret-key-123456');
+  });
+
+  it('the User-Agent product token', async () => {
+    const { data } = await ask(client({ defaultHeaders: { 'User-Agent': 'curl/8.5.0' } }));
+    expect(data.choices[0]!.message.content).toContain('beta');
+  });
+
+  it('no app rule for the app: the default provider', async () => {
+    const { data } = await ask(client({ defaultHeaders: { 'X-Switchboard-App': 'someone-else' } }));
+    expect(data.choices[0]!.message.content).toContain('alpha');
+  });
+
+  it('model_override replaces the requested model before the routing rules', async () => {
+    const { data, response } = await ask(client({ defaultHeaders: { 'X-Switchboard-App': 'override-app' } }));
+    expect(data.choices[0]!.message.content).toContain('beta');
+    expect(b.requests.at(-1)!.body.model).toBe('claude-override');
+    expect(response.headers.get('x-switchboard-route')).toBe('rule:claude-*');
+  });
+
+  it('logs the app and how it was named', async () => {
+    await ask(client({ defaultHeaders: { 'X-Title': 'Titled App' } }));
+    const logs = (await (await sb.admin('/logs?limit=5')).json()) as { data: { app: string; app_source: string; provider: string }[] };
+    expect(logs.data.at(-1)).toMatchObject({ app: 'Titled App', app_source: 'x-title', provider: 'beta' });
+  });
+});
+
+describe('route explain', () => {
+  it('explains a route without sending anything', async () => {
+    const before = a.chatCount() + b.chatCount();
+    const res = await sb.admin('/route?model=gpt-4o&app=override-app');
+    const body = (await res.json()) as { model: string; candidates: { provider: string; reason: string }[]; steps: string[] };
+    expect(body.model).toBe('claude-override');
+    expect(body.candidates.map((c) => c.provider)).toEqual(['beta', 'alpha']);
+    expect(body.steps.join('\n')).toContain('model_override');
+    expect(a.chatCount() + b.chatCount()).toBe(before);
+  });
+});
+
+describe('GET /v1/models', () => {
+  it('lists the union of enabled providers\' models, deduplicated', async () => {
+    a.setBehavior({ models: ['shared', 'only-alpha'] });
+    b.setBehavior({ models: ['shared', 'only-beta'] });
+    const ids = [];
+    for await (const m of client().models.list()) ids.push(m.id);
+    expect(ids.sort()).toEqual(['only-alpha', 'only-beta', 'shared']);
+  });
+});
