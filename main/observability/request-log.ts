@@ -10,7 +10,9 @@ export class RequestLog {
   private next = 0;
   private count = 0;
   private readonly subscribers = new Set<(e: RequestLogEntry) => void>();
-  private stream: fs.WriteStream | null = null;
+  private fd: number | null = null;
+  private pending: string[] = [];
+  private flushScheduled = false;
   private fileBytes = 0;
   private fileOptions: LogFileOptions | null = null;
 
@@ -23,7 +25,7 @@ export class RequestLog {
     this.next = (this.next + 1) % this.capacity;
     if (this.count < this.capacity) this.count++;
     for (const fn of this.subscribers) fn(entry);
-    if (this.stream) this.writeLine(entry);
+    if (this.fd !== null) this.writeLine(entry);
   }
 
   /** The newest `n` entries, oldest first. */
@@ -53,34 +55,60 @@ export class RequestLog {
     this.closeFile();
     if (!options.enabled) return;
     fs.mkdirSync(path.dirname(options.file), { recursive: true });
+    this.openFile();
+  }
+
+  private openFile(): void {
+    const file = this.fileOptions!.file;
     try {
-      this.fileBytes = fs.statSync(options.file).size;
+      this.fd = fs.openSync(file, 'a', 0o600);
+      this.fileBytes = fs.fstatSync(this.fd).size;
     } catch {
-      this.fileBytes = 0;
+      this.fd = null;
     }
-    this.open();
   }
 
-  private open(): void {
-    const s = fs.createWriteStream(this.fileOptions!.file, { flags: 'a', mode: 0o600 });
-    s.on('error', () => {
-      if (this.stream === s) this.stream = null;
-    });
-    this.stream = s;
-  }
-
+  /** Lines are batched and written off the request's path, one write per event-loop turn. */
   private writeLine(entry: RequestLogEntry): void {
-    const line = `${JSON.stringify(entry)}\n`;
-    const opts = this.fileOptions!;
-    if (this.fileBytes + line.length > opts.maxBytes && this.fileBytes > 0) this.rotate();
-    this.fileBytes += Buffer.byteLength(line);
-    this.stream?.write(line);
+    this.pending.push(`${JSON.stringify(entry)}\n`);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const lines = this.pending;
+    this.pending = [];
+    const opts = this.fileOptions;
+    if (!opts || this.fd === null) return;
+    let batch = '';
+    for (const line of lines) {
+      if (this.fileBytes + batch.length + line.length > opts.maxBytes && this.fileBytes + batch.length > 0) {
+        this.writeOut(batch);
+        batch = '';
+        this.rotate();
+        if (this.fd === null) return;
+      }
+      batch += line;
+    }
+    this.writeOut(batch);
+  }
+
+  private writeOut(text: string): void {
+    if (!text || this.fd === null) return;
+    try {
+      this.fileBytes += fs.writeSync(this.fd, text);
+    } catch {
+      // a full disk must not take the router down; the ring still has the entries
+    }
   }
 
   private rotate(): void {
     const { file, keep } = this.fileOptions!;
-    this.stream?.end();
-    this.stream = null;
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
     try {
       fs.rmSync(`${file}.${keep}`, { force: true });
       for (let i = keep - 1; i >= 1; i--) {
@@ -90,12 +118,12 @@ export class RequestLog {
     } catch {
       // rotation is best effort; keep appending to the current file
     }
-    this.fileBytes = 0;
-    this.open();
+    this.openFile();
   }
 
   closeFile(): void {
-    this.stream?.end();
-    this.stream = null;
+    this.flush();
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
   }
 }

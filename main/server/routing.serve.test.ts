@@ -140,3 +140,31 @@ describe('GET /v1/models', () => {
     expect(ids.sort()).toEqual(['only-alpha', 'only-beta', 'shared']);
   });
 });
+
+describe('app rules by the OS process that owns the client socket', () => {
+  it('names the app from the process (this test runs in node) when no header or key names it', async () => {
+    const sb2 = await startServe({
+      config: configFor({ alpha: a.baseUrl, beta: b.baseUrl }, { default_provider: 'alpha', app_rules: [{ app: 'node', default_provider: 'beta' }] }),
+    });
+    try {
+      const { default: http } = await import('node:http');
+      const body = JSON.stringify({ model: 'no-rule-model', messages: [{ role: 'user', content: 'hi' }] });
+      const served = await new Promise<string | undefined>((resolve, reject) => {
+        const req = http.request(
+          { host: '127.0.0.1', port: sb2.port, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.headers['x-switchboard-provider'] as string | undefined));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(served).toBe('beta');
+      const logs = (await (await sb2.admin('/logs?limit=1')).json()) as { data: { app: string; app_source: string }[] };
+      expect(logs.data[0]).toMatchObject({ app: 'node', app_source: 'process' });
+    } finally {
+      await sb2.stop();
+    }
+  });
+});

@@ -31,6 +31,8 @@ export type ServeOptions = {
   dir?: string;
   env?: NodeJS.ProcessEnv;
   args?: string[];
+  /** Listen on config.json's listen_port instead of a free port (for rebind tests). */
+  portFromConfig?: boolean;
 };
 
 /** The child's exit: code and everything it printed, for tests that expect serve to refuse to start. */
@@ -58,7 +60,7 @@ async function spawnServe(opts: ServeOptions) {
   else if (opts.config !== undefined) await fs.writeFile(configPath, JSON.stringify(opts.config, null, 2));
   const args = ['--import', 'tsx', path.join(ROOT, 'main/cli.ts'), 'serve', '--config', configPath];
   if (opts.port !== undefined) args.push('--port', String(opts.port));
-  else if (!opts.args?.includes('--port')) args.push('--port', '0');
+  else if (!opts.portFromConfig) args.push('--port', '0');
   args.push(...(opts.args ?? []));
   const child = spawn(process.execPath, args, {
     cwd: ROOT,

@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RequestLogEntry } from '../../shared/admin.ts';
+import { makeTempDir, type TempDir } from '../testing/temp.ts';
+import { RequestLog } from './request-log.ts';
+
+const entry = (i: number): RequestLogEntry => ({
+  id: String(i), time: new Date(0).toISOString(), method: 'POST', path: '/v1/chat/completions', app: null, app_source: null,
+  requested_model: `m${i}`, routed_model: `m${i}`, provider: 'p', route: 'default', attempts: [], status: 200, error_code: null,
+  stream: false, latency_ms: 1, ttfb_ms: 1, prompt_tokens: null, completion_tokens: null,
+});
+
+let tmp: TempDir | null = null;
+afterEach(async () => {
+  await tmp?.cleanup();
+  tmp = null;
+});
+
+describe('RequestLog', () => {
+  it('keeps the last N entries in order', () => {
+    const log = new RequestLog(3);
+    for (let i = 1; i <= 5; i++) log.add(entry(i));
+    expect(log.recent().map((e) => e.id)).toEqual(['3', '4', '5']);
+    expect(log.recent(2).map((e) => e.id)).toEqual(['4', '5']);
+  });
+
+  it('tells subscribers about each new entry', () => {
+    const log = new RequestLog(3);
+    const seen: string[] = [];
+    const off = log.subscribe((e) => seen.push(e.id));
+    log.add(entry(1));
+    off();
+    log.add(entry(2));
+    expect(seen).toEqual(['1']);
+  });
+
+  it('writes JSONL with size-based rotation when enabled', async () => {
+    tmp = await makeTempDir('sb-log-');
+    const file = path.join(tmp.dir, 'requests.jsonl');
+    const log = new RequestLog(10);
+    log.configureFile({ enabled: true, file, maxBytes: 1000, keep: 2 });
+    for (let i = 0; i < 20; i++) log.add(entry(i));
+    log.closeFile();
+    await new Promise((r) => setTimeout(r, 100));
+    const files = fs.readdirSync(tmp.dir).sort();
+    expect(files).toEqual(['requests.jsonl', 'requests.jsonl.1', 'requests.jsonl.2']);
+    for (const f of files) expect(fs.statSync(path.join(tmp.dir, f)).size).toBeLessThanOrEqual(1000);
+    const last = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestLogEntry);
+    expect(last.at(-1)!.id).toBe('19');
+  });
+});
