@@ -1,6 +1,5 @@
 // Composition root: config store, engine, health checks, HTTP server; start() and stop() for both shells.
 import path from 'node:path';
-import { getRequestListener } from '@hono/node-server';
 import type { Config } from '../shared/config.ts';
 import { problemToText } from '../shared/config.ts';
 import { loadAdminToken } from './config/admin-token.ts';
@@ -10,7 +9,7 @@ import { logger } from './observability/logger.ts';
 import { RequestLog } from './observability/request-log.ts';
 import { Engine } from './proxy/engine.ts';
 import { HealthChecker } from './proxy/health.ts';
-import { buildHttpApp } from './server/app.ts';
+import { buildRequestListener } from './server/app.ts';
 import { Listener } from './server/listener.ts';
 
 export type SwitchboardOptions = {
@@ -45,13 +44,13 @@ export class Switchboard {
     this.adminToken = await loadAdminToken(this.store.dir);
     this.engine = new Engine(this.store.config, this.store.file, this.requestLog);
     this.configureRequestLog(this.store.config);
-    const app = buildHttpApp({
+    const listener = buildRequestListener({
       engine: () => this.engine,
       store: this.store,
       adminToken: this.adminToken,
       listenPort: () => this.listener.port,
     });
-    this.listener = new Listener(getRequestListener(app.fetch), this.store.file);
+    this.listener = new Listener(listener, this.store.file);
     await this.listener.listen(this.options.port ?? this.store.config.listen_port, this.options.host ?? this.store.config.listen_host);
     this.health = new HealthChecker(this.engine);
     this.health.start();

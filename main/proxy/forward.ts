@@ -55,17 +55,7 @@ function upstreamHeaders(incoming: IncomingHttpHeaders, provider: ProviderRuntim
   return Object.assign(out, provider.requestHeaders());
 }
 
-function clientHeaders(upstream: IncomingHttpHeaders, extra: Record<string, string>): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const name in upstream) {
-    if (DROP_RESPONSE.has(name)) continue;
-    const v = upstream[name];
-    if (v !== undefined) out[name] = v;
-  }
-  return Object.assign(out, extra);
-}
-
-function classify(err: unknown, aborted: boolean): AttemptFailure {
+export function classify(err: unknown, aborted: boolean): AttemptFailure {
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e?.code ?? e?.cause?.code ?? '';
   if (aborted) return { retryable: false, status: null, kind: 'aborted', message: 'client closed the request' };
@@ -86,15 +76,8 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-async function readErrorText(body: Dispatcher.ResponseData['body']): Promise<string> {
-  let text = '';
-  try {
-    for await (const chunk of body) {
-      if (text.length < 2048) text += (chunk as Buffer).toString('utf8');
-    }
-  } catch {
-    // the body of a failed attempt is only used for the message
-  }
+/** The message inside a failed attempt's body (OpenAI-style JSON, else the text itself). */
+export function errorTextOf(text: string): string {
   try {
     const parsed = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
     const m = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.message);
@@ -128,17 +111,7 @@ export function sseErrorEvent(code: string, message: string): string {
  * upstream failure ends an SSE stream with an error event and cuts a plain body short: never a hang.
  */
 export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool): Promise<ForwardOutcome> {
-  const { res } = f;
   const attempts: AttemptLog[] = [];
-  const controller = new AbortController();
-  let clientGone = false;
-  const onClose = () => {
-    if (!res.writableFinished) {
-      clientGone = true;
-      controller.abort();
-    }
-  };
-  res.once('close', onClose);
   const outcome: ForwardOutcome = {
     provider: null, route: null, attempts, status: 0, errorCode: null, ttfbMs: null, promptTokens: null, completionTokens: null, error: null,
   };
@@ -156,53 +129,27 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
     }
     tried++;
     const t0 = performance.now();
-    let upstream: Dispatcher.ResponseData;
-    try {
-      upstream = await provider.agent.request({
-        origin: provider.origin,
-        path: provider.basePath + f.path,
-        method: 'POST',
-        headers: upstreamHeaders(f.req.headers, provider, f.body.length),
-        body: f.body,
-        signal: controller.signal,
-        headersTimeout: provider.timeouts.first_byte_ms,
-        bodyTimeout: provider.timeouts.idle_ms,
-      });
-    } catch (err) {
-      const failure = classify(err, clientGone);
-      const latency = performance.now() - t0;
-      provider.recordFailure(failure, latency);
-      attempts.push({ provider: cand.provider, status: null, error: failure.message, latency_ms: Math.round(latency) });
-      if (failure.kind === 'aborted') return finishAborted(outcome, res, onClose);
-      lastFailure = { ...failure, provider: cand.provider };
-      continue;
+    const result = await attempt(f, provider, cand, outcome, started, i + 1);
+    const latency = performance.now() - t0;
+    if (result.kind === 'done') {
+      attempts.push({ provider: cand.provider, status: result.status, error: result.midStreamError ?? null, latency_ms: Math.round(latency) });
+      if (result.midStreamError) {
+        provider.recordFailure({ retryable: true, status: null, kind: 'other', message: result.midStreamError }, latency);
+      } else if (result.status === 401 || result.status === 403) {
+        provider.recordRefusal(`HTTP ${result.status} (check this provider's api_key)`, latency);
+      } else provider.recordSuccess(latency);
+      return outcome;
     }
-
-    const status = upstream.statusCode;
-    if (isRetryableStatus(status)) {
-      const text = await readErrorText(upstream.body);
-      const latency = performance.now() - t0;
-      const failure: AttemptFailure = { retryable: true, status, kind: 'http', message: `HTTP ${status}${text ? `: ${text}` : ''}` };
-      provider.recordFailure(failure, latency);
-      attempts.push({ provider: cand.provider, status, error: failure.message, latency_ms: Math.round(latency) });
-      const ra = upstream.headers['retry-after'];
-      lastFailure = { ...failure, provider: cand.provider, ...(typeof ra === 'string' ? { retryAfter: ra } : {}) };
-      if (clientGone) return finishAborted(outcome, res, onClose);
-      continue;
+    provider.recordFailure(result.failure, latency);
+    attempts.push({ provider: cand.provider, status: result.failure.status, error: result.failure.message, latency_ms: Math.round(latency) });
+    if (result.failure.kind === 'aborted') {
+      outcome.status = 499;
+      outcome.errorCode = 'client_closed_request';
+      return outcome;
     }
-
-    // A reply the client should see (2xx, or the provider's own 4xx answer). Commit at its first body byte.
-    const committed = await streamReply(f, upstream, provider, cand, attempts, outcome, t0, started, i + 1);
-    if (committed === 'retry') {
-      lastFailure = { ...lastAttemptFailure(attempts), provider: cand.provider };
-      continue;
-    }
-    if (committed === 'aborted') return finishAborted(outcome, res, onClose);
-    res.off('close', onClose);
-    return outcome;
+    lastFailure = { ...result.failure, provider: cand.provider, ...(result.retryAfter ? { retryAfter: result.retryAfter } : {}) };
   }
 
-  res.off('close', onClose);
   const error = allFailedError(f.model, attempts, lastFailure, tried);
   outcome.status = error.status;
   outcome.errorCode = error.code;
@@ -210,128 +157,160 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
   return outcome;
 }
 
-function lastAttemptFailure(attempts: AttemptLog[]): AttemptFailure {
-  const a = attempts[attempts.length - 1]!;
-  return { retryable: true, status: a.status, kind: a.error?.includes('timeout') ? 'timeout' : 'connect', message: a.error ?? 'failed' };
-}
+type AttemptResult =
+  | { kind: 'done'; status: number; midStreamError?: string }
+  | { kind: 'failed'; failure: AttemptFailure; retryAfter?: string };
 
-function finishAborted(outcome: ForwardOutcome, res: ServerResponse, onClose: () => void): ForwardOutcome {
-  res.off('close', onClose);
-  outcome.status = 499;
-  outcome.errorCode = 'client_closed_request';
-  return outcome;
-}
-
-type StreamResult = 'done' | 'retry' | 'aborted';
-
-function streamReply(
+/**
+ * One upstream call on undici's dispatch API: no intermediate stream objects, chunks go straight to the client
+ * with backpressure (pause/resume), and the client hanging up aborts the call through its controller.
+ */
+function attempt(
   f: ForwardRequest,
-  upstream: Dispatcher.ResponseData,
   provider: ProviderRuntime,
   cand: ResolvedCandidate,
-  attempts: AttemptLog[],
   outcome: ForwardOutcome,
-  t0: number,
   started: number,
   attemptNo: number,
-): Promise<StreamResult> {
+): Promise<AttemptResult> {
   const { res } = f;
-  const body = upstream.body;
-  const status = upstream.statusCode;
-  const contentType = String(upstream.headers['content-type'] ?? '');
-  const isSse = contentType.includes('text/event-stream');
-  const tail: Buffer[] = [];
-  let tailBytes = 0;
-  let committed = false;
-  /** Bytes of an SSE event not yet complete: held back so an error event never lands inside a half event. */
-  let pending: Buffer | null = null;
+  return new Promise<AttemptResult>((resolve) => {
+    let controller: Dispatcher.DispatchController | null = null;
+    let clientGone = res.destroyed;
+    let status = 0;
+    let headers: IncomingHttpHeaders = {};
+    let failing = false;
+    let errorText = '';
+    let committed = false;
+    let isSse = false;
+    /** Bytes of an SSE event not yet complete: held back so an error event never lands inside a half event. */
+    let pending: Buffer | null = null;
+    const tail: Buffer[] = [];
+    let tailBytes = 0;
+    let settled = false;
 
-  const commit = () => {
-    committed = true;
-    outcome.ttfbMs = Math.round(performance.now() - started);
-    res.writeHead(
-      status,
-      clientHeaders(upstream.headers, {
-        'x-switchboard-provider': cand.provider,
-        'x-switchboard-route': cand.reason,
-        'x-switchboard-attempts': String(attemptNo),
-      }),
-    );
-    if (isSse) res.flushHeaders();
-  };
-
-  return new Promise<StreamResult>((resolve) => {
-    const onDrain = () => body.resume();
-    const cleanup = () => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
+    const settle = (r: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      res.off('close', onClose);
       res.off('drain', onDrain);
+      resolve(r);
     };
-    const onData = (chunk: Buffer) => {
-      if (!committed) commit();
-      tail.push(chunk);
-      tailBytes += chunk.length;
-      while (tailBytes - tail[0]!.length >= TAIL_BYTES) tailBytes -= tail.shift()!.length;
-      let out = chunk;
-      if (isSse) {
-        if (pending) out = Buffer.concat([pending, chunk]);
-        const cut = out.lastIndexOf('\n\n');
-        if (cut === -1) {
-          pending = out;
-          return;
-        }
-        if (cut + 2 < out.length) {
-          pending = out.subarray(cut + 2);
-          out = out.subarray(0, cut + 2);
-        } else pending = null;
-      }
-      if (!res.write(out)) body.pause();
+    const onClose = () => {
+      if (res.writableFinished) return;
+      clientGone = true;
+      controller?.abort(new Error('client closed the request'));
     };
-    const onEnd = () => {
-      cleanup();
-      if (!committed) commit();
-      if (pending) res.write(pending);
-      res.end();
-      const latency = performance.now() - t0;
-      if (status < 400) provider.recordSuccess(latency);
-      else if (status === 401 || status === 403) provider.recordRefusal(`HTTP ${status} (check this provider's api_key)`, latency);
-      else provider.recordSuccess(latency);
-      attempts.push({ provider: cand.provider, status, error: null, latency_ms: Math.round(latency) });
-      const usage = readUsage(tail);
-      Object.assign(outcome, {
-        provider: cand.provider, route: cand.reason, status, promptTokens: usage.prompt, completionTokens: usage.completion,
-      });
-      resolve('done');
-    };
-    const onError = (err: unknown) => {
-      cleanup();
-      const latency = performance.now() - t0;
-      if (res.destroyed && !res.writableFinished) {
-        provider.breaker.release();
-        attempts.push({ provider: cand.provider, status, error: 'client closed the request', latency_ms: Math.round(latency) });
-        resolve('aborted');
-        return;
-      }
-      const failure = classify(err, false);
-      provider.recordFailure(failure, latency);
-      attempts.push({ provider: cand.provider, status: null, error: failure.message, latency_ms: Math.round(latency) });
-      if (!committed) {
-        resolve('retry');
-        return;
-      }
-      Object.assign(outcome, { provider: cand.provider, route: cand.reason, status: 502, errorCode: 'upstream_error' });
-      if (isSse) {
-        res.end(sseErrorEvent('upstream_error', `Provider "${cand.provider}" failed mid-stream: ${failure.message}.`));
-      } else {
-        res.destroy();
-      }
-      resolve('done');
-    };
-    body.on('data', onData);
-    body.once('end', onEnd);
-    body.once('error', onError);
+    const onDrain = () => controller?.resume();
+    res.on('close', onClose);
     res.on('drain', onDrain);
+
+    const commit = () => {
+      committed = true;
+      outcome.ttfbMs = Math.round(performance.now() - started);
+      const out: Record<string, string | string[]> = {};
+      for (const name in headers) {
+        if (DROP_RESPONSE.has(name)) continue;
+        const v = headers[name];
+        if (v !== undefined) out[name] = v;
+      }
+      out['x-switchboard-provider'] = cand.provider;
+      out['x-switchboard-route'] = cand.reason;
+      out['x-switchboard-attempts'] = String(attemptNo);
+      res.writeHead(status, out);
+    };
+
+    const finishOutcome = (finalStatus: number) => {
+      const usage = readUsage(tail);
+      outcome.provider = cand.provider;
+      outcome.route = cand.reason;
+      outcome.status = finalStatus;
+      outcome.promptTokens = usage.prompt;
+      outcome.completionTokens = usage.completion;
+    };
+
+    if (clientGone) {
+      settle({ kind: 'failed', failure: classify(null, true) });
+      return;
+    }
+
+    provider.agent.dispatch(
+      {
+        origin: provider.origin,
+        path: provider.basePath + f.path,
+        method: 'POST',
+        headers: upstreamHeaders(f.req.headers, provider, f.body.length),
+        body: f.body,
+        headersTimeout: provider.timeouts.first_byte_ms,
+        bodyTimeout: provider.timeouts.idle_ms,
+      },
+      {
+        onRequestStart(ctrl) {
+          controller = ctrl;
+          if (clientGone) ctrl.abort(new Error('client closed the request'));
+        },
+        onResponseStart(_ctrl, statusCode, responseHeaders) {
+          status = statusCode;
+          headers = responseHeaders;
+          failing = isRetryableStatus(statusCode);
+          isSse = !failing && String(responseHeaders['content-type'] ?? '').includes('text/event-stream');
+        },
+        onResponseData(ctrl, chunk) {
+          if (failing) {
+            if (errorText.length < 4096) errorText += chunk.toString('utf8');
+            return;
+          }
+          if (!committed) commit();
+          tail.push(chunk);
+          tailBytes += chunk.length;
+          while (tailBytes - tail[0]!.length >= TAIL_BYTES) tailBytes -= tail.shift()!.length;
+          let out = chunk;
+          if (isSse) {
+            if (pending) out = Buffer.concat([pending, chunk]);
+            const cut = out.lastIndexOf('\n\n');
+            if (cut === -1) {
+              pending = out;
+              return;
+            }
+            if (cut + 2 < out.length) {
+              pending = out.subarray(cut + 2);
+              out = out.subarray(0, cut + 2);
+            } else pending = null;
+          }
+          if (!res.write(out)) ctrl.pause();
+        },
+        onResponseEnd() {
+          if (failing) {
+            const text = errorTextOf(errorText);
+            const ra = headers['retry-after'];
+            settle({
+              kind: 'failed',
+              failure: { retryable: true, status, kind: 'http', message: `HTTP ${status}${text ? `: ${text}` : ''}` },
+              ...(typeof ra === 'string' ? { retryAfter: ra } : {}),
+            });
+            return;
+          }
+          if (!committed) commit();
+          if (pending) res.write(pending);
+          res.end();
+          finishOutcome(status);
+          settle({ kind: 'done', status });
+        },
+        onResponseError(_ctrl, err) {
+          const failure = classify(err, clientGone);
+          if (!committed || failure.kind === 'aborted') {
+            settle({ kind: 'failed', failure });
+            return;
+          }
+          // Committed: the client already has part of this reply, so no failover; end it in a way it notices.
+          finishOutcome(502);
+          outcome.errorCode = 'upstream_error';
+          if (isSse) res.end(sseErrorEvent('upstream_error', `Provider "${cand.provider}" failed mid-stream: ${failure.message}.`));
+          else res.destroy();
+          settle({ kind: 'done', status: 502, midStreamError: failure.message });
+        },
+      },
+    );
   });
 }
 

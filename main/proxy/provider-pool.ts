@@ -17,8 +17,9 @@ export class ProviderRuntime {
   state: ProviderState = 'unknown';
   lastError: string | null = null;
   lastLatencyMs: number | null = null;
-  lastCheckedAt: string | null = null;
-  lastOkAt: string | null = null;
+  /** Epoch ms; rendered as ISO 8601 only when status is read (keeps the hot path free of date formatting). */
+  lastCheckedAt = 0;
+  lastOkAt = 0;
   private agentKey = '';
 
   constructor(
@@ -78,7 +79,7 @@ export class ProviderRuntime {
     this.breaker.success();
     this.state = 'ok';
     this.lastLatencyMs = Math.round(latencyMs);
-    this.lastCheckedAt = this.lastOkAt = new Date().toISOString();
+    this.lastCheckedAt = this.lastOkAt = Date.now();
   }
 
   /** A reachable provider that refused us (e.g. 401 bad key): failed state, but the breaker is not involved. */
@@ -87,7 +88,7 @@ export class ProviderRuntime {
     this.state = 'failed';
     this.lastError = message;
     this.lastLatencyMs = Math.round(latencyMs);
-    this.lastCheckedAt = new Date().toISOString();
+    this.lastCheckedAt = Date.now();
   }
 
   recordFailure(failure: AttemptFailure, latencyMs: number): void {
@@ -99,7 +100,7 @@ export class ProviderRuntime {
     this.state = 'failed';
     this.lastError = failure.message;
     this.lastLatencyMs = Math.round(latencyMs);
-    this.lastCheckedAt = new Date().toISOString();
+    this.lastCheckedAt = Date.now();
   }
 
   status(): ProviderStatus {
@@ -114,8 +115,8 @@ export class ProviderRuntime {
       consecutive_failures: b.consecutiveFailures,
       last_error: this.lastError,
       last_latency_ms: this.lastLatencyMs,
-      last_checked_at: this.lastCheckedAt,
-      last_ok_at: this.lastOkAt,
+      last_checked_at: this.lastCheckedAt ? new Date(this.lastCheckedAt).toISOString() : null,
+      last_ok_at: this.lastOkAt ? new Date(this.lastOkAt).toISOString() : null,
       circuit_opens_until: b.state === 'open' ? new Date(b.openUntil).toISOString() : null,
     };
   }

@@ -1,5 +1,6 @@
 // The Hono app: front doors, admin API, guards and the one error handler.
-import type { HttpBindings } from '@hono/node-server';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import type { ConfigStore } from '../config/store.ts';
@@ -55,4 +56,20 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
 
   app.route('/admin/v1', adminRoutes(deps.engine, deps.store, deps.listenPort));
   return app;
+}
+
+/**
+ * The server's request listener. POST /v1/chat/completions, the hot path, runs on the raw Node request and
+ * response (no Request/Response objects, no web streams: see FACTS.md on Hono's cost); everything else is Hono.
+ */
+export function buildRequestListener(deps: AppDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const hono = getRequestListener(buildHttpApp(deps).fetch);
+  return (req, res) => {
+    const url = req.url ?? '';
+    if (req.method === 'POST' && url.startsWith('/v1/chat/completions') && (url.length === 20 || url[20] === '?')) {
+      void handleChatCompletions(req, res, deps.engine());
+      return;
+    }
+    void hono(req, res);
+  };
 }

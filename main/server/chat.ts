@@ -10,6 +10,7 @@ import { forwardWithFailover } from '../proxy/forward.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { logger } from '../observability/logger.ts';
 import { ApiError, sendError, toApiError } from './errors.ts';
+import { checkOrigin, checkProxyHost } from './guards.ts';
 
 /** Bounded wait for the OS process lookup (a /proc scan or a process spawn). */
 const PROCESS_LOOKUP_MS = 250;
@@ -58,6 +59,8 @@ export async function handleChatCompletions(req: IncomingMessage, res: ServerRes
     completion_tokens: null,
   };
   try {
+    checkProxyHost(req.headers);
+    checkOrigin(req.headers);
     const body = await readBody(req, engine.maxBodyBytes);
     const json = parseJson(body) as Record<string, unknown>;
     const { model, stream } = validateChatRequest(json);

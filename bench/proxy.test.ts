@@ -1,0 +1,54 @@
+// The proxy bench's harness, run tiny (floor and direct only) so it cannot rot between real runs.
+import { readdirSync, readFileSync } from 'node:fs';
+import { expect, it } from 'vitest';
+import { main, requestBody } from './proxy.ts';
+import { benchFiles } from './run.ts';
+
+/** Pids whose parent is this process, from /proc. */
+function childPids(): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+it('sends a realistic 1 KB chat request', () => {
+  for (const stream of [false, true]) {
+    const body = requestBody(stream);
+    expect(Buffer.byteLength(body)).toBe(1024);
+    expect(JSON.parse(body)).toMatchObject({ model: 'gpt-4o-mini', messages: [{ role: 'system' }, { role: 'user' }] });
+    expect(JSON.parse(body).stream).toBe(stream ? true : undefined);
+  }
+});
+
+it('runs only bench modules, never the servers or the tests', async () => {
+  const files = await benchFiles();
+  expect(files).toContain('proxy.ts');
+  for (const skipped of ['run.ts', 'floor.ts', 'mock-server.ts', 'proxy.test.ts', 'floor.test.ts']) expect(files).not.toContain(skipped);
+});
+
+it('measures direct and floor, returns the figures and a table, and leaves no child behind', async () => {
+  const before = childPids();
+  const result = await main({ warmupSec: 0, durationSec: 0.4, connections: [1, 4], streams: 5, streamWarmup: 1, switchboard: false });
+  expect(result.targets.map((t) => t.target)).toEqual(['direct', 'floor']);
+  const [direct, floor] = result.targets;
+  for (const t of [direct!, floor!]) {
+    expect(t.load.map((l) => l.connections)).toEqual([1, 4]);
+    expect(t.load.every((l) => l.requestsPerSec > 0 && l.errors === 0 && l.non2xx === 0 && l.p50Ms > 0)).toBe(true);
+    expect(t.streamTtfbMs).toBeGreaterThan(0);
+  }
+  expect(direct!.cpuUsPerRequest).toBeNull();
+  expect(floor!.cpuUsPerRequest).toBeGreaterThan(0);
+  expect(floor!.peakRssMiB).toBeGreaterThan(10);
+  expect(result.pass).toBeNull();
+  expect(result.switchboardSkipped).toMatch(/turned off/);
+  expect(result.table).toContain('| floor ÷ direct |');
+  expect(childPids()).toEqual(before);
+}, 60_000);

@@ -1,0 +1,332 @@
+// A real OpenAI-compatible HTTP server for tests and benchmarks: scripted replies, failures, stalls and resets.
+//
+// Decisions the brief leaves open (tests pin them in mock-provider.test.ts):
+// - `status`, `hang`, `destroy` and `firstByteDelayMs` apply to POST /v1/chat/completions and GET /v1/models
+//   alike; unknown paths always answer 404 at once. `failTimes` counts chat requests only: the models list fails
+//   while the chat failure budget is not spent ("the provider is down for its first N chat requests").
+// - `failTimes` counts from the last setBehavior().
+// - `headersThenHangMs` also applies to non-stream replies: headers go out, the body follows after the wait.
+// - `failAfterChunks` counts every SSE event, the role chunk first and `[DONE]` last; it ignores non-stream replies.
+// - Timestamps (`receivedAt`, `sentChunksAt`) are performance.now() values of this process.
+// - Default usage: prompt_tokens 10, completion_tokens = number of tokens.
+// - A chat body that is not JSON answers 400; `model` is echoed back, or models[0] when the request has none.
+import http from 'node:http';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+export type MockBehavior = {
+  /** Reply pieces; default ['Hello', ' from', ' <name>']. */
+  tokens?: string[];
+  /** Delay between SSE chunks (stream); default 0. */
+  chunkDelayMs?: number;
+  /** Delay before sending response headers; default 0. */
+  firstByteDelayMs?: number;
+  /** Answer this status with an OpenAI error body {error:{message,type,param,code}}. */
+  status?: number;
+  /** With status: fail only the first N chat requests, then behave normally. */
+  failTimes?: number;
+  /** Accept the request and never answer (until close()). */
+  hang?: boolean;
+  /** Reset the connection right after reading the request. */
+  destroy?: boolean;
+  /** Stream: send N chunks, then destroy the socket mid-stream. */
+  failAfterChunks?: number;
+  /** Send headers and the first chunk, then wait this long before the rest (idle-timeout tests). */
+  headersThenHangMs?: number;
+  /** Ids for GET /v1/models; default ['mock-model']. */
+  models?: string[];
+  usage?: { prompt_tokens: number; completion_tokens: number };
+};
+
+export type RecordedRequest = {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  /** Parsed JSON; the raw text when the body is not JSON; undefined when there is no body. */
+  body: any;
+  /** performance.now() when the request's headers arrived. */
+  receivedAt: number;
+};
+
+export type MockProvider = {
+  name: string;
+  port: number;
+  /** 'http://127.0.0.1:<port>/v1' */
+  baseUrl: string;
+  /** Every request, in order (chat and models). Empty when started with record: false. */
+  requests: RecordedRequest[];
+  /** Number of POST /v1/chat/completions received (counted even with record: false). */
+  chatCount(): number;
+  /** Replaces the behaviour for later requests and restarts the failTimes count. */
+  setBehavior(b: MockBehavior): void;
+  /** performance.now() at which each SSE chunk of the latest stream was written. */
+  readonly sentChunksAt: number[];
+  /** Closes the server and destroys every open socket, hanging requests included. */
+  close(): Promise<void>;
+};
+
+export type MockProviderOptions = {
+  name?: string;
+  behavior?: MockBehavior;
+  port?: number;
+  /** Keep every request in `requests` (default true). Benchmarks turn it off so memory stays flat. */
+  record?: boolean;
+};
+
+/** The pieces of every reply that depend only on the behaviour, computed once per setBehavior(). */
+type Plan = {
+  behavior: MockBehavior;
+  /** `"Hello from mock"` as a JSON string literal. */
+  contentJson: string;
+  /** `{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}\n\n` per token. */
+  tokenTails: string[];
+  /** `,"usage":{...}}` */
+  usageJson: string;
+  defaultModelJson: string;
+  modelsBody: string;
+  errorBody: string;
+};
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+const STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+} as const;
+const ROLE_TAIL = '{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n';
+const STOP_TAIL = '{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n';
+const DONE = 'data: [DONE]\n\n';
+
+/** OpenAI's error type and code for a status, so clients classify the failure as they would in production. */
+function openAiError(status: number): { message: string; type: string; code: string } {
+  switch (status) {
+    case 400:
+      return { message: 'Invalid request (mock).', type: 'invalid_request_error', code: 'invalid_request' };
+    case 401:
+      return { message: 'Incorrect API key provided (mock).', type: 'invalid_request_error', code: 'invalid_api_key' };
+    case 403:
+      return { message: 'Forbidden (mock).', type: 'invalid_request_error', code: 'unsupported_country_region_territory' };
+    case 404:
+      return { message: 'The model does not exist (mock).', type: 'invalid_request_error', code: 'model_not_found' };
+    case 408:
+      return { message: 'Request timed out (mock).', type: 'timeout', code: 'timeout' };
+    case 429:
+      return { message: 'Rate limit reached (mock).', type: 'requests', code: 'rate_limit_exceeded' };
+    case 503:
+      return { message: 'The engine is currently overloaded (mock).', type: 'server_error', code: 'service_unavailable' };
+    default:
+      return status >= 500
+        ? { message: `The server had an error while processing your request (mock ${status}).`, type: 'server_error', code: 'server_error' }
+        : { message: `Request failed with status ${status} (mock).`, type: 'invalid_request_error', code: `http_${status}` };
+  }
+}
+
+function errorJson(message: string, type: string, code: string): string {
+  return JSON.stringify({ error: { message, type, param: null, code } });
+}
+
+function makePlan(name: string, behavior: MockBehavior): Plan {
+  const tokens = behavior.tokens ?? ['Hello', ' from', ` ${name}`];
+  const models = behavior.models ?? ['mock-model'];
+  const usage = behavior.usage ?? { prompt_tokens: 10, completion_tokens: tokens.length };
+  const created = Math.floor(Date.now() / 1000);
+  const err = behavior.status === undefined ? undefined : openAiError(behavior.status);
+  return {
+    behavior,
+    contentJson: JSON.stringify(tokens.join('')),
+    tokenTails: tokens.map((t) => `{"index":0,"delta":{"content":${JSON.stringify(t)}},"finish_reason":null}]}\n\n`),
+    usageJson: `,"usage":${JSON.stringify({ ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens })}}`,
+    defaultModelJson: JSON.stringify(models[0] ?? 'mock-model'),
+    modelsBody: JSON.stringify({
+      object: 'list',
+      data: models.map((id) => ({ id, object: 'model', created, owned_by: name })),
+    }),
+    errorBody: err ? errorJson(err.message, err.type, err.code) : '',
+  };
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** True once the client is gone or the reply is over: delayed work must then do nothing. */
+function finished(res: http.ServerResponse): boolean {
+  // A pipelined response has no socket until the ones before it finish: that is not "gone".
+  return res.destroyed || res.writableEnded || res.socket?.destroyed === true;
+}
+
+export async function startMockProvider(opts: MockProviderOptions = {}): Promise<MockProvider> {
+  const name = opts.name ?? 'mock';
+  const record = opts.record ?? true;
+  let plan = makePlan(name, opts.behavior ?? {});
+  let chatRequests = 0;
+  let failuresSent = 0;
+  let sequence = 0;
+  let latestChunkTimes: number[] = [];
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  const later = (fn: () => void, ms: number): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timers.add(timer);
+  };
+
+  const completionBody = (modelJson: string): string =>
+    `{"id":"chatcmpl-mock${++sequence}","object":"chat.completion","created":${Math.floor(Date.now() / 1000)},` +
+    `"model":${modelJson},"choices":[{"index":0,"message":{"role":"assistant","content":${plan.contentJson}},` +
+    `"finish_reason":"stop"}]${plan.usageJson}`;
+
+  const answerCompletion = (res: http.ServerResponse, p: Plan, modelJson: string): void => {
+    const body = completionBody(modelJson);
+    const hangMs = p.behavior.headersThenHangMs ?? 0;
+    if (hangMs <= 0) return sendJson(res, 200, body);
+    res.writeHead(200, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
+    res.flushHeaders();
+    later(() => {
+      if (!finished(res)) res.end(body);
+    }, hangMs);
+  };
+
+  const answerStream = (res: http.ServerResponse, p: Plan, modelJson: string, includeUsage: boolean): void => {
+    const head =
+      `data: {"id":"chatcmpl-mock${++sequence}","object":"chat.completion.chunk",` +
+      `"created":${Math.floor(Date.now() / 1000)},"model":${modelJson},"choices":[`;
+    const events: string[] = [head + ROLE_TAIL];
+    for (const tail of p.tokenTails) events.push(head + tail);
+    events.push(head + STOP_TAIL);
+    if (includeUsage) events.push(head + ']' + p.usageJson + '\n\n');
+    events.push(DONE);
+
+    const b = p.behavior;
+    const chunkDelay = b.chunkDelayMs ?? 0;
+    const failAfter = b.failAfterChunks;
+    const times: number[] = [];
+    latestChunkTimes = times;
+    let next = 0;
+
+    res.writeHead(200, STREAM_HEADERS);
+    if (failAfter !== undefined && failAfter <= 0) {
+      res.flushHeaders();
+      later(() => res.destroy(), 0);
+      return;
+    }
+    const sendFrom = (): void => {
+      while (!finished(res)) {
+        const event = events[next++] as string;
+        if (failAfter !== undefined && next >= failAfter) {
+          // Destroy only once the chunk has reached the socket, so the client sees exactly N chunks.
+          res.write(event, () => res.destroy());
+          times.push(performance.now());
+          return;
+        }
+        res.write(event);
+        times.push(performance.now());
+        if (next === events.length) {
+          res.end();
+          return;
+        }
+        const delay = next === 1 && b.headersThenHangMs ? b.headersThenHangMs : chunkDelay;
+        if (delay > 0) return later(sendFrom, delay);
+      }
+    };
+    sendFrom();
+  };
+
+  const answer = (res: http.ServerResponse, body: unknown, isChat: boolean, p: Plan, failing: boolean): void => {
+    if (finished(res)) return;
+    if (failing) return sendJson(res, p.behavior.status as number, p.errorBody);
+    if (!isChat) return sendJson(res, 200, p.modelsBody);
+    if (body === null || typeof body !== 'object') {
+      return sendJson(res, 400, errorJson("We could not parse the JSON body of your request (mock).", 'invalid_request_error', 'invalid_json'));
+    }
+    const request = body as { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
+    const modelJson = typeof request.model === 'string' ? JSON.stringify(request.model) : p.defaultModelJson;
+    if (request.stream === true) answerStream(res, p, modelJson, request.stream_options?.include_usage === true);
+    else answerCompletion(res, p, modelJson);
+  };
+
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse, chunks: Buffer[], receivedAt: number): void => {
+    const raw = chunks.length === 0 ? '' : chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString();
+    let body: unknown;
+    if (raw !== '') {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = raw;
+      }
+    }
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const isChat = req.method === 'POST' && path === '/v1/chat/completions';
+    const isModels = req.method === 'GET' && path === '/v1/models';
+    if (isChat) chatRequests++;
+    if (record) requests.push({ method: req.method ?? '', url, headers: req.headers, body, receivedAt });
+
+    if (!isChat && !isModels) {
+      return sendJson(res, 404, errorJson(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', 'unknown_url'));
+    }
+    const p = plan;
+    const b = p.behavior;
+    if (b.destroy) return void req.socket.resetAndDestroy();
+    if (b.hang) return; // close() destroys the socket
+    const failing = b.status !== undefined && (b.failTimes === undefined || failuresSent < b.failTimes);
+    if (failing && isChat) failuresSent++;
+    const delay = b.firstByteDelayMs ?? 0;
+    if (delay > 0) later(() => answer(res, body, isChat, p, failing), delay);
+    else answer(res, body, isChat, p, failing);
+  };
+
+  const server = http.createServer({ keepAlive: true, noDelay: true }, (req, res) => {
+    const receivedAt = performance.now();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => handle(req, res, chunks, receivedAt));
+  });
+  // Long enough that a benchmark's keep-alive pool never races an idle close between runs.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as { port: number }).port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    name,
+    port,
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    chatCount: () => chatRequests,
+    setBehavior(b: MockBehavior) {
+      plan = makePlan(name, b);
+      failuresSent = 0;
+    },
+    get sentChunksAt() {
+      return latestChunkTimes;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        sockets.clear();
+      });
+      return closing;
+    },
+  };
+}
