@@ -4,7 +4,19 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import type { AttemptLog } from '../../shared/admin.ts';
 import { ApiError } from '../server/errors.ts';
+import type { ClientContext, ClientFormat, HubRequest, WireError } from './formats/hub.ts';
+import { UpstreamStreamError } from './formats/hub.ts';
+import { providerFormat } from './formats/index.ts';
 import type { AttemptFailure, ProviderPool, ProviderRuntime } from './provider-pool.ts';
+import type { ProviderKind } from './providers/index.ts';
+import {
+  passthroughSink,
+  type ReplySink,
+  type SinkContext,
+  translatingErrorSink,
+  translatingJsonSink,
+  translatingStreamSink,
+} from './reply.ts';
 import type { ResolvedCandidate } from './routing.ts';
 
 /** Request headers never sent upstream: hop-by-hop ones, the client's own credentials and our control headers. */
@@ -13,18 +25,24 @@ const DROP_REQUEST = new Set([
   'upgrade', 'content-length', 'authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'accept-encoding', 'cookie',
   'x-switchboard-app', 'x-switchboard-token', 'origin', 'referer',
 ]);
-/** Response headers not copied back to the client. */
-const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'set-cookie', 'proxy-authenticate']);
-
 export type ForwardRequest = {
   req: IncomingMessage;
   res: ServerResponse;
-  /** Path below the provider's base URL, e.g. "/chat/completions". */
-  path: string;
-  body: Buffer;
+  /** The client's wire format (its front door). */
+  client: ClientFormat;
+  ctx: ClientContext;
+  /** The model the client asked for (replies name it). */
+  clientModel: string;
+  /** The request in hub form, model already routed (used when the provider speaks another format). */
+  hub: HubRequest;
+  /** The client's own body with the routed model (used when the provider speaks the client's format). */
+  rawBody: Buffer;
   stream: boolean;
   candidates: ResolvedCandidate[];
+  /** The routed model. */
   model: string;
+  /** Path below base_url when this provider kind speaks the client's format natively, else null (translate). */
+  nativePath: (target: { kind: ProviderKind; baseUrl: URL }, model: string, stream: boolean) => string | null;
 };
 
 /** What the request log needs to know about how forwarding went. */
@@ -41,10 +59,13 @@ export type ForwardOutcome = {
   error: ApiError | null;
 };
 
-function upstreamHeaders(incoming: IncomingHttpHeaders, provider: ProviderRuntime, length: number): Record<string, string> {
+/** Headers kept when the request is translated into another provider's format (the rest belong to the client's API). */
+const KEEP_TRANSLATED = new Set(['user-agent', 'x-title', 'http-referer', 'x-request-id']);
+
+function upstreamHeaders(incoming: IncomingHttpHeaders, provider: ProviderRuntime, length: number, translated: boolean): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name in incoming) {
-    if (DROP_REQUEST.has(name)) continue;
+    if (DROP_REQUEST.has(name) || (translated && !KEEP_TRANSLATED.has(name))) continue;
     const v = incoming[name];
     if (typeof v === 'string') out[name] = v;
     else if (Array.isArray(v)) out[name] = v.join(', ');
@@ -86,23 +107,6 @@ export function errorTextOf(text: string): string {
     // not JSON: use the text itself
   }
   return text.trim().slice(0, 300);
-}
-
-const TAIL_BYTES = 4096;
-function readUsage(tail: Buffer[]): { prompt: number | null; completion: number | null } {
-  const text = Buffer.concat(tail).toString('utf8');
-  const last = (re: RegExp): number | null => {
-    let m: RegExpExecArray | null;
-    let v: number | null = null;
-    while ((m = re.exec(text))) v = Number(m[1]);
-    return v;
-  };
-  return { prompt: last(/"prompt_tokens"\s*:\s*(\d+)/g), completion: last(/"completion_tokens"\s*:\s*(\d+)/g) };
-}
-
-/** The error event a streaming OpenAI client understands (the openai SDKs raise it as an APIError). */
-export function sseErrorEvent(code: string, message: string): string {
-  return `data: ${JSON.stringify({ error: { code, message, type: 'upstream_error' } })}\n\n`;
 }
 
 /**
@@ -162,7 +166,7 @@ type AttemptResult =
   | { kind: 'failed'; failure: AttemptFailure; retryAfter?: string };
 
 /**
- * One upstream call on undici's dispatch API: no intermediate stream objects, chunks go straight to the client
+ * One upstream call on undici's dispatch API: no intermediate stream objects, chunks go straight to a reply sink
  * with backpressure (pause/resume), and the client hanging up aborts the call through its controller.
  */
 function attempt(
@@ -174,6 +178,14 @@ function attempt(
   attemptNo: number,
 ): Promise<AttemptResult> {
   const { res } = f;
+  const kind = provider.kind;
+  const native = f.nativePath({ kind, baseUrl: provider.baseUrl }, f.model, f.stream);
+  const translated = native === null;
+  const pFormat = translated ? providerFormat(kind.format) : null;
+  const path = native ?? kind.chatPath(f.model, f.stream);
+  const body = translated ? Buffer.from(JSON.stringify(pFormat!.fromHubRequest(f.hub))) : f.rawBody;
+  const replyCtx = { ...f.ctx, model: f.clientModel };
+
   return new Promise<AttemptResult>((resolve) => {
     let controller: Dispatcher.DispatchController | null = null;
     let clientGone = res.destroyed;
@@ -181,12 +193,7 @@ function attempt(
     let headers: IncomingHttpHeaders = {};
     let failing = false;
     let errorText = '';
-    let committed = false;
-    let isSse = false;
-    /** Bytes of an SSE event not yet complete: held back so an error event never lands inside a half event. */
-    let pending: Buffer | null = null;
-    const tail: Buffer[] = [];
-    let tailBytes = 0;
+    let sink: ReplySink | null = null;
     let settled = false;
 
     const settle = (r: AttemptResult) => {
@@ -205,28 +212,28 @@ function attempt(
     res.on('close', onClose);
     res.on('drain', onDrain);
 
-    const commit = () => {
-      committed = true;
-      outcome.ttfbMs = Math.round(performance.now() - started);
-      const out: Record<string, string | string[]> = {};
-      for (const name in headers) {
-        if (DROP_RESPONSE.has(name)) continue;
-        const v = headers[name];
-        if (v !== undefined) out[name] = v;
-      }
-      out['x-switchboard-provider'] = cand.provider;
-      out['x-switchboard-route'] = cand.reason;
-      out['x-switchboard-attempts'] = String(attemptNo);
-      res.writeHead(status, out);
-    };
-
     const finishOutcome = (finalStatus: number) => {
-      const usage = readUsage(tail);
+      const usage = sink?.usage();
       outcome.provider = cand.provider;
       outcome.route = cand.reason;
       outcome.status = finalStatus;
-      outcome.promptTokens = usage.prompt;
-      outcome.completionTokens = usage.completion;
+      outcome.promptTokens = usage?.prompt ?? null;
+      outcome.completionTokens = usage?.completion ?? null;
+    };
+    /** After commit: no failover; the client's reply ends with its format's error. */
+    const failCommitted = (message: string) => {
+      finishOutcome(502);
+      outcome.errorCode = 'upstream_error';
+      const e: WireError = { status: 502, code: 'upstream_error', type: 'upstream_error', message: `Provider "${cand.provider}" failed mid-stream: ${message}.` };
+      sink!.fail(e);
+      settle({ kind: 'done', status: 502, midStreamError: message });
+    };
+    /** A failure inside the sink (a bad upstream stream): fail over if nothing was sent yet. */
+    const sinkFailed = (err: unknown) => {
+      const message = err instanceof UpstreamStreamError ? err.message : (err as Error).message;
+      controller?.abort(err as Error);
+      if (sink?.committed) failCommitted(message);
+      else settle({ kind: 'failed', failure: { retryable: true, status: null, kind: 'other', message } });
     };
 
     if (clientGone) {
@@ -237,10 +244,10 @@ function attempt(
     provider.agent.dispatch(
       {
         origin: provider.origin,
-        path: provider.basePath + f.path,
+        path: provider.basePath + path,
         method: 'POST',
-        headers: upstreamHeaders(f.req.headers, provider, f.body.length),
-        body: f.body,
+        headers: upstreamHeaders(f.req.headers, provider, body.length, translated),
+        body,
         headersTimeout: provider.timeouts.first_byte_ms,
         bodyTimeout: provider.timeouts.idle_ms,
       },
@@ -253,31 +260,36 @@ function attempt(
           status = statusCode;
           headers = responseHeaders;
           failing = isRetryableStatus(statusCode);
-          isSse = !failing && String(responseHeaders['content-type'] ?? '').includes('text/event-stream');
+          if (failing) return;
+          const s: SinkContext = {
+            res,
+            status,
+            headers,
+            extraHeaders: {
+              'x-switchboard-provider': cand.provider,
+              'x-switchboard-route': cand.reason,
+              'x-switchboard-attempts': String(attemptNo),
+            },
+            onCommit: () => {
+              outcome.ttfbMs = Math.round(performance.now() - started);
+            },
+          };
+          if (!translated) sink = passthroughSink(s, f.client.streamEncoder(replyCtx));
+          else if (statusCode >= 400) sink = translatingErrorSink(s, pFormat!, f.client);
+          else if (f.stream) sink = translatingStreamSink(s, pFormat!.streamDecoder(f.model), f.client.streamEncoder(replyCtx));
+          else sink = translatingJsonSink(s, pFormat!, f.client, replyCtx, f.model);
         },
         onResponseData(ctrl, chunk) {
           if (failing) {
             if (errorText.length < 4096) errorText += chunk.toString('utf8');
             return;
           }
-          if (!committed) commit();
-          tail.push(chunk);
-          tailBytes += chunk.length;
-          while (tailBytes - tail[0]!.length >= TAIL_BYTES) tailBytes -= tail.shift()!.length;
-          let out = chunk;
-          if (isSse) {
-            if (pending) out = Buffer.concat([pending, chunk]);
-            const cut = out.lastIndexOf('\n\n');
-            if (cut === -1) {
-              pending = out;
-              return;
-            }
-            if (cut + 2 < out.length) {
-              pending = out.subarray(cut + 2);
-              out = out.subarray(0, cut + 2);
-            } else pending = null;
+          if (settled) return;
+          try {
+            if (!sink!.data(chunk)) ctrl.pause();
+          } catch (err) {
+            sinkFailed(err);
           }
-          if (!res.write(out)) ctrl.pause();
         },
         onResponseEnd() {
           if (failing) {
@@ -290,24 +302,24 @@ function attempt(
             });
             return;
           }
-          if (!committed) commit();
-          if (pending) res.write(pending);
-          res.end();
+          if (settled) return;
+          try {
+            sink!.end();
+          } catch (err) {
+            sinkFailed(err);
+            return;
+          }
           finishOutcome(status);
           settle({ kind: 'done', status });
         },
         onResponseError(_ctrl, err) {
+          if (settled) return;
           const failure = classify(err, clientGone);
-          if (!committed || failure.kind === 'aborted') {
+          if (!sink?.committed || failure.kind === 'aborted') {
             settle({ kind: 'failed', failure });
             return;
           }
-          // Committed: the client already has part of this reply, so no failover; end it in a way it notices.
-          finishOutcome(502);
-          outcome.errorCode = 'upstream_error';
-          if (isSse) res.end(sseErrorEvent('upstream_error', `Provider "${cand.provider}" failed mid-stream: ${failure.message}.`));
-          else res.destroy();
-          settle({ kind: 'done', status: 502, midStreamError: failure.message });
+          failCommitted(failure.message);
         },
       },
     );

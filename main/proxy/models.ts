@@ -63,7 +63,5 @@ export async function fetchModels(p: ProviderRuntime, timeoutMs: number): Promis
   });
   const text = await res.body.text();
   if (res.statusCode >= 400) throw Object.assign(new Error(`HTTP ${res.statusCode} from ${p.kind.modelsPath}`), { status: res.statusCode });
-  const json = JSON.parse(text) as { data?: { id?: unknown }[]; models?: { id?: unknown; name?: unknown }[] };
-  const items = json.data ?? json.models ?? [];
-  return items.map((m) => String((m as { id?: unknown }).id ?? (m as { name?: unknown }).name ?? '')).filter(Boolean);
+  return p.kind.parseModels(JSON.parse(text));
 }

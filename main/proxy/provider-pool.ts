@@ -3,7 +3,7 @@ import { Agent } from 'undici';
 import type { ProviderState, ProviderStatus } from '../../shared/admin.ts';
 import type { Config, ProviderConfig, Timeouts } from '../../shared/config.ts';
 import { CircuitBreaker } from './breaker.ts';
-import { openaiCompatible } from './providers/openai.ts';
+import { type ProviderKind, providerKind } from './providers/index.ts';
 
 /** How a failed attempt is classed: only `retryable` ones move on to the next candidate and count for the breaker. */
 export type AttemptFailure = { retryable: boolean; status: number | null; message: string; kind: 'connect' | 'timeout' | 'http' | 'aborted' | 'other' };
@@ -12,6 +12,7 @@ export class ProviderRuntime {
   readonly breaker: CircuitBreaker;
   agent: Agent;
   origin = '';
+  baseUrl!: URL;
   basePath = '';
   timeouts!: Timeouts;
   state: ProviderState = 'unknown';
@@ -34,16 +35,17 @@ export class ProviderRuntime {
     return this.config.name;
   }
 
-  get kind() {
-    return openaiCompatible;
-  }
+  /** The provider's kind (its `type`, or the one its base_url implies). */
+  kind!: ProviderKind;
 
   /** Applies a new config; the connection pool is rebuilt only if its address or timeouts changed. */
   configure(config: ProviderConfig, global: Config): Agent {
     this.config = config;
+    this.kind = providerKind(config);
     this.breaker.options = global.circuit_breaker;
     this.timeouts = { ...global.timeouts, ...config.timeouts };
     const url = new URL(config.base_url);
+    this.baseUrl = url;
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     const key = `${this.origin}|${this.timeouts.connect_ms}`;

@@ -7,7 +7,8 @@ import type { ConfigStore } from '../config/store.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { logger } from '../observability/logger.ts';
 import { VERSION, adminRoutes } from './admin.ts';
-import { handleChatCompletions } from './chat.ts';
+import { openaiChatDoor } from './doors.ts';
+import { handleFrontDoor } from './front-door.ts';
 import { ApiError, toApiError } from './errors.ts';
 import { checkAdminHost, checkAdminToken, checkOrigin, checkProxyHost } from './guards.ts';
 
@@ -43,7 +44,7 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
   app.get('/', (c) => c.text('Switchboard is running', 200, { 'x-switchboard-version': VERSION }));
 
   app.post('/v1/chat/completions', async (c) => {
-    await handleChatCompletions(c.env.incoming, c.env.outgoing, deps.engine());
+    await handleFrontDoor(openaiChatDoor, c.env.incoming, c.env.outgoing, deps.engine());
     return RESPONSE_ALREADY_SENT;
   });
 
@@ -67,7 +68,7 @@ export function buildRequestListener(deps: AppDeps): (req: IncomingMessage, res:
   return (req, res) => {
     const url = req.url ?? '';
     if (req.method === 'POST' && url.startsWith('/v1/chat/completions') && (url.length === 20 || url[20] === '?')) {
-      void handleChatCompletions(req, res, deps.engine());
+      void handleFrontDoor(openaiChatDoor, req, res, deps.engine());
       return;
     }
     void hono(req, res);

@@ -88,7 +88,7 @@ export type HubChunk = {
 };
 
 /** An error to report in a client's own format (HTTP body or a mid-stream event). */
-export type WireError = { status: number; code: string; type: string; message: string; action?: string };
+export type WireError = { status: number; code: string; type: string; message: string; action?: string; details?: unknown };
 
 /** Writes a hub stream as a client's stream format. Each call returns the text to send (possibly ''). */
 export interface StreamEncoder {
@@ -225,4 +225,16 @@ let counter = 0;
 export function newId(prefix: string): string {
   counter = (counter + 1) % 1e9;
   return `${prefix}${Date.now().toString(36)}${counter.toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Thrown by a StreamDecoder when the provider's stream carries its own error event or line. */
+export class UpstreamStreamError extends Error {
+  constructor(
+    message: string,
+    readonly code = 'upstream_error',
+    readonly status = 502,
+  ) {
+    super(message);
+    this.name = 'UpstreamStreamError';
+  }
 }

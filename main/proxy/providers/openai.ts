@@ -1,9 +1,11 @@
-// The OpenAI-compatible provider kind: URL layout and auth header (any service that speaks /v1/chat/completions).
-export const openaiCompatible = {
+// The OpenAI-compatible provider kind: any service that speaks /v1/chat/completions (OpenAI, OpenRouter, vLLM, LM Studio...).
+import { idsOf, type ProviderKind } from './kind.ts';
+
+export const openaiCompatible: ProviderKind = {
   type: 'openai',
-  chatPath: '/chat/completions',
+  format: 'openai',
+  chatPath: () => '/chat/completions',
   modelsPath: '/models',
-  authHeaders(key: string): Record<string, string> {
-    return key ? { authorization: `Bearer ${key}` } : {};
-  },
-} as const;
+  authHeaders: (key): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {}),
+  parseModels: (json) => idsOf((json as { data?: unknown })?.data, 'id'),
+};

@@ -1,0 +1,241 @@
+// How an upstream reply becomes the client's reply: bytes passed through untouched when both sides speak the same
+// format, or decoded to the hub and encoded in the client's format. Both commit at their first output byte.
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { StringDecoder } from 'node:string_decoder';
+import type { ClientContext, ClientFormat, HubChunk, HubResponse, ProviderFormat, StreamDecoder, StreamEncoder, WireError } from './formats/hub.ts';
+import { UpstreamStreamError } from './formats/hub.ts';
+
+/** Response headers not copied back to the client. */
+const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'set-cookie', 'proxy-authenticate']);
+
+export type Usage = { prompt: number | null; completion: number | null };
+
+/** Receives one successful (2xx, or a non-retryable 4xx) upstream reply and writes the client's reply. */
+export interface ReplySink {
+  /** Bytes from upstream. Returns false when the client's socket wants a pause. Throws UpstreamStreamError. */
+  data(chunk: Buffer): boolean;
+  /** Upstream ended normally. */
+  end(): void;
+  /** Upstream failed after the sink was committed: end the client's reply in a way it notices. */
+  fail(e: WireError): void;
+  readonly committed: boolean;
+  usage(): Usage;
+}
+
+export type SinkContext = {
+  res: ServerResponse;
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** x-switchboard-* headers for the client. */
+  extraHeaders: Record<string, string>;
+  /** Called once, when the first byte is about to reach the client. */
+  onCommit: () => void;
+};
+
+const TAIL_BYTES = 4096;
+
+function usageFromText(text: string): Usage {
+  const last = (re: RegExp): number | null => {
+    let m: RegExpExecArray | null;
+    let v: number | null = null;
+    while ((m = re.exec(text))) v = Number(m[1]);
+    return v;
+  };
+  return {
+    prompt: last(/"(?:prompt_tokens|input_tokens|promptTokenCount|prompt_eval_count)"\s*:\s*(\d+)/g),
+    completion: last(/"(?:completion_tokens|output_tokens|candidatesTokenCount|eval_count)"\s*:\s*(\d+)/g),
+  };
+}
+
+/**
+ * Same format on both sides: upstream bytes go to the client as they come. Streams are cut only at event
+ * boundaries (SSE blank line, NDJSON newline) so that an error written after a failure never lands inside a half
+ * event; usage is read from the last few KB.
+ */
+export function passthroughSink(s: SinkContext, errorEncoder: StreamEncoder | null): ReplySink {
+  const contentType = String(s.headers['content-type'] ?? '');
+  const boundary = contentType.includes('text/event-stream') ? '\n\n' : contentType.includes('ndjson') ? '\n' : null;
+  const tail: Buffer[] = [];
+  let tailBytes = 0;
+  let pending: Buffer | null = null;
+  let committed = false;
+
+  const commit = () => {
+    committed = true;
+    s.onCommit();
+    const out: Record<string, string | string[]> = {};
+    for (const name in s.headers) {
+      if (DROP_RESPONSE.has(name)) continue;
+      const v = s.headers[name];
+      if (v !== undefined) out[name] = v;
+    }
+    Object.assign(out, s.extraHeaders);
+    s.res.writeHead(s.status, out);
+  };
+
+  return {
+    get committed() {
+      return committed;
+    },
+    data(chunk) {
+      if (!committed) commit();
+      tail.push(chunk);
+      tailBytes += chunk.length;
+      while (tailBytes - tail[0]!.length >= TAIL_BYTES) tailBytes -= tail.shift()!.length;
+      let out = chunk;
+      if (boundary) {
+        if (pending) out = Buffer.concat([pending, chunk]);
+        const cut = out.lastIndexOf(boundary);
+        if (cut === -1) {
+          pending = out;
+          return true;
+        }
+        const endAt = cut + boundary.length;
+        if (endAt < out.length) {
+          pending = out.subarray(endAt);
+          out = out.subarray(0, endAt);
+        } else pending = null;
+      }
+      return s.res.write(out);
+    },
+    end() {
+      if (!committed) commit();
+      if (pending) s.res.write(pending);
+      s.res.end();
+    },
+    fail(e) {
+      if (boundary && errorEncoder) s.res.end(errorEncoder.error(e));
+      else s.res.destroy();
+    },
+    usage: () => usageFromText(Buffer.concat(tail).toString('utf8')),
+  };
+}
+
+function hubUsage(u: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): Usage {
+  return { prompt: u?.prompt_tokens ?? null, completion: u?.completion_tokens ?? null };
+}
+
+/** A streamed reply in another format: provider stream → hub chunks → the client's stream format. */
+export function translatingStreamSink(s: SinkContext, decoder: StreamDecoder, encoder: StreamEncoder): ReplySink {
+  const text = new StringDecoder('utf8');
+  let committed = false;
+  let usage: Usage = { prompt: null, completion: null };
+  const commit = () => {
+    committed = true;
+    s.onCommit();
+    s.res.writeHead(s.status, { 'content-type': encoder.contentType, 'cache-control': 'no-cache', ...s.extraHeaders });
+  };
+  const write = (chunks: HubChunk[]): boolean => {
+    let out = '';
+    for (const c of chunks) {
+      if (c.usage) usage = hubUsage(c.usage);
+      out += encoder.chunk(c);
+    }
+    if (!out) return true;
+    if (!committed) commit();
+    return s.res.write(out);
+  };
+  return {
+    get committed() {
+      return committed;
+    },
+    data: (chunk) => write(decoder.push(text.write(chunk))),
+    end() {
+      write([...decoder.push(text.end()), ...decoder.end()]);
+      if (!committed) commit();
+      s.res.end(encoder.end());
+    },
+    fail(e) {
+      if (!committed) commit();
+      s.res.end(encoder.error(e));
+    },
+    usage: () => usage,
+  };
+}
+
+/** A whole (non-stream) reply in another format: collected, converted, written at once. */
+export function translatingJsonSink(
+  s: SinkContext,
+  provider: ProviderFormat,
+  client: ClientFormat,
+  ctx: ClientContext & { model: string },
+  routedModel: string,
+): ReplySink {
+  const parts: Buffer[] = [];
+  let usage: Usage = { prompt: null, completion: null };
+  let committed = false;
+  return {
+    get committed() {
+      return committed;
+    },
+    data(chunk) {
+      parts.push(chunk);
+      return true;
+    },
+    end() {
+      let hub: HubResponse;
+      try {
+        hub = provider.toHubResponse(JSON.parse(Buffer.concat(parts).toString('utf8')), routedModel);
+      } catch (err) {
+        throw new UpstreamStreamError(`the provider's reply could not be read: ${(err as Error).message}`);
+      }
+      usage = hubUsage(hub.usage);
+      const body = JSON.stringify(client.fromHubResponse(hub, ctx));
+      committed = true;
+      s.onCommit();
+      s.res.writeHead(s.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...s.extraHeaders });
+      s.res.end(body);
+    },
+    fail() {
+      s.res.destroy();
+    },
+    usage: () => usage,
+  };
+}
+
+/** A provider's own error answer (a non-retryable 4xx) in another format: re-said in the client's error shape. */
+export function translatingErrorSink(s: SinkContext, provider: ProviderFormat, client: ClientFormat): ReplySink {
+  const parts: Buffer[] = [];
+  let committed = false;
+  return {
+    get committed() {
+      return committed;
+    },
+    data(chunk) {
+      parts.push(chunk);
+      return true;
+    },
+    end() {
+      const text = Buffer.concat(parts).toString('utf8');
+      let message: string | undefined;
+      try {
+        message = provider.errorMessage(JSON.parse(text));
+      } catch {
+        message = text.slice(0, 500);
+      }
+      const e = wireErrorForStatus(s.status, message || `the provider answered HTTP ${s.status}`);
+      const body = JSON.stringify(client.errorBody(e));
+      committed = true;
+      s.onCommit();
+      s.res.writeHead(s.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...s.extraHeaders });
+      s.res.end(body);
+    },
+    fail() {
+      s.res.destroy();
+    },
+    usage: () => ({ prompt: null, completion: null }),
+  };
+}
+
+export function wireErrorForStatus(status: number, message: string): WireError {
+  const byStatus: Record<number, [string, string]> = {
+    400: ['invalid_request', 'invalid_request_error'],
+    401: ['invalid_api_key', 'authentication_error'],
+    403: ['permission_denied', 'permission_error'],
+    404: ['not_found', 'not_found_error'],
+    413: ['body_too_large', 'invalid_request_error'],
+    429: ['rate_limited', 'rate_limit_error'],
+  };
+  const [code, type] = byStatus[status] ?? ['upstream_error', 'upstream_error'];
+  return { status, code, type, message };
+}

@@ -1,0 +1,142 @@
+// One front door per client wire format, all on the raw Node request/response: read, convert to the hub,
+// identify the app, route, forward (passthrough or translated), log. Errors are said in the client's format.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { RequestLogEntry } from '../../shared/admin.ts';
+import { logger } from '../observability/logger.ts';
+import { parseJson, readBody } from '../proxy/body.ts';
+import type { Engine } from '../proxy/engine.ts';
+import type { ClientContext, ClientFormat, WireError } from '../proxy/formats/hub.ts';
+import { forwardWithFailover } from '../proxy/forward.ts';
+import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
+import type { ProviderKind } from '../proxy/providers/index.ts';
+import { ApiError, toApiError } from './errors.ts';
+import { checkOrigin, checkProxyHost } from './guards.ts';
+
+/** Bounded wait for the OS process lookup (a /proc scan or a process spawn). */
+const PROCESS_LOOKUP_MS = 250;
+
+export type NativeTarget = { kind: ProviderKind; baseUrl: URL };
+
+export type FrontDoor = {
+  format: ClientFormat;
+  /** The route, for the request log. */
+  path: string;
+  /** Path below a provider's base_url when it speaks this format natively (bytes pass through), else null. */
+  nativePath: (target: NativeTarget, model: string, stream: boolean, ctx: ClientContext) => string | null;
+  /** Whether the model is a field of the body (rewritten on passthrough when routing changed it). */
+  modelInBody: boolean;
+};
+
+export function wireError(e: ApiError): WireError {
+  return {
+    status: e.status,
+    code: e.code,
+    type: e.type,
+    message: e.message,
+    ...(e.action ? { action: e.action } : {}),
+    ...(e.details !== undefined ? { details: e.details } : {}),
+  };
+}
+
+/** Writes an ApiError in the client's own error shape. */
+export function sendFormatError(res: ServerResponse, format: ClientFormat, e: ApiError): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify(format.errorBody(wireError(e)));
+  res.writeHead(e.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...e.headers });
+  res.end(body);
+}
+
+function newEntry(path: string): RequestLogEntry {
+  return {
+    id: randomUUID(),
+    time: new Date().toISOString(),
+    method: 'POST',
+    path,
+    app: null,
+    app_source: null,
+    requested_model: null,
+    routed_model: null,
+    provider: null,
+    route: null,
+    attempts: [],
+    status: 0,
+    error_code: null,
+    stream: false,
+    latency_ms: 0,
+    ttfb_ms: null,
+    prompt_tokens: null,
+    completion_tokens: null,
+  };
+}
+
+export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res: ServerResponse, engine: Engine, ctx: ClientContext = {}): Promise<void> {
+  const started = performance.now();
+  const entry = newEntry(door.path);
+  try {
+    checkProxyHost(req.headers);
+    checkOrigin(req.headers);
+    const body = await readBody(req, engine.maxBodyBytes);
+    const json = parseJson(body);
+    const hub = door.format.toHub(json, ctx);
+    const model = hub.model;
+    const stream = hub.stream === true;
+    entry.requested_model = model;
+    entry.stream = stream;
+    if (engine.paused) {
+      throw new ApiError('routing_paused', 'Routing is paused in Switchboard.', 'Resume routing from the tray menu or the Switchboard window.');
+    }
+    const router = engine.router;
+    const app: AppIdentity | null = await identifyApp(req, { hasRule: router.hasAppRules ? router.hasAppRule : null, timeoutMs: PROCESS_LOOKUP_MS });
+    if (app) {
+      entry.app = app.name;
+      entry.app_source = app.source;
+    }
+    const route = router.resolve(model, app?.name ?? null);
+    entry.routed_model = route.model;
+    if (route.candidates.length === 0) {
+      const { message, action } = router.noRouteMessage(route);
+      throw new ApiError('no_route', message, action, { steps: route.steps, skipped: route.skipped });
+    }
+    const rerouted = route.model !== model;
+    const rawBody = rerouted && door.modelInBody ? Buffer.from(JSON.stringify({ ...(json as object), model: route.model })) : body;
+    const outcome = await forwardWithFailover(
+      {
+        req,
+        res,
+        client: door.format,
+        ctx,
+        clientModel: model,
+        hub: rerouted ? { ...hub, model: route.model } : hub,
+        rawBody,
+        stream,
+        candidates: route.candidates,
+        model: route.model,
+        nativePath: (kind, m, s) => door.nativePath(kind, m, s, ctx),
+      },
+      engine.pool,
+    );
+    entry.provider = outcome.provider;
+    entry.route = outcome.route;
+    entry.attempts = outcome.attempts;
+    entry.status = outcome.status;
+    entry.error_code = outcome.errorCode;
+    entry.ttfb_ms = outcome.ttfbMs;
+    entry.prompt_tokens = outcome.promptTokens;
+    entry.completion_tokens = outcome.completionTokens;
+    if (outcome.error) sendFormatError(res, door.format, outcome.error);
+  } catch (err) {
+    const e = toApiError(err);
+    entry.status = e.status;
+    entry.error_code = e.code;
+    if (!(err instanceof ApiError)) logger.error({ err }, `${door.path} failed unexpectedly`);
+    sendFormatError(res, door.format, e);
+  } finally {
+    entry.latency_ms = Math.round(performance.now() - started);
+    engine.requestLog.add(entry);
+  }
+}
