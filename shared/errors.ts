@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   upstream_timeout: { status: 504, type: 'upstream_error' },
   upstream_rate_limited: { status: 429, type: 'rate_limit_error' },
   routing_paused: { status: 503, type: 'api_error' },
+  unsupported_endpoint: { status: 400, type: 'invalid_request_error' },
   internal_error: { status: 500, type: 'api_error' },
 } as const satisfies Record<string, { status: number; type: ErrorType }>;
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Dispatcher } from 'undici';
 import type { AttemptLog } from '../../shared/admin.ts';
 import { ApiError } from '../server/errors.ts';
-import type { ClientContext, ClientFormat, HubRequest, WireError } from './formats/hub.ts';
+import type { ClientContext, ClientFormat, HubRequest, StreamDecoder, StreamEncoder, WireError } from './formats/hub.ts';
 import { UpstreamStreamError } from './formats/hub.ts';
 import { providerFormat } from './formats/index.ts';
 import type { AttemptFailure, ProviderPool, ProviderRuntime } from './provider-pool.ts';
@@ -16,6 +16,7 @@ import {
   translatingErrorSink,
   translatingJsonSink,
   translatingStreamSink,
+  type Usage,
 } from './reply.ts';
 import type { ResolvedCandidate } from './routing.ts';
 
@@ -25,25 +26,58 @@ const DROP_REQUEST = new Set([
   'upgrade', 'content-length', 'authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'accept-encoding', 'cookie',
   'x-switchboard-app', 'x-switchboard-token', 'origin', 'referer',
 ]);
+/** How one candidate is called: its path and body, and how its reply becomes the client's (absent: passthrough). */
+export type AttemptPlan = {
+  path: string;
+  body: Buffer;
+  translate?: {
+    /** A whole (non-stream) 2xx reply body → the client's body. */
+    json(body: unknown): unknown;
+    /** A streamed reply: provider decoder + client encoder. */
+    stream?: () => { decoder: StreamDecoder; encoder: StreamEncoder };
+    /** A provider's own 4xx body → the message for the client's error shape. */
+    errorMessage(body: unknown): string | undefined;
+  };
+};
+
+export type PlanTarget = { kind: ProviderKind; baseUrl: URL; name: string };
+
 export type ForwardRequest = {
   req: IncomingMessage;
   res: ServerResponse;
-  /** The client's wire format (its front door). */
+  /** The client's wire format: its error shape and stream errors. */
   client: ClientFormat;
   ctx: ClientContext;
-  /** The model the client asked for (replies name it). */
-  clientModel: string;
-  /** The request in hub form, model already routed (used when the provider speaks another format). */
-  hub: HubRequest;
-  /** The client's own body with the routed model (used when the provider speaks the client's format). */
-  rawBody: Buffer;
   stream: boolean;
   candidates: ResolvedCandidate[];
   /** The routed model. */
   model: string;
-  /** Path below base_url when this provider kind speaks the client's format natively, else null (translate). */
-  nativePath: (target: { kind: ProviderKind; baseUrl: URL }, model: string, stream: boolean) => string | null;
+  /** The call for one candidate, or why this provider cannot serve the request (it is then skipped). */
+  plan: (target: PlanTarget) => AttemptPlan | string;
 };
+
+/** The usual plan for a chat-like endpoint: the client's bytes when the provider speaks its format, else translated. */
+export function chatPlan(
+  target: PlanTarget,
+  native: string | null,
+  rawBody: Buffer,
+  hub: HubRequest,
+  client: ClientFormat,
+  ctx: ClientContext & { model: string },
+  stream: boolean,
+): AttemptPlan {
+  if (native !== null) return { path: native, body: rawBody };
+  const pf = providerFormat(target.kind.format);
+  return {
+    path: target.kind.chatPath(hub.model, stream),
+    body: Buffer.from(JSON.stringify(pf.fromHubRequest(hub))),
+    translate: {
+      json: (body) => client.fromHubResponse(pf.toHubResponse(body, hub.model), ctx),
+      stream: () => ({ decoder: pf.streamDecoder(hub.model), encoder: client.streamEncoder(ctx) }),
+      errorMessage: (body) => pf.errorMessage(body),
+    },
+  };
+}
 
 /** What the request log needs to know about how forwarding went. */
 export type ForwardOutcome = {
@@ -122,18 +156,25 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
   const started = performance.now();
   let lastFailure: (AttemptFailure & { provider: string; retryAfter?: string }) | null = null;
   let tried = 0;
+  let unsupported: string | null = null;
 
   for (let i = 0; i < f.candidates.length; i++) {
     const cand = f.candidates[i]!;
     const provider = pool.get(cand.provider);
     if (!provider) continue;
+    const plan = f.plan({ kind: provider.kind, baseUrl: provider.baseUrl, name: provider.name });
+    if (typeof plan === 'string') {
+      attempts.push({ provider: cand.provider, status: null, error: plan, latency_ms: 0 });
+      unsupported = plan;
+      continue;
+    }
     if (!provider.breaker.allow()) {
       attempts.push({ provider: cand.provider, status: null, error: 'circuit open: skipped', latency_ms: 0 });
       continue;
     }
     tried++;
     const t0 = performance.now();
-    const result = await attempt(f, provider, cand, outcome, started, i + 1);
+    const result = await attempt(f, plan, provider, cand, outcome, started, i + 1);
     const latency = performance.now() - t0;
     if (result.kind === 'done') {
       attempts.push({ provider: cand.provider, status: result.status, error: result.midStreamError ?? null, latency_ms: Math.round(latency) });
@@ -154,7 +195,10 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
     lastFailure = { ...result.failure, provider: cand.provider, ...(result.retryAfter ? { retryAfter: result.retryAfter } : {}) };
   }
 
-  const error = allFailedError(f.model, attempts, lastFailure, tried);
+  const error =
+    tried === 0 && unsupported && attempts.every((a) => a.error !== 'circuit open: skipped')
+      ? new ApiError('unsupported_endpoint', `${unsupported}.`, 'Route this model to a provider that offers this endpoint (see the README\'s endpoint table).')
+      : allFailedError(f.model, attempts, lastFailure, tried);
   outcome.status = error.status;
   outcome.errorCode = error.code;
   outcome.error = error;
@@ -171,6 +215,7 @@ type AttemptResult =
  */
 function attempt(
   f: ForwardRequest,
+  plan: AttemptPlan,
   provider: ProviderRuntime,
   cand: ResolvedCandidate,
   outcome: ForwardOutcome,
@@ -178,13 +223,8 @@ function attempt(
   attemptNo: number,
 ): Promise<AttemptResult> {
   const { res } = f;
-  const kind = provider.kind;
-  const native = f.nativePath({ kind, baseUrl: provider.baseUrl }, f.model, f.stream);
-  const translated = native === null;
-  const pFormat = translated ? providerFormat(kind.format) : null;
-  const path = native ?? kind.chatPath(f.model, f.stream);
-  const body = translated ? Buffer.from(JSON.stringify(pFormat!.fromHubRequest(f.hub))) : f.rawBody;
-  const replyCtx = { ...f.ctx, model: f.clientModel };
+  const { path, body, translate } = plan;
+  const translated = translate !== undefined;
 
   return new Promise<AttemptResult>((resolve) => {
     let controller: Dispatcher.DispatchController | null = null;
@@ -274,10 +314,12 @@ function attempt(
               outcome.ttfbMs = Math.round(performance.now() - started);
             },
           };
-          if (!translated) sink = passthroughSink(s, f.client.streamEncoder(replyCtx));
-          else if (statusCode >= 400) sink = translatingErrorSink(s, pFormat!, f.client);
-          else if (f.stream) sink = translatingStreamSink(s, pFormat!.streamDecoder(f.model), f.client.streamEncoder(replyCtx));
-          else sink = translatingJsonSink(s, pFormat!, f.client, replyCtx, f.model);
+          if (!translate) sink = passthroughSink(s, f.client.streamEncoder({ ...f.ctx, model: f.model }));
+          else if (statusCode >= 400) sink = translatingErrorSink(s, translate.errorMessage, f.client);
+          else if (f.stream && translate.stream) {
+            const { decoder, encoder } = translate.stream();
+            sink = translatingStreamSink(s, decoder, encoder);
+          } else sink = translatingJsonSink(s, translate.json);
         },
         onResponseData(ctrl, chunk) {
           if (failing) {

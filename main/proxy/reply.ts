@@ -2,7 +2,7 @@
 // format, or decoded to the hub and encoded in the client's format. Both commit at their first output byte.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import type { ClientContext, ClientFormat, HubChunk, HubResponse, ProviderFormat, StreamDecoder, StreamEncoder, WireError } from './formats/hub.ts';
+import type { ClientFormat, HubChunk, StreamDecoder, StreamEncoder, WireError } from './formats/hub.ts';
 import { UpstreamStreamError } from './formats/hub.ts';
 
 /** Response headers not copied back to the client. */
@@ -154,13 +154,7 @@ export function translatingStreamSink(s: SinkContext, decoder: StreamDecoder, en
 }
 
 /** A whole (non-stream) reply in another format: collected, converted, written at once. */
-export function translatingJsonSink(
-  s: SinkContext,
-  provider: ProviderFormat,
-  client: ClientFormat,
-  ctx: ClientContext & { model: string },
-  routedModel: string,
-): ReplySink {
+export function translatingJsonSink(s: SinkContext, convert: (body: unknown) => unknown): ReplySink {
   const parts: Buffer[] = [];
   let usage: Usage = { prompt: null, completion: null };
   let committed = false;
@@ -173,14 +167,14 @@ export function translatingJsonSink(
       return true;
     },
     end() {
-      let hub: HubResponse;
+      const text = Buffer.concat(parts).toString('utf8');
+      let body: string;
       try {
-        hub = provider.toHubResponse(JSON.parse(Buffer.concat(parts).toString('utf8')), routedModel);
+        body = JSON.stringify(convert(JSON.parse(text)));
       } catch (err) {
         throw new UpstreamStreamError(`the provider's reply could not be read: ${(err as Error).message}`);
       }
-      usage = hubUsage(hub.usage);
-      const body = JSON.stringify(client.fromHubResponse(hub, ctx));
+      usage = usageFromText(text);
       committed = true;
       s.onCommit();
       s.res.writeHead(s.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...s.extraHeaders });
@@ -194,7 +188,7 @@ export function translatingJsonSink(
 }
 
 /** A provider's own error answer (a non-retryable 4xx) in another format: re-said in the client's error shape. */
-export function translatingErrorSink(s: SinkContext, provider: ProviderFormat, client: ClientFormat): ReplySink {
+export function translatingErrorSink(s: SinkContext, errorMessage: (body: unknown) => string | undefined, client: ClientFormat): ReplySink {
   const parts: Buffer[] = [];
   let committed = false;
   return {
@@ -209,7 +203,7 @@ export function translatingErrorSink(s: SinkContext, provider: ProviderFormat, c
       const text = Buffer.concat(parts).toString('utf8');
       let message: string | undefined;
       try {
-        message = provider.errorMessage(JSON.parse(text));
+        message = errorMessage(JSON.parse(text));
       } catch {
         message = text.slice(0, 500);
       }

@@ -7,26 +7,27 @@ import type { RequestLogEntry } from '../../shared/admin.ts';
 import { logger } from '../observability/logger.ts';
 import { parseJson, readBody } from '../proxy/body.ts';
 import type { Engine } from '../proxy/engine.ts';
-import type { ClientContext, ClientFormat, WireError } from '../proxy/formats/hub.ts';
-import { forwardWithFailover } from '../proxy/forward.ts';
+import type { ClientContext, ClientFormat, HubRequest, WireError } from '../proxy/formats/hub.ts';
+import { type AttemptPlan, chatPlan, forwardWithFailover, type PlanTarget } from '../proxy/forward.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
-import type { ProviderKind } from '../proxy/providers/index.ts';
 import { ApiError, toApiError } from './errors.ts';
 import { checkOrigin, checkProxyHost } from './guards.ts';
 
 /** Bounded wait for the OS process lookup (a /proc scan or a process spawn). */
 const PROCESS_LOOKUP_MS = 250;
 
-export type NativeTarget = { kind: ProviderKind; baseUrl: URL };
+export type PlanInput = { hub: HubRequest; rawBody: Buffer; ctx: ClientContext; stream: boolean; model: string; clientModel: string };
 
 export type FrontDoor = {
   format: ClientFormat;
   /** The route, for the request log. */
   path: string;
   /** Path below a provider's base_url when it speaks this format natively (bytes pass through), else null. */
-  nativePath: (target: NativeTarget, model: string, stream: boolean, ctx: ClientContext) => string | null;
+  nativePath: (target: PlanTarget, model: string, stream: boolean, ctx: ClientContext) => string | null;
   /** Whether the model is a field of the body (rewritten on passthrough when routing changed it). */
   modelInBody: boolean;
+  /** A non-chat endpoint supplies its own plan per provider (e.g. embeddings); chat doors use chatPlan. */
+  plan?: (target: PlanTarget, input: PlanInput) => AttemptPlan | string;
 };
 
 export function wireError(e: ApiError): WireError {
@@ -104,19 +105,20 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     }
     const rerouted = route.model !== model;
     const rawBody = rerouted && door.modelInBody ? Buffer.from(JSON.stringify({ ...(json as object), model: route.model })) : body;
+    const input: PlanInput = { hub: rerouted ? { ...hub, model: route.model } : hub, rawBody, ctx, stream, model: route.model, clientModel: model };
+    const replyCtx = { ...ctx, model };
     const outcome = await forwardWithFailover(
       {
         req,
         res,
         client: door.format,
         ctx,
-        clientModel: model,
-        hub: rerouted ? { ...hub, model: route.model } : hub,
-        rawBody,
         stream,
         candidates: route.candidates,
         model: route.model,
-        nativePath: (kind, m, s) => door.nativePath(kind, m, s, ctx),
+        plan: door.plan
+          ? (t) => door.plan!(t, input)
+          : (t) => chatPlan(t, door.nativePath(t, route.model, stream, ctx), rawBody, input.hub, door.format, replyCtx, stream),
       },
       engine.pool,
     );
