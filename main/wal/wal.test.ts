@@ -1,0 +1,157 @@
+// The log's API: appends, replay, group commit, the bounded buffer, status, the folder lock.
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WalError } from './errors.ts';
+import { FaultyFs } from './fs-faults.ts';
+import { replayAll, segmentFiles } from './testing/log-files.ts';
+import { tempDir } from './testing/temp-dir.ts';
+import { defaultWalDir, openWal } from './wal.ts';
+
+let dir: string;
+let remove: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, remove } = await tempDir('wal'));
+});
+afterEach(async () => {
+  await remove();
+});
+
+const datasyncs = (faulty: FaultyFs) => faulty.calls.filter((c) => c.op === 'datasync').length;
+
+describe('append and replay', () => {
+  it('gives consecutive seqs and replays every type of data after a reopen', async () => {
+    const wal = await openWal({ dir });
+    expect(await wal.append([{ type: 'a', data: { x: 1 } }])).toEqual({ firstSeq: 1, lastSeq: 1 });
+    expect(await wal.append([{ type: 2, data: Buffer.from('bytes') }, { type: 'c', data: 'text' }])).toEqual({ firstSeq: 2, lastSeq: 3 });
+    expect(await wal.append([])).toEqual({ firstSeq: 4, lastSeq: 3 });
+    await wal.close();
+
+    const again = await openWal({ dir });
+    const records = await replayAll(again);
+    expect(records.map(({ seq, type }) => ({ seq, type }))).toEqual([
+      { seq: 1, type: 'a' },
+      { seq: 2, type: 2 },
+      { seq: 3, type: 'c' },
+    ]);
+    expect(records[0]?.data).toEqual({ x: 1 });
+    expect((records[1]?.data as Buffer).toString()).toBe('bytes');
+    expect(records[2]?.data).toBe('text');
+    expect((await again.append([{ type: 'd', data: 1 }])).firstSeq).toBe(4);
+    await again.close();
+  });
+
+  it('rejects a record it cannot store without touching the log', async () => {
+    const wal = await openWal({ dir });
+    await expect(wal.append([{ type: 'ok', data: 1 }, { type: -3, data: 1 }])).rejects.toThrow(RangeError);
+    expect(wal.status().pending_entries).toBe(0);
+    expect((await wal.append([{ type: 'ok', data: 1 }])).firstSeq).toBe(1);
+    await wal.close();
+  });
+
+  it('rolls segments past segmentBytes and replays across them', async () => {
+    const wal = await openWal({ dir, segmentBytes: 1000 });
+    for (let i = 0; i < 50; i++) await wal.append([{ type: 1, data: `record ${i}`.padEnd(60, '.') }]);
+    expect((await segmentFiles(dir)).length).toBe(5); // 10 frames of 92 bytes fit in 1000
+    expect((await replayAll(wal)).map((r) => r.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    await wal.close();
+  });
+
+  it('is closed after close(): appends are rejected with WalError', async () => {
+    const wal = await openWal({ dir });
+    const pending = wal.append([{ type: 1, data: 'flushed by close' }]);
+    await wal.close();
+    await expect(pending).resolves.toEqual({ firstSeq: 1, lastSeq: 1 });
+    await expect(wal.append([{ type: 1, data: 'late' }])).rejects.toMatchObject({ code: 'closed', httpStatus: 503 });
+  });
+});
+
+describe('group commit', () => {
+  it('concurrent appends share one write and one fdatasync', async () => {
+    const faulty = new FaultyFs();
+    const wal = await openWal({ dir, fs: faulty });
+    const before = datasyncs(faulty);
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => wal.append([{ type: 1, data: { i } }])));
+    expect(datasyncs(faulty) - before).toBe(1);
+    expect(results.map((r) => r.firstSeq)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1)); // in call order
+    await wal.close();
+  });
+
+  it('appends made while an fsync runs share the next one', async () => {
+    const faulty = new FaultyFs();
+    const wal = await openWal({ dir, fs: faulty });
+    const before = datasyncs(faulty);
+    const first = wal.append([{ type: 1, data: 'first' }]);
+    await new Promise((r) => setImmediate(r)); // the first batch is now being written
+    const rest = Array.from({ length: 50 }, (_, i) => wal.append([{ type: 1, data: i }]));
+    await Promise.all([first, ...rest]);
+    expect(datasyncs(faulty) - before).toBe(2);
+    await wal.close();
+  });
+
+  it('groupCommitDelayMs holds a partly filled buffer for that long', async () => {
+    const faulty = new FaultyFs();
+    const wal = await openWal({ dir, fs: faulty, groupCommitDelayMs: 150 });
+    const before = datasyncs(faulty);
+    const a = wal.append([{ type: 1, data: 'a' }]);
+    await new Promise((r) => setTimeout(r, 20));
+    const b = wal.append([{ type: 1, data: 'b' }]);
+    await Promise.all([a, b]);
+    expect(datasyncs(faulty) - before).toBe(1);
+    await wal.close();
+  });
+
+  it('bounds the buffer: appends past it wait their turn, in order; status shows usage and pending', async () => {
+    const faulty = new FaultyFs();
+    const wal = await openWal({ dir, fs: faulty, bufferBytes: 1000 });
+    const record = { type: 1, data: Buffer.alloc(200) }; // 232-byte frames: 4 fit in 1000 bytes
+    const before = datasyncs(faulty);
+    const appends = Array.from({ length: 10 }, () => wal.append([record]));
+    const status = wal.status();
+    expect(status.pending_entries).toBe(10);
+    expect(status.buffer_usage).toBeCloseTo(928 / 1000);
+    expect(status.total_entries).toBe(0);
+    const results = await Promise.all(appends);
+    expect(results.map((r) => r.firstSeq)).toEqual(Array.from({ length: 10 }, (_, i) => i + 1));
+    expect(datasyncs(faulty) - before).toBe(3); // 4 + 4 + 2
+    expect(wal.status()).toMatchObject({ pending_entries: 0, buffer_usage: 0, total_entries: 10 });
+    await wal.close();
+  });
+
+  it('takes an append larger than the buffer as a batch of its own', async () => {
+    const wal = await openWal({ dir, bufferBytes: 100 });
+    const big = Buffer.alloc(5000, 1);
+    const [small, large] = await Promise.all([wal.append([{ type: 1, data: 'x' }]), wal.append([{ type: 2, data: big }])]);
+    expect(small.firstSeq).toBe(1);
+    expect(large.firstSeq).toBe(2);
+    const records = await replayAll(wal);
+    expect(Buffer.compare(records[1]?.data as Buffer, big)).toBe(0);
+    await wal.close();
+  });
+});
+
+describe('folder and lock', () => {
+  it('defaults to data/ beside config.json', () => {
+    expect(defaultWalDir('/home/u/.config/switchboard/config.json')).toBe('/home/u/.config/switchboard/data');
+  });
+
+  it('one open log per folder in a process', async () => {
+    const wal = await openWal({ dir });
+    await expect(openWal({ dir })).rejects.toMatchObject({ code: 'locked' });
+    await wal.close();
+    const again = await openWal({ dir });
+    await again.close();
+  });
+
+  it('refuses a folder locked by a live process and takes over the lock of a dead one', async () => {
+    await fsp.writeFile(path.join(dir, 'wal.lock'), `${process.ppid}\n`); // alive: our parent
+    const err = await openWal({ dir }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WalError);
+    expect((err as WalError).message).toContain(String(process.ppid));
+    await fsp.writeFile(path.join(dir, 'wal.lock'), '4194303\n'); // above any pid Linux hands out by default
+    const wal = await openWal({ dir });
+    expect(await fsp.readFile(path.join(dir, 'wal.lock'), 'utf8')).toBe(`${process.pid}\n`);
+    await wal.close();
+    await expect(fsp.stat(path.join(dir, 'wal.lock'))).rejects.toThrow();
+  });
+});
