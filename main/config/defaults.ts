@@ -8,11 +8,11 @@ export function defaultConfig(): ConfigInput {
     start_on_login: false,
     providers: [
       { name: 'openai', type: 'openai', base_url: 'https://api.openai.com/v1', api_key: '', enabled: false },
-      // Anthropic's OpenAI-compatible endpoint; the native Messages API is the "anthropic" type.
-      { name: 'anthropic', type: 'openai', base_url: 'https://api.anthropic.com/v1', api_key: '', enabled: false },
+      { name: 'anthropic', type: 'anthropic', base_url: 'https://api.anthropic.com/v1', api_key: '', enabled: false },
       { name: 'openrouter', type: 'openai', base_url: 'https://openrouter.ai/api/v1', api_key: '', enabled: false },
-      // A local inference service (Ollama moved off 11434, llama.cpp, LM Studio, vLLM...): set its address.
-      { name: 'local', type: 'openai', base_url: 'http://127.0.0.1:11435/v1', api_key: '', enabled: false },
+      // A local inference service: Ollama moved off 11434 (OLLAMA_HOST=127.0.0.1:11435). For llama.cpp, LM Studio
+      // or vLLM, use type "openai" and their /v1 address.
+      { name: 'local', type: 'ollama', base_url: 'http://127.0.0.1:11435', api_key: '', enabled: false },
     ],
     routing: {
       default_provider: 'openai',

@@ -7,10 +7,40 @@ import type { ConfigStore } from '../config/store.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { logger } from '../observability/logger.ts';
 import { VERSION, adminRoutes } from './admin.ts';
-import { openaiChatDoor } from './doors.ts';
-import { handleFrontDoor } from './front-door.ts';
+import type { Context } from 'hono';
+import { anthropicFormat, countTokens as anthropicCountTokens } from '../proxy/formats/anthropic.ts';
+import { geminiFormat, countTokens as geminiCountTokens } from '../proxy/formats/gemini.ts';
+import type { ClientContext, ClientFormat } from '../proxy/formats/hub.ts';
+import { ollamaFormat } from '../proxy/formats/ollama.ts';
+import { compatRoutes } from './compat.ts';
+import {
+  anthropicMessagesDoor,
+  completionsDoor,
+  enginesEmbeddingsDoor,
+  geminiGenerateDoor,
+  ollamaChatDoor,
+  ollamaEmbedDoor,
+  ollamaGenerateDoor,
+  ollamaLegacyEmbedDoor,
+  openaiChatDoor,
+  openaiEmbeddingsDoor,
+  responsesDoor,
+} from './doors.ts';
+import { type FrontDoor, handleFrontDoor, wireError } from './front-door.ts';
 import { ApiError, toApiError } from './errors.ts';
 import { checkAdminHost, checkAdminToken, checkOrigin, checkProxyHost } from './guards.ts';
+
+type Ctx = Context<{ Bindings: HttpBindings }>;
+
+/** A small JSON body for the helper routes (count tokens), or the error response in the route's own format. */
+async function readJson(c: Ctx, format: ClientFormat): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    const e = new ApiError('invalid_json', 'The request body is not valid JSON.', 'Send a JSON object.');
+    return c.json(format.errorBody(wireError(e)) as object, 400);
+  }
+}
 
 export type AppDeps = { engine: () => Engine; store: ConfigStore; adminToken: string; listenPort: () => number };
 
@@ -24,7 +54,13 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
   });
   app.notFound((c) => {
     const e = new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`, 'See the README for the endpoints Switchboard serves.');
-    return c.json(e.toBody(), 404, { 'x-switchboard-version': VERSION });
+    // In the shape of the API the path belongs to, so each vendor's SDK shows the message.
+    const body = c.req.path.startsWith('/api/')
+      ? ollamaFormat.errorBody(wireError(e))
+      : c.req.path.startsWith('/v1beta/')
+        ? geminiFormat.errorBody(wireError(e))
+        : e.toBody();
+    return c.json(body as object, 404, { 'x-switchboard-version': VERSION });
   });
 
   app.use('/admin/*', async function adminGuard(c, next) {
@@ -41,19 +77,48 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
     await next();
   });
 
-  app.get('/', (c) => c.text('Switchboard is running', 200, { 'x-switchboard-version': VERSION }));
-
-  app.post('/v1/chat/completions', async (c) => {
-    await handleFrontDoor(openaiChatDoor, c.env.incoming, c.env.outgoing, deps.engine());
+  /** A front door on the raw Node objects; Hono only routes to it. */
+  const door = (d: FrontDoor, ctx: (c: Ctx) => ClientContext = () => ({})) => async (c: Ctx) => {
+    await handleFrontDoor(d, c.env.incoming, c.env.outgoing, deps.engine(), ctx(c));
     return RESPONSE_ALREADY_SENT;
+  };
+
+  app.post('/v1/chat/completions', door(openaiChatDoor));
+  app.post('/v1/messages', door(anthropicMessagesDoor));
+  app.post('/v1/messages/count_tokens', async (c) => {
+    const body = await readJson(c, anthropicFormat);
+    if (body instanceof Response) return body;
+    return c.json(anthropicCountTokens(body));
+  });
+  app.post('/v1/responses', door(responsesDoor));
+  app.post('/v1/completions', door(completionsDoor));
+  app.post('/v1/embeddings', door(openaiEmbeddingsDoor));
+  app.post('/v1/engines/:model/embeddings', door(enginesEmbeddingsDoor, (c) => ({ pathModel: c.req.param('model') })));
+  app.post('/api/chat', door(ollamaChatDoor));
+  app.post('/api/generate', door(ollamaGenerateDoor));
+  app.post('/api/embed', door(ollamaEmbedDoor));
+  app.post('/api/embeddings', door(ollamaLegacyEmbedDoor));
+
+  // Gemini: /v1beta/models/{model}:{generateContent|streamGenerateContent|countTokens}
+  app.post('/v1beta/models/*', async (c) => {
+    const rest = decodeURIComponent(c.req.path.slice('/v1beta/models/'.length));
+    const colon = rest.lastIndexOf(':');
+    const model = colon > 0 ? rest.slice(0, colon) : rest;
+    const action = colon > 0 ? rest.slice(colon + 1) : '';
+    const query = new URL(c.req.url).searchParams;
+    if (action === 'generateContent' || action === 'streamGenerateContent') {
+      return door(geminiGenerateDoor, () => ({ pathModel: model, pathStream: action === 'streamGenerateContent', query }))(c);
+    }
+    if (action === 'countTokens') {
+      const body = await readJson(c, geminiFormat);
+      if (body instanceof Response) return body;
+      return c.json(geminiCountTokens(body));
+    }
+    const e = new ApiError('not_found', `Gemini action "${action || '(none)'}" is not supported for model "${model}".`, 'Use :generateContent, :streamGenerateContent or :countTokens.');
+    return c.json(geminiFormat.errorBody(wireError(e)) as object, 404);
   });
 
-  app.get('/v1/models', async (c) => {
-    const listing = await deps.engine().models.list();
-    const headers: Record<string, string> = {};
-    if (listing.failed.length) headers['x-switchboard-unavailable'] = listing.failed.map((f) => f.provider).join(',');
-    return c.json({ object: 'list', data: listing.data }, 200, headers);
-  });
+  app.route('/', compatRoutes(deps.engine));
 
   app.route('/admin/v1', adminRoutes(deps.engine, deps.store, deps.listenPort));
   return app;

@@ -1,10 +1,158 @@
 // The front doors: each client wire format, its route, and when a provider can take its bytes unchanged.
+import { anthropicFormat } from '../proxy/formats/anthropic.ts';
+import { completionsFormat } from '../proxy/formats/completions.ts';
+import {
+  type EmbedClient,
+  type EmbedHubRequest,
+  embedCall,
+  ollamaEmbedClient,
+  ollamaLegacyEmbedClient,
+  openaiEmbedClient,
+} from '../proxy/formats/embeddings.ts';
+import { geminiFormat } from '../proxy/formats/gemini.ts';
+import type { ClientFormat } from '../proxy/formats/hub.ts';
+import { generateResponseFromHub, generateStreamEncoder, generateToHub, ollamaFormat } from '../proxy/formats/ollama.ts';
 import { openaiFormat } from '../proxy/formats/openai.ts';
-import type { FrontDoor } from './front-door.ts';
+import { responsesFormat } from '../proxy/formats/responses.ts';
+import type { AttemptPlan, PlanTarget } from '../proxy/forward.ts';
+import type { FrontDoor, PlanInput } from './front-door.ts';
 
 export const openaiChatDoor: FrontDoor = {
   format: openaiFormat,
   path: '/v1/chat/completions',
   nativePath: ({ kind }, model, stream) => (kind.format === 'openai' ? kind.chatPath(model, stream) : null),
   modelInBody: true,
+};
+
+export const anthropicMessagesDoor: FrontDoor = {
+  format: anthropicFormat,
+  path: '/v1/messages',
+  nativePath: ({ kind }, model, stream) => (kind.format === 'anthropic' ? kind.chatPath(model, stream) : null),
+  modelInBody: true,
+};
+
+/** Gemini's model and streaming live in the URL; the JSON-array stream (no alt=sse) passes through as such. */
+export const geminiGenerateDoor: FrontDoor = {
+  format: geminiFormat,
+  path: '/v1beta/models/{model}:generateContent',
+  nativePath: ({ kind }, model, stream, ctx) => {
+    if (kind.format !== 'gemini') return null;
+    if (!stream) return kind.chatPath(model, false);
+    const sse = ctx.query?.get('alt') === 'sse';
+    return sse ? kind.chatPath(model, true) : `/models/${encodeURIComponent(model)}:streamGenerateContent`;
+  },
+  modelInBody: false,
+};
+
+/** Ollama's "load the model" calls (no messages, or no prompt): answered here, as a router has nothing to load. */
+function ollamaLoadReply(body: unknown, field: 'messages' | 'prompt'): unknown | null {
+  const b = body as Record<string, unknown> | null;
+  if (!b || typeof b !== 'object' || typeof b.model !== 'string') return null;
+  const empty = field === 'messages' ? Array.isArray(b.messages) && b.messages.length === 0 : b.prompt === undefined || b.prompt === '';
+  if (!empty) return null;
+  const base = { model: b.model, created_at: new Date().toISOString(), done: true, done_reason: 'load' };
+  return field === 'messages' ? { ...base, message: { role: 'assistant', content: '' } } : { ...base, response: '' };
+}
+
+export const ollamaChatDoor: FrontDoor = {
+  local: (body) => ollamaLoadReply(body, 'messages'),
+  format: ollamaFormat,
+  path: '/api/chat',
+  nativePath: ({ kind }, model, stream) => (kind.format === 'ollama' ? kind.chatPath(model, stream) : null),
+  modelInBody: true,
+};
+
+const ollamaGenerateFormat: ClientFormat = {
+  name: 'ollama',
+  toHub: (body) => generateToHub(body),
+  fromHubResponse: (res, ctx) => generateResponseFromHub(res, ctx.model),
+  streamEncoder: (ctx) => generateStreamEncoder(ctx.model),
+  errorBody: (e) => ollamaFormat.errorBody(e),
+};
+
+export const ollamaGenerateDoor: FrontDoor = {
+  local: (body) => ollamaLoadReply(body, 'prompt'),
+  format: ollamaGenerateFormat,
+  path: '/api/generate',
+  nativePath: ({ kind }) => (kind.format === 'ollama' ? '/api/generate' : null),
+  modelInBody: true,
+};
+
+/**
+ * Providers that speak the Responses API natively get the client's bytes; others get chat completions. Only
+ * OpenAI's own API is known to speak it (an OpenAI-compatible server usually does not).
+ */
+export function speaksResponses(target: PlanTarget): boolean {
+  return target.kind.type === 'openai' && target.baseUrl.hostname === 'api.openai.com';
+}
+
+export const responsesDoor: FrontDoor = {
+  format: responsesFormat,
+  path: '/v1/responses',
+  nativePath: (target) => (speaksResponses(target) ? '/responses' : null),
+  modelInBody: true,
+};
+
+/** Legacy text completions pass through to OpenAI-compatible providers (they all have /completions). */
+export const completionsDoor: FrontDoor = {
+  format: completionsFormat,
+  path: '/v1/completions',
+  nativePath: ({ kind }) => (kind.format === 'openai' ? '/completions' : null),
+  modelInBody: true,
+};
+
+function genericErrorMessage(body: unknown): string | undefined {
+  const e = (body as { error?: unknown; message?: unknown })?.error ?? (body as { message?: unknown })?.message;
+  if (typeof e === 'string') return e;
+  const m = (e as { message?: unknown })?.message;
+  return typeof m === 'string' ? m : undefined;
+}
+
+function embeddingsPlan(client: EmbedClient, nativeFor: 'openai' | 'ollama' | null) {
+  return (t: PlanTarget, input: PlanInput): AttemptPlan | string => {
+    const embed = { ...(input.hub as EmbedHubRequest).embed, model: input.model };
+    const call = embedCall(t.kind, embed);
+    if (!call) return `provider "${t.name}" (type ${t.kind.type}) has no embeddings endpoint`;
+    if (nativeFor && t.kind.format === nativeFor) return { path: call.path, body: input.rawBody };
+    return {
+      path: call.path,
+      body: Buffer.from(JSON.stringify(call.body)),
+      translate: { json: (json) => client.fromEmbed(call.read(json), input.clientModel), errorMessage: genericErrorMessage },
+    };
+  };
+}
+
+const noNative = () => null;
+
+export const openaiEmbeddingsDoor: FrontDoor = {
+  format: openaiEmbedClient,
+  path: '/v1/embeddings',
+  nativePath: noNative,
+  modelInBody: true,
+  plan: embeddingsPlan(openaiEmbedClient, 'openai'),
+};
+
+/** The old OpenAI engines path (model in the URL); the spec lists it with the third vendor's routes. */
+export const enginesEmbeddingsDoor: FrontDoor = {
+  format: openaiEmbedClient,
+  path: '/v1/engines/{model}/embeddings',
+  nativePath: noNative,
+  modelInBody: false,
+  plan: embeddingsPlan(openaiEmbedClient, null),
+};
+
+export const ollamaEmbedDoor: FrontDoor = {
+  format: ollamaEmbedClient,
+  path: '/api/embed',
+  nativePath: noNative,
+  modelInBody: true,
+  plan: embeddingsPlan(ollamaEmbedClient, 'ollama'),
+};
+
+export const ollamaLegacyEmbedDoor: FrontDoor = {
+  format: ollamaLegacyEmbedClient,
+  path: '/api/embeddings',
+  nativePath: noNative,
+  modelInBody: true,
+  plan: embeddingsPlan(ollamaLegacyEmbedClient, null),
 };

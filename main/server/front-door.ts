@@ -26,6 +26,8 @@ export type FrontDoor = {
   nativePath: (target: PlanTarget, model: string, stream: boolean, ctx: ClientContext) => string | null;
   /** Whether the model is a field of the body (rewritten on passthrough when routing changed it). */
   modelInBody: boolean;
+  /** A request the router answers itself (e.g. Ollama's "load the model" call), or null to route it. */
+  local?: (body: unknown) => unknown | null;
   /** A non-chat endpoint supplies its own plan per provider (e.g. embeddings); chat doors use chatPlan. */
   plan?: (target: PlanTarget, input: PlanInput) => AttemptPlan | string;
 };
@@ -83,6 +85,14 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     checkOrigin(req.headers);
     const body = await readBody(req, engine.maxBodyBytes);
     const json = parseJson(body);
+    const local = door.local?.(json);
+    if (local) {
+      const text = JSON.stringify(local);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+      entry.status = 200;
+      return;
+    }
     const hub = door.format.toHub(json, ctx);
     const model = hub.model;
     const stream = hub.stream === true;

@@ -34,7 +34,7 @@ export function portConflictMessage(port: number, holder: PortHolder, configPath
       return (
         `Port ${port} is in use by Ollama ${holder.version}. Either ${moveUs}, ` +
         `or move Ollama to another port (set OLLAMA_HOST=127.0.0.1:11435 and restart it) and add it to Switchboard as a provider ` +
-        `with "base_url": "http://127.0.0.1:11435/v1", so Switchboard can take ${port}.`
+        `with "type": "ollama" and "base_url": "http://127.0.0.1:11435" (the "local" template), so Switchboard can take ${port}.`
       );
     case 'switchboard':
       return `Port ${port} is in use by another Switchboard that is already running. Use that one, stop it, or ${moveUs}.`;

@@ -227,3 +227,31 @@ describe('mock provider: models and lifecycle', () => {
     await m.close(); // twice is fine
   });
 });
+
+describe('tool calls', () => {
+  it('replies with a tool call, whole and streamed in pieces, as the openai client reads it', async () => {
+    const { startMockProvider: start } = await import('./mock-provider.ts');
+    const { default: OpenAIClient } = await import('openai');
+    const m = await start({ name: 'tools', behavior: { toolCall: { name: 'get_weather', arguments: { city: 'Paris', days: 3 } } } });
+    try {
+      const c = new OpenAIClient({ baseURL: m.baseUrl, apiKey: 'x', maxRetries: 0 });
+      const whole = await c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+      expect(whole.choices[0]!.finish_reason).toBe('tool_calls');
+      expect(JSON.parse(whole.choices[0]!.message.tool_calls![0]!.type === 'function' ? (whole.choices[0]!.message.tool_calls![0] as { function: { arguments: string } }).function.arguments : '')).toEqual({ city: 'Paris', days: 3 });
+      const stream = await c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true });
+      let args = '';
+      let pieces = 0;
+      for await (const chunk of stream) {
+        const d = chunk.choices[0]?.delta.tool_calls?.[0]?.function?.arguments;
+        if (d) {
+          args += d;
+          pieces++;
+        }
+      }
+      expect(pieces).toBe(3);
+      expect(JSON.parse(args)).toEqual({ city: 'Paris', days: 3 });
+    } finally {
+      await m.close();
+    }
+  });
+});

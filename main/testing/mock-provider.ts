@@ -36,6 +36,8 @@ export type MockBehavior = {
   /** Ids for GET /v1/models; default ['mock-model']. */
   models?: string[];
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Reply with this tool call instead of text; streamed with its arguments split across three deltas. */
+  toolCall?: { name: string; arguments: object };
 };
 
 export type RecordedRequest = {
@@ -175,10 +177,17 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     timers.add(timer);
   };
 
-  const completionBody = (modelJson: string): string =>
-    `{"id":"chatcmpl-mock${++sequence}","object":"chat.completion","created":${Math.floor(Date.now() / 1000)},` +
-    `"model":${modelJson},"choices":[{"index":0,"message":{"role":"assistant","content":${plan.contentJson}},` +
-    `"finish_reason":"stop"}]${plan.usageJson}`;
+  const completionBody = (modelJson: string): string => {
+    const tc = plan.behavior.toolCall;
+    const message = tc
+      ? `{"role":"assistant","content":null,"tool_calls":[{"id":"call_mock1","type":"function","function":{"name":${JSON.stringify(tc.name)},"arguments":${JSON.stringify(JSON.stringify(tc.arguments))}}}]}`
+      : `{"role":"assistant","content":${plan.contentJson}}`;
+    return (
+      `{"id":"chatcmpl-mock${++sequence}","object":"chat.completion","created":${Math.floor(Date.now() / 1000)},` +
+      `"model":${modelJson},"choices":[{"index":0,"message":${message},` +
+      `"finish_reason":"${tc ? 'tool_calls' : 'stop'}"}]${plan.usageJson}`
+    );
+  };
 
   const answerCompletion = (res: http.ServerResponse, p: Plan, modelJson: string): void => {
     const body = completionBody(modelJson);
@@ -196,8 +205,20 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       `data: {"id":"chatcmpl-mock${++sequence}","object":"chat.completion.chunk",` +
       `"created":${Math.floor(Date.now() / 1000)},"model":${modelJson},"choices":[`;
     const events: string[] = [head + ROLE_TAIL];
-    for (const tail of p.tokenTails) events.push(head + tail);
-    events.push(head + STOP_TAIL);
+    const tc = p.behavior.toolCall;
+    if (tc) {
+      const args = JSON.stringify(tc.arguments);
+      const cuts = [0, Math.floor(args.length / 3), Math.floor((2 * args.length) / 3), args.length];
+      for (let i = 0; i < 3; i++) {
+        const first = i === 0 ? `"id":"call_mock1","type":"function",` : '';
+        const fn = i === 0 ? `{"name":${JSON.stringify(tc.name)},"arguments":${JSON.stringify(args.slice(cuts[i], cuts[i + 1]))}}` : `{"arguments":${JSON.stringify(args.slice(cuts[i], cuts[i + 1]))}}`;
+        events.push(`${head}{"index":0,"delta":{"tool_calls":[{"index":0,${first}"function":${fn}}]},"finish_reason":null}]}\n\n`);
+      }
+      events.push(`${head}{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n`);
+    } else {
+      for (const tail of p.tokenTails) events.push(head + tail);
+      events.push(head + STOP_TAIL);
+    }
     if (includeUsage) events.push(head + ']' + p.usageJson + '\n\n');
     events.push(DONE);
 

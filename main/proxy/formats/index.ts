@@ -1,13 +1,19 @@
 // The registry of wire formats a provider may speak (the provider side of each format module).
+import { anthropicFormat } from './anthropic.ts';
+import { geminiFormat } from './gemini.ts';
 import type { FormatName, ProviderFormat } from './hub.ts';
+import { ollamaFormat } from './ollama.ts';
 import { openaiFormat } from './openai.ts';
+import { responsesFormat } from './responses.ts';
 
-const PROVIDER_FORMATS: Partial<Record<FormatName, ProviderFormat>> = {
+const PROVIDER_FORMATS: Record<FormatName, ProviderFormat> = {
   openai: openaiFormat,
+  anthropic: anthropicFormat,
+  gemini: geminiFormat,
+  ollama: ollamaFormat,
+  responses: responsesFormat,
 };
 
 export function providerFormat(name: FormatName): ProviderFormat {
-  const f = PROVIDER_FORMATS[name];
-  if (!f) throw new Error(`no provider format "${name}"`);
-  return f;
+  return PROVIDER_FORMATS[name];
 }

@@ -257,7 +257,8 @@ function readMessages(v: unknown): HubMessage[] {
         return out;
       }
       default: {
-        const toolName = optionalString(m.tool_name, `${f}.tool_name`);
+        // Older clients name the tool in `name`; Ollama's field is `tool_name`.
+        const toolName = optionalString(m.tool_name, `${f}.tool_name`) ?? (typeof m.name === 'string' ? m.name : undefined);
         const sentId = optionalString(m.tool_call_id, `${f}.tool_call_id`);
         let at = sentId ? pending.findIndex((p) => p.id === sentId) : -1;
         if (at < 0 && toolName) at = pending.findIndex((p) => p.name === toolName);

@@ -377,6 +377,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   private finish: FinishReason | null = null;
   private usage: HubUsage | null = null;
   private ended = false;
+  private failed = false;
 
   constructor(private readonly model: string) {}
 
@@ -433,7 +434,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   private itemStatus(): string {
-    return incompleteReason(this.finish) ? 'incomplete' : 'completed';
+    return this.failed || incompleteReason(this.finish) ? 'incomplete' : 'completed';
   }
 
   private finalItem(item: OpenItem): OutputItem {
@@ -553,6 +554,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
   error(e: WireError): string {
     if (this.ended) return '';
     this.ended = true;
+    this.failed = true;
     const error = { code: e.code, message: e.message };
     let out = this.event('error', { code: e.code, message: e.message, param: null, error: { type: e.type, code: e.code, message: e.message, param: null } });
     const response = responseObject({

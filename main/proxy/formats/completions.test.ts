@@ -1,0 +1,235 @@
+// Golden tests for the legacy /v1/completions front door, and the official openai client reading its answers.
+import http from 'node:http';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../server/errors.ts';
+import { completionsFormat } from './completions.ts';
+import { type HubChunk, type HubRequest, type HubResponse, responseToChunks } from './hub.ts';
+
+const ctx = { model: 'gpt-3.5-turbo-instruct' };
+const base = { id: 'chatcmpl-1', object: 'chat.completion' as const, created: 1700000000, model: 'provider-model' };
+const usage = { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 };
+const chunkBase = { id: 'chatcmpl-1', object: 'chat.completion.chunk' as const, created: 1700000000, model: 'provider-model' };
+
+function refusal(body: unknown): ApiError {
+  try {
+    completionsFormat.toHub(body, {});
+  } catch (e) {
+    expect(e).toBeInstanceOf(ApiError);
+    expect((e as ApiError).status).toBe(400);
+    expect((e as ApiError).action).toBeTruthy();
+    return e as ApiError;
+  }
+  throw new Error('expected the request to be refused');
+}
+
+/** The `data:` payloads of an SSE text, with generated ids replaced. */
+function dataLines(text: string): unknown[] {
+  const parts = text.split('\n\n');
+  expect(parts.pop()).toBe('');
+  return parts.map((p) => {
+    expect(p.startsWith('data: ')).toBe(true);
+    const data = p.slice('data: '.length);
+    return data === '[DONE]' ? data : JSON.parse(data.replace(/"cmpl-[a-z0-9]+"/, '"cmpl-X"'));
+  });
+}
+
+describe('completions: request → hub', () => {
+  it('converts a request exactly', () => {
+    expect(
+      completionsFormat.toHub(
+        {
+          model: 'gpt-3.5-turbo-instruct',
+          prompt: 'Say this is a test',
+          max_tokens: 7,
+          temperature: 0,
+          top_p: 1,
+          n: 1,
+          stream: true,
+          stream_options: { include_usage: true },
+          stop: '\n',
+          logprobs: null,
+          echo: false,
+          suffix: null,
+          seed: 3,
+          presence_penalty: 0.1,
+          frequency_penalty: 0.2,
+          user: 'u-1',
+          best_of: 1,
+        },
+        {},
+      ),
+    ).toEqual({
+      model: 'gpt-3.5-turbo-instruct',
+      messages: [{ role: 'user', content: 'Say this is a test' }],
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 7,
+      temperature: 0,
+      top_p: 1,
+      stop: '\n',
+      n: 1,
+      seed: 3,
+      presence_penalty: 0.1,
+      frequency_penalty: 0.2,
+      user: 'u-1',
+    } satisfies HubRequest);
+  });
+
+  it('accepts a prompt array holding one prompt', () => {
+    expect(completionsFormat.toHub({ model: 'm', prompt: ['Once upon'] }, {}).messages).toEqual([{ role: 'user', content: 'Once upon' }]);
+  });
+
+  it('refuses more than one prompt, saying to send one request per prompt', () => {
+    const e = refusal({ model: 'm', prompt: ['a', 'b'] });
+    expect(e.message).toContain('"prompt" has 2 prompts');
+    expect(e.action).toContain('one request per prompt');
+  });
+
+  it.each([
+    [{ model: 'm', prompt: [1, 2, 3] }, 'token-id'],
+    [{ model: 'm', prompt: 'x', suffix: '}' }, '"suffix"'],
+    [{ model: 'm', prompt: 'x', echo: true }, '"echo"'],
+    [{ model: 'm', prompt: 'x', logprobs: 2 }, '"logprobs"'],
+    [{ model: 'm' }, '"prompt"'],
+    [[], 'JSON object'],
+  ])('refuses %j', (body, fragment) => {
+    expect(refusal(body).message).toContain(fragment);
+  });
+
+  it('asks for a model when there is none', () => {
+    expect(() => completionsFormat.toHub({ prompt: 'x' }, {})).toThrow(expect.objectContaining({ code: 'model_required' }));
+  });
+});
+
+describe('completions: hub → response and stream', () => {
+  it('writes a response exactly', () => {
+    const res: HubResponse = { ...base, choices: [{ index: 0, message: { role: 'assistant', content: '\n\nThis is indeed a test' }, finish_reason: 'length' }], usage };
+    const wire = completionsFormat.fromHubResponse(res, ctx) as Record<string, unknown>;
+    expect(wire.id).toMatch(/^cmpl-/);
+    expect({ ...wire, id: 'cmpl-X' }).toEqual({
+      id: 'cmpl-X',
+      object: 'text_completion',
+      created: 1700000000,
+      model: 'gpt-3.5-turbo-instruct',
+      choices: [{ text: '\n\nThis is indeed a test', index: 0, logprobs: null, finish_reason: 'length' }],
+      usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
+    });
+  });
+
+  it('writes the exact stream: text chunks, the finish with usage, then [DONE]', () => {
+    const enc = completionsFormat.streamEncoder(ctx);
+    const res: HubResponse = { ...base, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }] };
+    const chunks: HubChunk[] = [...responseToChunks(res).slice(0, -1), { ...chunkBase, choices: [{ index: 0, delta: { content: ' world' }, finish_reason: null }] }];
+    chunks.push({ ...chunkBase, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }, { ...chunkBase, choices: [], usage });
+    const text = chunks.map((c) => enc.chunk(c)).join('') + enc.end();
+    expect(enc.contentType).toBe('text/event-stream');
+    const head = { id: 'cmpl-X', object: 'text_completion', created: 1700000000, model: 'gpt-3.5-turbo-instruct' };
+    expect(dataLines(text)).toEqual([
+      { ...head, choices: [{ text: 'Hello', index: 0, logprobs: null, finish_reason: null }] },
+      { ...head, choices: [{ text: ' world', index: 0, logprobs: null, finish_reason: null }] },
+      { ...head, choices: [{ text: '', index: 0, logprobs: null, finish_reason: 'stop' }], usage },
+      '[DONE]',
+    ]);
+  });
+
+  it('sends a held finish at the end when no usage comes, and reads tool_calls as stop', () => {
+    const enc = completionsFormat.streamEncoder(ctx);
+    const text = enc.chunk({ ...chunkBase, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'tool_calls' }] }) + enc.end();
+    expect(dataLines(text).map((d) => (typeof d === 'string' ? d : (d as { choices: unknown[] }).choices[0]))).toEqual([
+      { text: 'x', index: 0, logprobs: null, finish_reason: null },
+      { text: '', index: 0, logprobs: null, finish_reason: 'stop' },
+      '[DONE]',
+    ]);
+  });
+
+  it('ends a failed stream with an OpenAI error line and no [DONE]', () => {
+    const enc = completionsFormat.streamEncoder(ctx);
+    const text = enc.chunk({ ...chunkBase, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] }) + enc.error({ status: 502, code: 'upstream_error', type: 'upstream_error', message: 'boom' });
+    expect(dataLines(text).at(-1)).toEqual({ error: { message: 'boom', type: 'upstream_error', param: null, code: 'upstream_error' } });
+    expect(enc.end()).toBe('');
+  });
+
+  it('writes the OpenAI error body', () => {
+    expect(completionsFormat.errorBody({ status: 400, code: 'invalid_request', type: 'invalid_request_error', message: 'm', action: 'a' })).toEqual({
+      error: { message: 'm', type: 'invalid_request_error', param: null, code: 'invalid_request', action: 'a' },
+    });
+  });
+});
+
+describe('completions: the official openai client reads what Switchboard writes', () => {
+  let server: http.Server;
+  let client: OpenAI;
+  let failMidStream = false;
+  const answer: HubResponse = { ...base, choices: [{ index: 0, message: { role: 'assistant', content: 'This is a test.' }, finish_reason: 'stop' }], usage };
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c.toString()));
+      req.on('end', () => {
+        let hub: HubRequest;
+        try {
+          hub = completionsFormat.toHub(JSON.parse(raw), {});
+        } catch (e) {
+          const err = e as ApiError;
+          res.writeHead(err.status, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify(completionsFormat.errorBody({ status: err.status, code: err.code, type: err.type, message: err.message })));
+        }
+        if (!hub.stream) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          return res.end(JSON.stringify(completionsFormat.fromHubResponse(answer, { model: hub.model })));
+        }
+        const enc = completionsFormat.streamEncoder({ model: hub.model });
+        res.writeHead(200, { 'content-type': enc.contentType });
+        const chunks = responseToChunks(answer);
+        if (failMidStream) {
+          res.write(enc.chunk(chunks[0]!) + enc.chunk(chunks[1]!));
+          return res.end(enc.error({ status: 502, code: 'upstream_error', type: 'upstream_error', message: 'Provider failed mid-stream.' }));
+        }
+        for (const c of chunks) res.write(enc.chunk(c));
+        res.end(enc.end());
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    client = new OpenAI({ baseURL: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`, apiKey: 'x', maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('non-stream', async () => {
+    const reply = await client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'Say this is a test', max_tokens: 7 });
+    expect(reply.object).toBe('text_completion');
+    expect(reply.model).toBe('gpt-3.5-turbo-instruct');
+    expect(reply.choices[0]).toEqual({ text: 'This is a test.', index: 0, logprobs: null, finish_reason: 'stop' });
+    expect(reply.usage).toEqual(usage);
+  });
+
+  it('stream', async () => {
+    failMidStream = false;
+    const stream = await client.completions.create({ model: 'm', prompt: 'Say this is a test', stream: true });
+    const got: OpenAI.Completion[] = [];
+    for await (const c of stream) got.push(c);
+    expect(got.map((c) => c.choices[0]?.text).join('')).toBe('This is a test.');
+    expect(got.at(-1)?.choices[0]?.finish_reason).toBe('stop');
+    expect(new Set(got.map((c) => c.id)).size).toBe(1);
+  });
+
+  it('a mid-stream failure makes the client throw', async () => {
+    failMidStream = true;
+    const stream = await client.completions.create({ model: 'm', prompt: 'x', stream: true });
+    const err = await (async () => {
+      for await (const _ of stream);
+    })().catch((e: unknown) => e);
+    failMidStream = false;
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect((err as Error).message).toContain('Provider failed mid-stream.');
+  });
+
+  it('a refused request comes back as a 400 the client classifies', async () => {
+    const err = await client.completions.create({ model: 'm', prompt: ['a', 'b'] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as Error).message).toContain('one prompt per request');
+  });
+});

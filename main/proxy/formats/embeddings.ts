@@ -1,0 +1,146 @@
+// Embeddings in every dialect: OpenAI /v1/embeddings (and the old /v1/engines/{model}/embeddings), Ollama
+// /api/embed and /api/embeddings on the client side; OpenAI, Ollama and Gemini providers on the other.
+import { ApiError } from '../../server/errors.ts';
+import type { ProviderKind } from '../providers/index.ts';
+import type { ClientContext, ClientFormat, HubRequest, WireError } from './hub.ts';
+
+/** The hub of embeddings: a model and a list of texts in; a vector per text out. */
+export type EmbedRequest = { model: string; inputs: string[]; dimensions?: number };
+export type EmbedResult = { vectors: number[][]; promptTokens: number | null };
+
+/** Carried through the chat-shaped hub request of the front door (the `messages` are unused). */
+export type EmbedHubRequest = HubRequest & { embed: EmbedRequest };
+
+function bad(message: string, action: string): ApiError {
+  return new ApiError('invalid_request', message, action);
+}
+
+function inputs(value: unknown, field: string): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
+  if (Array.isArray(value) && value.every((v) => Array.isArray(v) || typeof v === 'number')) {
+    throw bad(`"${field}" holds token ids; Switchboard forwards text only when it translates between formats.`, 'Send the text itself.');
+  }
+  throw bad(`"${field}" must be a string or an array of strings.`, `Send "${field}": "text" or ["text", ...].`);
+}
+
+function object(body: unknown): Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw bad('The request body must be a JSON object.', 'Send a JSON object.');
+  return body as Record<string, unknown>;
+}
+
+function modelOf(b: Record<string, unknown>, ctx: ClientContext): string {
+  const model = ctx.pathModel ?? b.model;
+  if (typeof model !== 'string' || !model) throw new ApiError('model_required', 'The request has no "model".', 'Add "model": "<name>".');
+  return model;
+}
+
+const toHub = (model: string, embed: EmbedRequest): EmbedHubRequest => ({ model, messages: [], embed });
+
+// ---- client side ----
+
+export type EmbedClient = ClientFormat & { fromEmbed(r: EmbedResult, model: string): unknown };
+
+const ollamaError = (e: WireError) => ({ error: e.message });
+const openaiError = (e: WireError) => ({ error: { code: e.code, message: e.message, type: e.type, ...(e.action ? { action: e.action } : {}) } });
+const noStream = {
+  contentType: 'application/json',
+  chunk: () => '',
+  end: () => '',
+  error: () => '',
+};
+
+export const openaiEmbedClient: EmbedClient = {
+  name: 'openai',
+  toHub(body, ctx) {
+    const b = object(body);
+    const model = modelOf(b, ctx);
+    const dims = typeof b.dimensions === 'number' ? { dimensions: b.dimensions } : {};
+    return toHub(model, { model, inputs: inputs(b.input, 'input'), ...dims });
+  },
+  fromEmbed: (r, model) => ({
+    object: 'list',
+    data: r.vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
+    model,
+    usage: { prompt_tokens: r.promptTokens ?? 0, total_tokens: r.promptTokens ?? 0 },
+  }),
+  fromHubResponse: () => ({}),
+  streamEncoder: () => noStream,
+  errorBody: openaiError,
+};
+
+/** Ollama's current endpoint: {model, input} → {model, embeddings}. */
+export const ollamaEmbedClient: EmbedClient = {
+  name: 'ollama',
+  toHub(body, ctx) {
+    const b = object(body);
+    const model = modelOf(b, ctx);
+    return toHub(model, { model, inputs: inputs(b.input, 'input') });
+  },
+  fromEmbed: (r, model) => ({ model, embeddings: r.vectors, total_duration: 0, load_duration: 0, prompt_eval_count: r.promptTokens ?? 0 }),
+  fromHubResponse: () => ({}),
+  streamEncoder: () => noStream,
+  errorBody: ollamaError,
+};
+
+/** Ollama's older endpoint: {model, prompt} → {embedding}. */
+export const ollamaLegacyEmbedClient: EmbedClient = {
+  name: 'ollama',
+  toHub(body, ctx) {
+    const b = object(body);
+    const model = modelOf(b, ctx);
+    if (typeof b.prompt !== 'string') throw bad('"prompt" must be a string.', 'Send {"model": "...", "prompt": "text"}, or use /api/embed.');
+    return toHub(model, { model, inputs: [b.prompt] });
+  },
+  fromEmbed: (r) => ({ embedding: r.vectors[0] ?? [] }),
+  fromHubResponse: () => ({}),
+  streamEncoder: () => noStream,
+  errorBody: ollamaError,
+};
+
+// ---- provider side ----
+
+export type EmbedProviderCall = { path: string; body: unknown; read(json: unknown): EmbedResult };
+
+function numbers(v: unknown): number[] {
+  return Array.isArray(v) ? v.map(Number) : [];
+}
+
+/** How a provider kind embeds, or null when it has no embeddings endpoint (Anthropic). */
+export function embedCall(kind: ProviderKind, req: EmbedRequest): EmbedProviderCall | null {
+  switch (kind.format) {
+    case 'openai':
+      return {
+        path: '/embeddings',
+        body: { model: req.model, input: req.inputs, ...(req.dimensions ? { dimensions: req.dimensions } : {}) },
+        read: (json) => {
+          const j = json as { data?: { index?: number; embedding?: unknown }[]; usage?: { prompt_tokens?: number } };
+          const data = [...(j.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+          return { vectors: data.map((d) => numbers(d.embedding)), promptTokens: j.usage?.prompt_tokens ?? null };
+        },
+      };
+    case 'ollama':
+      return {
+        path: '/api/embed',
+        body: { model: req.model, input: req.inputs, ...(req.dimensions ? { dimensions: req.dimensions } : {}) },
+        read: (json) => {
+          const j = json as { embeddings?: unknown[]; prompt_eval_count?: number };
+          return { vectors: (j.embeddings ?? []).map(numbers), promptTokens: j.prompt_eval_count ?? null };
+        },
+      };
+    case 'gemini':
+      return {
+        path: `/models/${encodeURIComponent(req.model)}:batchEmbedContents`,
+        body: {
+          requests: req.inputs.map((text) => ({
+            model: `models/${req.model}`,
+            content: { parts: [{ text }] },
+            ...(req.dimensions ? { outputDimensionality: req.dimensions } : {}),
+          })),
+        },
+        read: (json) => ({ vectors: ((json as { embeddings?: { values?: unknown }[] }).embeddings ?? []).map((e) => numbers(e.values)), promptTokens: null }),
+      };
+    default:
+      return null;
+  }
+}

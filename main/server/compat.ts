@@ -1,0 +1,97 @@
+// Routes that make Switchboard look like each vendor's server: Ollama's /api/* metadata, and model lists in the
+// shape the caller's headers ask for (Anthropic, Gemini or OpenAI), as new-api does.
+import type { HttpBindings } from '@hono/node-server';
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { anthropicModelList } from '../proxy/formats/anthropic.ts';
+import { geminiModelList } from '../proxy/formats/gemini.ts';
+import type { Engine } from '../proxy/engine.ts';
+import { VERSION } from './admin.ts';
+
+/** The version /api/version reports: numeric, as Ollama's clients expect (some reject anything else). */
+export const OLLAMA_COMPAT_VERSION = '0.12.0';
+/** The context length /api/show reports when the provider does not say (most current models have at least this). */
+export const DEFAULT_CONTEXT_LENGTH = 131072;
+
+type Ctx = Context<{ Bindings: HttpBindings }>;
+
+async function modelIds(engine: Engine): Promise<{ ids: string[]; failed: string[] }> {
+  const listing = await engine.models.list();
+  return { ids: listing.data.map((m) => m.id), failed: listing.failed.map((f) => f.provider) };
+}
+
+function unavailableHeader(failed: string[]): Record<string, string> {
+  return failed.length ? { 'x-switchboard-unavailable': failed.join(',') } : {};
+}
+
+/** Which vendor's list shape a caller wants, from its headers. */
+export function modelListShape(headers: Record<string, string | string[] | undefined>, query: URLSearchParams): 'anthropic' | 'gemini' | 'openai' {
+  if (headers['anthropic-version']) return 'anthropic';
+  if (headers['x-goog-api-key'] || query.has('key')) return 'gemini';
+  return 'openai';
+}
+
+export function compatRoutes(engine: () => Engine): Hono<{ Bindings: HttpBindings }> {
+  const app = new Hono<{ Bindings: HttpBindings }>();
+  const ollamaHeaders = { 'x-switchboard-version': VERSION };
+
+  app.get('/', (c) => c.text('Ollama is running', 200, ollamaHeaders));
+  app.on('HEAD', '/', (c) => c.body(null, 200, ollamaHeaders));
+  app.get('/api/version', (c) => c.json({ version: OLLAMA_COMPAT_VERSION }, 200, ollamaHeaders));
+
+  app.get('/api/tags', async (c) => {
+    const { ids, failed } = await modelIds(engine());
+    const modified_at = new Date().toISOString();
+    const models = ids.map((id) => ({
+      name: id,
+      model: id,
+      modified_at,
+      size: 0,
+      digest: '',
+      details: { parent_model: '', format: '', family: '', families: null, parameter_size: '', quantization_level: '' },
+    }));
+    return c.json({ models }, 200, unavailableHeader(failed));
+  });
+
+  app.get('/api/ps', (c) => c.json({ models: [] }));
+
+  app.post('/api/show', async (c: Ctx) => {
+    let body: { model?: unknown; name?: unknown };
+    try {
+      body = await c.req.json();
+    } catch {
+      return c.json({ error: 'the request body is not valid JSON' }, 400);
+    }
+    const model = typeof body.model === 'string' ? body.model : typeof body.name === 'string' ? body.name : '';
+    if (!model) return c.json({ error: 'model is required' }, 400);
+    const route = engine().router.resolve(model, null);
+    if (route.candidates.length === 0) return c.json({ error: `model '${model}' not found` }, 404);
+    return c.json({
+      license: '',
+      modelfile: `# served by Switchboard through ${route.candidates[0]!.provider}\nFROM ${model}\n`,
+      parameters: '',
+      template: '{{ .Prompt }}',
+      details: { parent_model: '', format: '', family: 'switchboard', families: ['switchboard'], parameter_size: '', quantization_level: '' },
+      model_info: { 'general.architecture': 'switchboard', 'switchboard.context_length': DEFAULT_CONTEXT_LENGTH },
+      capabilities: ['completion', 'tools'],
+      modified_at: new Date().toISOString(),
+    });
+  });
+
+  app.get('/v1/models', async (c) => {
+    const e = engine();
+    const listing = await e.models.list();
+    const headers = unavailableHeader(listing.failed.map((f) => f.provider));
+    const shape = modelListShape(c.env.incoming.headers, new URL(c.req.url).searchParams);
+    if (shape === 'anthropic') return c.json(anthropicModelList(listing.data.map((m) => m.id)) as object, 200, headers);
+    if (shape === 'gemini') return c.json(geminiModelList(listing.data.map((m) => m.id)) as object, 200, headers);
+    return c.json({ object: 'list', data: listing.data }, 200, headers);
+  });
+
+  app.get('/v1beta/models', async (c) => {
+    const { ids, failed } = await modelIds(engine());
+    return c.json(geminiModelList(ids) as object, 200, unavailableHeader(failed));
+  });
+
+  return app;
+}

@@ -1,0 +1,296 @@
+// A real Anthropic Messages API server for tests: POST /v1/messages (JSON, or SSE event by event as Anthropic sends
+// it) and GET /v1/models, with scripted replies, tool calls, failures and mid-stream cuts.
+//
+// Decisions (mock-anthropic.test.ts pins them, driving the mock with the official @anthropic-ai/sdk):
+// - baseUrl is `http://127.0.0.1:<port>/v1` (a provider config's base_url, like https://api.anthropic.com/v1;
+//   requests go to `<base_url>/messages`). The official SDK appends /v1/messages itself: give it rootUrl.
+// - Like Anthropic, every request needs a key (else 401 authentication_error) and an `anthropic-version` header
+//   (else 400). The key is read from `x-api-key` or from `Authorization: Bearer` (the official SDK 1.x sends the
+//   latter) and recorded with the header that carried it. A messages body needs model, max_tokens and messages.
+// - `status` answers Anthropic's error body {type:"error", error:{type, message}, request_id} with the type Anthropic
+//   uses for that status (529 → overloaded_error). `failTimes` counts message requests from the last setBehavior();
+//   the models list fails while that budget is not spent.
+// - Streams send message_start, content_block_start, ping, the deltas, content_block_stop, message_delta and
+//   message_stop. A tool call streams an empty input_json_delta first, as Anthropic does, then the arguments JSON in
+//   three pieces. `failAfterChunks` and `errorEventAfterChunks` count SSE events, message_start first.
+// - Default usage: input_tokens 10, output_tokens = the number of deltas.
+import http from 'node:http';
+import type { Socket } from 'node:net';
+
+export type MockAnthropicBehavior = {
+  /** Reply text pieces; default ['Hello', ' from', ' <name>']. */
+  tokens?: string[];
+  /** Reply with this tool call instead of text (streamed with the arguments split across several deltas). */
+  toolCall?: { name: string; arguments: object };
+  /** Delay between SSE events; default 0. */
+  chunkDelayMs?: number;
+  /** Answer this status with Anthropic's error body. */
+  status?: number;
+  /** With status: fail only the first N message requests, then behave normally. */
+  failTimes?: number;
+  /** Stream: send N events, then destroy the socket. */
+  failAfterChunks?: number;
+  /** Stream: send N events, then Anthropic's `event: error` (overloaded_error), and end the response. */
+  errorEventAfterChunks?: number;
+  usage?: { input_tokens: number; output_tokens: number };
+  /** Ids for GET /v1/models; default ['claude-mock']. */
+  models?: string[];
+};
+
+export type MockAnthropicRequest = {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  /** The key from x-api-key, else from Authorization: Bearer; undefined when neither is sent. */
+  apiKey: string | undefined;
+  /** The header that carried the key. */
+  apiKeyHeader: 'x-api-key' | 'authorization' | undefined;
+  /** Parsed JSON; the raw text when the body is not JSON; undefined when there is no body. */
+  body: any;
+};
+
+export type MockAnthropic = {
+  name: string;
+  port: number;
+  /** 'http://127.0.0.1:<port>/v1': what a provider config's base_url must be. */
+  baseUrl: string;
+  /** 'http://127.0.0.1:<port>': the official SDK's baseURL (it appends /v1/messages). */
+  rootUrl: string;
+  /** Every request, in order (messages, models and unknown paths). */
+  requests: MockAnthropicRequest[];
+  /** Number of POST /v1/messages received. */
+  chatCount(): number;
+  /** Replaces the behaviour for later requests and restarts the failTimes count. */
+  setBehavior(b: MockAnthropicBehavior): void;
+  /** Closes the server and destroys every open socket. */
+  close(): Promise<void>;
+};
+
+export type MockAnthropicOptions = { name?: string; behavior?: MockAnthropicBehavior; port?: number };
+
+type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'request_too_large' | 'rate_limit_error' | 'api_error' | 'overloaded_error';
+
+/** Anthropic's error type and a message for a status, so clients classify the failure as in production. */
+function anthropicError(status: number): { type: ErrorType; message: string } {
+  switch (status) {
+    case 400:
+      return { type: 'invalid_request_error', message: 'Invalid request (mock).' };
+    case 401:
+      return { type: 'authentication_error', message: 'invalid x-api-key (mock)' };
+    case 403:
+      return { type: 'permission_error', message: 'Your API key does not have permission to use the specified resource (mock).' };
+    case 404:
+      return { type: 'not_found_error', message: 'The requested resource could not be found (mock).' };
+    case 413:
+      return { type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes (mock).' };
+    case 429:
+      return { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit (mock).' };
+    case 529:
+      return { type: 'overloaded_error', message: 'Overloaded (mock)' };
+    default:
+      return status >= 500 ? { type: 'api_error', message: `Internal server error (mock ${status}).` } : { type: 'invalid_request_error', message: `Request failed with status ${status} (mock).` };
+  }
+}
+
+function readKey(headers: http.IncomingHttpHeaders): Pick<MockAnthropicRequest, 'apiKey' | 'apiKeyHeader'> {
+  const xApiKey = headers['x-api-key'];
+  if (typeof xApiKey === 'string' && xApiKey !== '') return { apiKey: xApiKey, apiKeyHeader: 'x-api-key' };
+  const bearer = /^Bearer\s+(\S+)/i.exec(headers.authorization ?? '');
+  return bearer ? { apiKey: bearer[1], apiKeyHeader: 'authorization' } : { apiKey: undefined, apiKeyHeader: undefined };
+}
+
+const sse = (type: string, data: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+/** Splits text into up to `n` non-empty pieces of about equal length. */
+function splitInto(text: string, n: number): string[] {
+  const size = Math.max(1, Math.ceil(text.length / n));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promise<MockAnthropic> {
+  const name = opts.name ?? 'mock';
+  let behavior: MockAnthropicBehavior = opts.behavior ?? {};
+  let chatRequests = 0;
+  let failuresSent = 0;
+  let sequence = 0;
+  let requestIds = 0;
+  const requests: MockAnthropicRequest[] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  const later = (fn: () => void, ms: number): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timers.add(timer);
+  };
+
+  const sendJson = (res: http.ServerResponse, status: number, body: unknown): void => {
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': `req_mock${requestIds}` });
+    res.end(text);
+  };
+  const sendError = (res: http.ServerResponse, status: number, type: ErrorType, message: string): void =>
+    sendJson(res, status, { type: 'error', error: { type, message }, request_id: `req_mock${requestIds}` });
+
+  /** The reply's content blocks and the text of each delta a stream of it carries. */
+  const reply = (b: MockAnthropicBehavior) => {
+    const n = ++sequence;
+    if (b.toolCall) {
+      const args = JSON.stringify(b.toolCall.arguments);
+      return { n, tool: { id: `toolu_mock${n}`, name: b.toolCall.name, input: b.toolCall.arguments }, pieces: splitInto(args, 3), text: '' };
+    }
+    const tokens = b.tokens ?? ['Hello', ' from', ` ${name}`];
+    return { n, tool: undefined, pieces: tokens, text: tokens.join('') };
+  };
+
+  const answerMessage = (res: http.ServerResponse, b: MockAnthropicBehavior, model: string): void => {
+    const r = reply(b);
+    const usage = b.usage ?? { input_tokens: 10, output_tokens: r.pieces.length };
+    sendJson(res, 200, {
+      id: `msg_mock${r.n}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: r.tool ? [{ type: 'tool_use', ...r.tool }] : [{ type: 'text', text: r.text }],
+      stop_reason: r.tool ? 'tool_use' : 'end_turn',
+      stop_sequence: null,
+      usage,
+    });
+  };
+
+  const answerStream = (res: http.ServerResponse, b: MockAnthropicBehavior, model: string): void => {
+    const r = reply(b);
+    const usage = b.usage ?? { input_tokens: 10, output_tokens: r.pieces.length };
+    const message = { id: `msg_mock${r.n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } };
+    const events = [sse('message_start', { message })];
+    if (r.tool) {
+      events.push(sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: r.tool.id, name: r.tool.name, input: {} } }), sse('ping', {}));
+      for (const p of ['', ...r.pieces]) events.push(sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: p } }));
+    } else {
+      events.push(sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }), sse('ping', {}));
+      for (const p of r.pieces) events.push(sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: p } }));
+    }
+    events.push(
+      sse('content_block_stop', { index: 0 }),
+      sse('message_delta', { delta: { stop_reason: r.tool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }),
+      sse('message_stop', {}),
+    );
+    const errorAfter = b.errorEventAfterChunks;
+    if (errorAfter !== undefined) {
+      events.splice(errorAfter, events.length, sse('error', { error: { type: 'overloaded_error', message: 'Overloaded (mock)' } }));
+    }
+
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': `req_mock${requestIds}` });
+    const failAfter = b.failAfterChunks;
+    if (failAfter !== undefined && failAfter <= 0) {
+      res.flushHeaders();
+      later(() => res.destroy(), 0);
+      return;
+    }
+    let next = 0;
+    const sendFrom = (): void => {
+      while (!res.destroyed && !res.writableEnded) {
+        const event = events[next++] as string;
+        if (failAfter !== undefined && next >= failAfter) {
+          // Destroy only once the event has reached the socket, so the client sees exactly N events.
+          res.write(event, () => res.destroy());
+          return;
+        }
+        res.write(event);
+        if (next === events.length) return void res.end();
+        if ((b.chunkDelayMs ?? 0) > 0) return later(sendFrom, b.chunkDelayMs as number);
+      }
+    };
+    sendFrom();
+  };
+
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse, raw: string): void => {
+    let body: unknown;
+    if (raw !== '') {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = raw;
+      }
+    }
+    const url = req.url ?? '/';
+    const path = url.split('?')[0];
+    requestIds++;
+    const { apiKey, apiKeyHeader } = readKey(req.headers);
+    requests.push({ method: req.method ?? '', url, headers: req.headers, apiKey, apiKeyHeader, body });
+    const isMessages = req.method === 'POST' && path === '/v1/messages';
+    const isModels = req.method === 'GET' && path === '/v1/models';
+    if (isMessages) chatRequests++;
+    if (!isMessages && !isModels) return sendError(res, 404, 'not_found_error', 'Not found');
+    if (!apiKey) return sendError(res, 401, 'authentication_error', 'x-api-key header is required');
+    if (!req.headers['anthropic-version']) return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
+
+    const b = behavior;
+    if (b.status !== undefined && (b.failTimes === undefined || failuresSent < b.failTimes)) {
+      if (isMessages) failuresSent++;
+      const e = anthropicError(b.status);
+      return sendError(res, b.status, e.type, e.message);
+    }
+    if (isModels) {
+      const ids = b.models ?? ['claude-mock'];
+      const data = ids.map((id) => ({ type: 'model', id, display_name: `${id} (${name})`, created_at: '2025-01-01T00:00:00Z' }));
+      return sendJson(res, 200, { data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null });
+    }
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      return sendError(res, 400, 'invalid_request_error', 'There was an issue with the format of your request: the body is not a JSON object (mock).');
+    }
+    const request = body as { model?: unknown; max_tokens?: unknown; messages?: unknown; stream?: unknown };
+    for (const field of ['model', 'max_tokens', 'messages'] as const) {
+      if (request[field] === undefined) return sendError(res, 400, 'invalid_request_error', `${field}: Field required`);
+    }
+    const model = String(request.model);
+    if (request.stream === true) answerStream(res, b, model);
+    else answerMessage(res, b, model);
+  };
+
+  const server = http.createServer({ keepAlive: true, noDelay: true }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString()));
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as { port: number }).port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    name,
+    port,
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    rootUrl: `http://127.0.0.1:${port}`,
+    requests,
+    chatCount: () => chatRequests,
+    setBehavior(b: MockAnthropicBehavior) {
+      behavior = b;
+      failuresSent = 0;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        sockets.clear();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,302 @@
+// A real HTTP server speaking the OpenAI Responses API (POST /v1/responses, JSON and SSE) for integration tests.
+//
+// Written independently of main/proxy/formats/responses.ts so that tests of the provider side decode a stream
+// they did not produce themselves. Decisions (pinned in mock-responses.test.ts):
+// - baseUrl is 'http://127.0.0.1:<port>/v1', like OpenAI's: a config's base_url is that value.
+// - `usage` takes the chat names ({prompt_tokens, completion_tokens}) like mock-provider.ts, so a test can give
+//   every mock the same behaviour; the mock answers them as input_tokens / output_tokens.
+// - `failAfterChunks` counts SSE events, response.created first; `failTimes` counts from the last setBehavior().
+// - `toolCall` replies with one function_call item (no text); its arguments stream in three deltas.
+// - GET /v1/models lists `models`; other paths answer 404 with an OpenAI error body.
+import http from 'node:http';
+import type { Socket } from 'node:net';
+
+export type MockResponsesBehavior = {
+  /** Reply pieces; default ['Hello', ' from', ' <name>']. */
+  tokens?: string[];
+  /** Delay between SSE events; default 0. */
+  chunkDelayMs?: number;
+  /** Answer this status with an OpenAI error body {error:{message,type,param,code}}. */
+  status?: number;
+  /** With status: fail only the first N /v1/responses requests, then behave normally. */
+  failTimes?: number;
+  /** Stream: send N events, then destroy the socket mid-stream. */
+  failAfterChunks?: number;
+  /** Reply with this function call instead of text. */
+  toolCall?: { name: string; arguments: object };
+  /** Default: prompt_tokens 10, completion_tokens = number of tokens. */
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Ids for GET /v1/models; default ['mock-model']. */
+  models?: string[];
+};
+
+export type RecordedResponsesRequest = {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  /** Parsed JSON; the raw text when the body is not JSON; undefined when there is no body. */
+  body: any;
+};
+
+export type MockResponsesProvider = {
+  name: string;
+  port: number;
+  /** 'http://127.0.0.1:<port>/v1' */
+  baseUrl: string;
+  requests: RecordedResponsesRequest[];
+  /** Number of POST /v1/responses received. */
+  chatCount(): number;
+  setBehavior(b: MockResponsesBehavior): void;
+  close(): Promise<void>;
+};
+
+export type MockResponsesOptions = { name?: string; behavior?: MockResponsesBehavior; port?: number };
+
+function openAiError(status: number): { message: string; type: string; code: string } {
+  switch (status) {
+    case 400:
+      return { message: 'Invalid request (mock).', type: 'invalid_request_error', code: 'invalid_request' };
+    case 401:
+      return { message: 'Incorrect API key provided (mock).', type: 'invalid_request_error', code: 'invalid_api_key' };
+    case 404:
+      return { message: 'The model does not exist (mock).', type: 'invalid_request_error', code: 'model_not_found' };
+    case 429:
+      return { message: 'Rate limit reached (mock).', type: 'requests', code: 'rate_limit_exceeded' };
+    case 503:
+      return { message: 'The engine is currently overloaded (mock).', type: 'server_error', code: 'service_unavailable' };
+    default:
+      return status >= 500
+        ? { message: `The server had an error while processing your request (mock ${status}).`, type: 'server_error', code: 'server_error' }
+        : { message: `Request failed with status ${status} (mock).`, type: 'invalid_request_error', code: `http_${status}` };
+  }
+}
+
+const errorJson = (message: string, type: string, code: string): string => JSON.stringify({ error: { message, type, param: null, code } });
+
+function sendJson(res: http.ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** Splits text into `n` pieces (fewer when it is shorter). */
+function splitInto(text: string, n: number): string[] {
+  const size = Math.max(1, Math.ceil(text.length / n));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+type Reply = { id: string; created: number; model: string; request: Record<string, unknown> };
+
+export async function startMockResponses(opts: MockResponsesOptions = {}): Promise<MockResponsesProvider> {
+  const name = opts.name ?? 'mock';
+  let behavior: MockResponsesBehavior = opts.behavior ?? {};
+  let count = 0;
+  let failuresSent = 0;
+  let sequence = 0;
+  const requests: RecordedResponsesRequest[] = [];
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  const tokensOf = (b: MockResponsesBehavior): string[] => b.tokens ?? ['Hello', ' from', ` ${name}`];
+
+  const usageOf = (b: MockResponsesBehavior) => {
+    const u = b.usage ?? { prompt_tokens: 10, completion_tokens: tokensOf(b).length };
+    return {
+      input_tokens: u.prompt_tokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: u.completion_tokens,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: u.prompt_tokens + u.completion_tokens,
+    };
+  };
+
+  /** The output items of the finished reply. */
+  const outputOf = (b: MockResponsesBehavior, r: Reply) => {
+    if (b.toolCall) {
+      return [
+        { id: `fc_${r.id}`, type: 'function_call', status: 'completed', arguments: JSON.stringify(b.toolCall.arguments), call_id: `call_${r.id}`, name: b.toolCall.name },
+      ];
+    }
+    const text = tokensOf(b).join('');
+    return [
+      { id: `msg_${r.id}`, type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], logprobs: [], text }], role: 'assistant' },
+    ];
+  };
+
+  const responseObject = (b: MockResponsesBehavior, r: Reply, status: 'in_progress' | 'completed') => ({
+    id: `resp_${r.id}`,
+    object: 'response',
+    created_at: r.created,
+    status,
+    background: false,
+    error: null,
+    incomplete_details: null,
+    instructions: r.request.instructions ?? null,
+    max_output_tokens: r.request.max_output_tokens ?? null,
+    model: r.model,
+    output: status === 'completed' ? outputOf(b, r) : [],
+    parallel_tool_calls: r.request.parallel_tool_calls ?? true,
+    previous_response_id: null,
+    reasoning: { effort: null, summary: null },
+    store: r.request.store ?? true,
+    temperature: r.request.temperature ?? 1,
+    text: r.request.text ?? { format: { type: 'text' } },
+    tool_choice: r.request.tool_choice ?? 'auto',
+    tools: r.request.tools ?? [],
+    top_p: r.request.top_p ?? 1,
+    truncation: 'disabled',
+    usage: status === 'completed' ? usageOf(b) : null,
+    user: null,
+    metadata: {},
+  });
+
+  /** The SSE events of one streamed reply, in order. */
+  const eventsOf = (b: MockResponsesBehavior, r: Reply): string[] => {
+    let seq = 0;
+    const events: string[] = [];
+    const emit = (type: string, fields: Record<string, unknown>): void => {
+      events.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...fields })}\n\n`);
+    };
+    emit('response.created', { response: responseObject(b, r, 'in_progress') });
+    emit('response.in_progress', { response: responseObject(b, r, 'in_progress') });
+    const [item] = outputOf(b, r);
+    if (item?.type === 'function_call') {
+      const fc = item as { id: string; arguments: string };
+      emit('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
+      for (const delta of splitInto(fc.arguments, 3)) {
+        emit('response.function_call_arguments.delta', { item_id: fc.id, output_index: 0, delta });
+      }
+      emit('response.function_call_arguments.done', { item_id: fc.id, output_index: 0, name: b.toolCall?.name, arguments: fc.arguments });
+      emit('response.output_item.done', { output_index: 0, item });
+    } else if (item) {
+      const id = item.id;
+      const at = { item_id: id, output_index: 0, content_index: 0 };
+      const text = tokensOf(b).join('');
+      emit('response.output_item.added', { output_index: 0, item: { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' } });
+      emit('response.content_part.added', { ...at, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
+      for (const delta of tokensOf(b)) emit('response.output_text.delta', { ...at, delta, logprobs: [] });
+      emit('response.output_text.done', { ...at, text, logprobs: [] });
+      emit('response.content_part.done', { ...at, part: { type: 'output_text', annotations: [], logprobs: [], text } });
+      emit('response.output_item.done', { output_index: 0, item });
+    }
+    emit('response.completed', { response: responseObject(b, r, 'completed') });
+    return events;
+  };
+
+  const later = (fn: () => void, ms: number): void => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timers.add(timer);
+  };
+
+  const stream = (res: http.ServerResponse, b: MockResponsesBehavior, r: Reply): void => {
+    const events = eventsOf(b, r);
+    const failAfter = b.failAfterChunks;
+    const delay = b.chunkDelayMs ?? 0;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    if (failAfter !== undefined && failAfter <= 0) {
+      res.flushHeaders();
+      later(() => res.destroy(), 0);
+      return;
+    }
+    let next = 0;
+    const send = (): void => {
+      while (!res.destroyed && !res.writableEnded) {
+        const event = events[next++] as string;
+        if (failAfter !== undefined && next >= failAfter) {
+          res.write(event, () => res.destroy());
+          return;
+        }
+        res.write(event);
+        if (next === events.length) return void res.end();
+        if (delay > 0) return later(send, delay);
+      }
+    };
+    send();
+  };
+
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse, raw: string): void => {
+    let body: unknown;
+    if (raw !== '') {
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = raw;
+      }
+    }
+    const url = req.url ?? '/';
+    const path = url.split('?')[0];
+    requests.push({ method: req.method ?? '', url, headers: req.headers, body });
+    const b = behavior;
+    if (req.method === 'GET' && path === '/v1/models') {
+      const created = Math.floor(Date.now() / 1000);
+      const data = (b.models ?? ['mock-model']).map((id) => ({ id, object: 'model', created, owned_by: name }));
+      return sendJson(res, 200, JSON.stringify({ object: 'list', data }));
+    }
+    if (req.method !== 'POST' || path !== '/v1/responses') {
+      return sendJson(res, 404, errorJson(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', 'unknown_url'));
+    }
+    count++;
+    if (b.status !== undefined && (b.failTimes === undefined || failuresSent < b.failTimes)) {
+      failuresSent++;
+      const e = openAiError(b.status);
+      return sendJson(res, b.status, errorJson(e.message, e.type, e.code));
+    }
+    if (body === null || typeof body !== 'object') {
+      return sendJson(res, 400, errorJson('We could not parse the JSON body of your request (mock).', 'invalid_request_error', 'invalid_json'));
+    }
+    const request = body as Record<string, unknown>;
+    const reply: Reply = {
+      id: `mock${++sequence}`,
+      created: Math.floor(Date.now() / 1000),
+      model: typeof request.model === 'string' ? request.model : (b.models?.[0] ?? 'mock-model'),
+      request,
+    };
+    if (request.stream === true) stream(res, b, reply);
+    else sendJson(res, 200, JSON.stringify(responseObject(b, reply, 'completed')));
+  };
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString()));
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as { port: number }).port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    name,
+    port,
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    chatCount: () => count,
+    setBehavior(b: MockResponsesBehavior) {
+      behavior = b;
+      failuresSent = 0;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        timers.clear();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+        sockets.clear();
+      });
+      return closing;
+    },
+  };
+}
