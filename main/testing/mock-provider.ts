@@ -285,6 +285,15 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     const path = query === -1 ? url : url.slice(0, query);
     const isChat = req.method === 'POST' && path === '/v1/chat/completions';
     const isModels = req.method === 'GET' && path === '/v1/models';
+    if (req.method === 'POST' && path === '/v1/embeddings') {
+      if (record) requests.push({ method: req.method ?? '', url, headers: req.headers, body, receivedAt });
+      // A deterministic 3-dimensional vector per input: its length, its first char code, 1.
+      const input = (body as { input?: unknown })?.input;
+      const texts = typeof input === 'string' ? [input] : Array.isArray(input) ? input.map(String) : [];
+      const data = texts.map((t, index) => ({ object: 'embedding', index, embedding: [t.length, t.charCodeAt(0) || 0, 1] }));
+      const model = (body as { model?: unknown })?.model ?? 'mock-embed';
+      return sendJson(res, 200, JSON.stringify({ object: 'list', data, model, usage: { prompt_tokens: texts.length, total_tokens: texts.length } }));
+    }
     if (isChat) chatRequests++;
     if (record) requests.push({ method: req.method ?? '', url, headers: req.headers, body, receivedAt });
 
