@@ -57,6 +57,7 @@ function ollamaLoadReply(body: unknown, field: 'messages' | 'prompt'): unknown |
 export const ollamaChatDoor: FrontDoor = {
   local: (body) => ollamaLoadReply(body, 'messages'),
   format: ollamaFormat,
+  streamsByDefault: true,
   path: '/api/chat',
   nativePath: ({ kind }, model, stream) => (kind.format === 'ollama' ? kind.chatPath(model, stream) : null),
   modelInBody: true,
@@ -73,6 +74,7 @@ const ollamaGenerateFormat: ClientFormat = {
 export const ollamaGenerateDoor: FrontDoor = {
   local: (body) => ollamaLoadReply(body, 'prompt'),
   format: ollamaGenerateFormat,
+  streamsByDefault: true,
   path: '/api/generate',
   nativePath: ({ kind }) => (kind.format === 'ollama' ? '/api/generate' : null),
   modelInBody: true,

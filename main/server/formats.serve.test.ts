@@ -234,3 +234,22 @@ for (const [door, d] of Object.entries(drivers)) {
     });
   });
 }
+
+describe('requests the hub cannot express', () => {
+  it('pass through to a provider of the client\'s own kind, and get a clear 400 elsewhere', async () => {
+    const body = (model: string) =>
+      JSON.stringify({ model, max_tokens: 50, messages: [{ role: 'user', content: 'news?' }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }] });
+    const headers = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': 'any' };
+    const before = mocks.anthropic.chatCount();
+    const ok = await fetch(`${sb.url}/v1/messages`, { method: 'POST', headers, body: body('via-anthropic-model') });
+    expect(ok.status).toBe(200);
+    expect(mocks.anthropic.chatCount()).toBe(before + 1);
+
+    const refused = await fetch(`${sb.url}/v1/messages`, { method: 'POST', headers, body: body('via-openai-model') });
+    expect(refused.status).toBe(400);
+    const err = (await refused.json()) as { type: string; error: { type: string; message: string } };
+    expect(err.type).toBe('error');
+    expect(err.error.message).toContain('web_search');
+    expect(err.error.message).toContain('p-openai');
+  });
+});

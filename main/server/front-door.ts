@@ -26,6 +26,8 @@ export type FrontDoor = {
   nativePath: (target: PlanTarget, model: string, stream: boolean, ctx: ClientContext) => string | null;
   /** Whether the model is a field of the body (rewritten on passthrough when routing changed it). */
   modelInBody: boolean;
+  /** Ollama streams unless told not to; every other format streams only when asked. */
+  streamsByDefault?: boolean;
   /** A request the router answers itself (e.g. Ollama's "load the model" call), or null to route it. */
   local?: (body: unknown) => unknown | null;
   /** A non-chat endpoint supplies its own plan per provider (e.g. embeddings); chat doors use chatPlan. */
@@ -77,6 +79,17 @@ function newEntry(path: string): RequestLogEntry {
   };
 }
 
+function rawModel(json: unknown, ctx: ClientContext): string | null {
+  const m = ctx.pathModel ?? (json as { model?: unknown } | null)?.model;
+  return typeof m === 'string' && m !== '' ? m : null;
+}
+
+function rawStream(json: unknown, ctx: ClientContext, byDefault: boolean): boolean {
+  if (ctx.pathStream !== undefined) return ctx.pathStream;
+  const s = (json as { stream?: unknown } | null)?.stream;
+  return byDefault ? s !== false : s === true;
+}
+
 export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res: ServerResponse, engine: Engine, ctx: ClientContext = {}): Promise<void> {
   const started = performance.now();
   const entry = newEntry(door.path);
@@ -93,9 +106,18 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
       entry.status = 200;
       return;
     }
-    const hub = door.format.toHub(json, ctx);
-    const model = hub.model;
-    const stream = hub.stream === true;
+    // A request the hub cannot express (e.g. a vendor's built-in tools) can still pass through to a provider of
+    // the client's own kind: keep the reason, and route it by the model alone.
+    let hub: HubRequest | null = null;
+    let untranslatable: ApiError | null = null;
+    try {
+      hub = door.format.toHub(json, ctx);
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 'invalid_request' || !rawModel(json, ctx)) throw err;
+      untranslatable = err;
+    }
+    const model = hub?.model ?? rawModel(json, ctx)!;
+    const stream = hub ? hub.stream === true : rawStream(json, ctx, door.streamsByDefault === true);
     entry.requested_model = model;
     entry.stream = stream;
     if (engine.paused) {
@@ -115,7 +137,8 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     }
     const rerouted = route.model !== model;
     const rawBody = rerouted && door.modelInBody ? Buffer.from(JSON.stringify({ ...(json as object), model: route.model })) : body;
-    const input: PlanInput = { hub: rerouted ? { ...hub, model: route.model } : hub, rawBody, ctx, stream, model: route.model, clientModel: model };
+    const routedHub = hub && rerouted ? { ...hub, model: route.model } : hub;
+    const input: PlanInput = { hub: routedHub ?? { model: route.model, messages: [] }, rawBody, ctx, stream, model: route.model, clientModel: model };
     const replyCtx = { ...ctx, model };
     const outcome = await forwardWithFailover(
       {
@@ -128,7 +151,13 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
         model: route.model,
         plan: door.plan
           ? (t) => door.plan!(t, input)
-          : (t) => chatPlan(t, door.nativePath(t, route.model, stream, ctx), rawBody, input.hub, door.format, replyCtx, stream),
+          : (t) => {
+              const native = door.nativePath(t, route.model, stream, ctx);
+              if (untranslatable && native === null) {
+                return `${untranslatable.message.replace(/\.$/, '')}; provider "${t.name}" (type ${t.kind.type}) would need it translated`;
+              }
+              return chatPlan(t, native, rawBody, input.hub, door.format, replyCtx, stream);
+            },
       },
       engine.pool,
     );

@@ -133,7 +133,9 @@ function invalid(message: string, action = EXAMPLE): ApiError {
 /** Text of a `system` value or a system message: a string or text blocks. */
 function systemText(value: unknown, path: string): string {
   if (typeof value === 'string') return value;
-  if (!Array.isArray(value)) throw invalid(`"${path}" must be a string or an array of text blocks.`, 'Send "system": "You are ..." or [{"type": "text", "text": "..."}].');
+  if (!Array.isArray(value)) {
+    throw invalid(`"${path}" must be a string or an array of text blocks.`, 'Send "system": "You are ..." or [{"type": "text", "text": "..."}].');
+  }
   return value
     .map((b, i) => {
       if (!isObject(b) || b.type !== 'text' || typeof b.text !== 'string') {
@@ -152,7 +154,12 @@ function stringField(block: Json, field: string, path: string): string {
 
 function imageToHub(block: Json, path: string): HubContentPart {
   const source = block.source;
-  if (!isObject(source)) throw invalid(`"${path}.source" must be an object.`, 'Send {"type": "base64", "media_type": "image/png", "data": "..."} or {"type": "url", "url": "https://..."}.');
+  if (!isObject(source)) {
+    throw invalid(
+      `"${path}.source" must be an object.`,
+      'Send {"type": "base64", "media_type": "image/png", "data": "..."} or {"type": "url", "url": "https://..."}.',
+    );
+  }
   if (source.type === 'base64') {
     const mediaType = stringField(source, 'media_type', `${path}.source`);
     const data = stringField(source, 'data', `${path}.source`);
@@ -285,7 +292,9 @@ function toolsToHub(tools: unknown): HubTool[] {
     const fn: HubTool['function'] = { name };
     if (typeof t.description === 'string') fn.description = t.description;
     if (t.input_schema !== undefined) {
-      if (!isObject(t.input_schema)) throw invalid(`"${path}.input_schema" must be a JSON Schema object.`, 'Send "input_schema": {"type": "object", "properties": {...}}.');
+      if (!isObject(t.input_schema)) {
+        throw invalid(`"${path}.input_schema" must be a JSON Schema object.`, 'Send "input_schema": {"type": "object", "properties": {...}}.');
+      }
       fn.parameters = t.input_schema;
     }
     return { type: 'function', function: fn };
@@ -313,7 +322,9 @@ function toolChoiceToHub(choice: unknown): { choice: HubToolChoice; parallel?: f
 function optionalNumber(body: Json, field: string): number | undefined {
   const v = body[field];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(`"${field}" must be a number; got ${JSON.stringify(v)}.`, `Send "${field}" as a number or leave it out.`);
+  if (typeof v !== 'number' || !Number.isFinite(v)) {
+    throw invalid(`"${field}" must be a number; got ${JSON.stringify(v)}.`, `Send "${field}" as a number or leave it out.`);
+  }
   return v;
 }
 
@@ -337,7 +348,9 @@ export function anthropicToHub(body: unknown): HubRequest {
   const req: HubRequest = { model, messages };
   const maxTokens = optionalNumber(body, 'max_tokens');
   if (maxTokens !== undefined) {
-    if (!Number.isInteger(maxTokens) || maxTokens < 1) throw invalid(`"max_tokens" must be a positive integer; got ${maxTokens}.`, 'Send e.g. "max_tokens": 1024.');
+    if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+      throw invalid(`"max_tokens" must be a positive integer; got ${maxTokens}.`, 'Send e.g. "max_tokens": 1024.');
+    }
     req.max_tokens = maxTokens;
   }
   const temperature = optionalNumber(body, 'temperature');
@@ -700,7 +713,11 @@ function errorMessage(body: unknown): string | undefined {
 function toHubResponse(body: unknown, model: string): HubResponse {
   if (!isObject(body) || body.type === 'error') {
     const message = errorMessage(body) ?? 'the body is not an Anthropic message';
-    throw new ApiError('upstream_error', `The Anthropic provider answered an unusable reply: ${message}.`, 'Check the provider\'s base_url and status; Switchboard expects an Anthropic Messages API.');
+    throw new ApiError(
+      'upstream_error',
+      `The Anthropic provider answered an unusable reply: ${message}.`,
+      "Check the provider's base_url and status; Switchboard expects an Anthropic Messages API there.",
+    );
   }
   let text: string | null = null;
   let reasoning = '';
@@ -815,7 +832,9 @@ function streamDecoder(fallbackModel: string): StreamDecoder {
       }
       case 'content_block_stop': {
         const block = blocks.get(index);
-        if (block?.kind === 'tool' && !block.gotDelta && block.startInput) emit({ tool_calls: [{ index: block.tool, function: { arguments: block.startInput } }] });
+        if (block?.kind === 'tool' && !block.gotDelta && block.startInput) {
+          emit({ tool_calls: [{ index: block.tool, function: { arguments: block.startInput } }] });
+        }
         return;
       }
       case 'message_delta': {

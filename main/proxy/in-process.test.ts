@@ -1,0 +1,86 @@
+// The orchestrator's way in: chat through routing and failover from inside the process, no socket on our side.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../shared/config.ts';
+import { RequestLog } from '../observability/request-log.ts';
+import { type MockProvider, startMockProvider } from '../testing/mock-provider.ts';
+import { Engine } from './engine.ts';
+import { foldChunks } from './formats/hub.ts';
+import { chatInProcess } from './in-process.ts';
+
+let a: MockProvider;
+let b: MockProvider;
+let engine: Engine;
+beforeAll(async () => {
+  a = await startMockProvider({ name: 'first' });
+  b = await startMockProvider({ name: 'second' });
+  const r = parseConfig({
+    providers: [
+      { name: 'first', base_url: a.baseUrl, api_key: 'k1' },
+      { name: 'second', base_url: b.baseUrl, api_key: 'k2' },
+    ],
+    routing: { default_provider: 'second', rules: [{ pattern: '*', provider: 'first' }] },
+  });
+  if (!r.ok) throw new Error('bad config');
+  engine = new Engine(r.config, '/tmp/config.json', new RequestLog(10));
+});
+afterAll(async () => {
+  await engine.close();
+  await a.close();
+  await b.close();
+});
+
+describe('chatInProcess', () => {
+  it('streams hub chunks from the routed provider and logs the request as the agent app', async () => {
+    const chunks = [];
+    for await (const c of chatInProcess(engine, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { app: 'switchboard-agent' })) chunks.push(c);
+    expect(foldChunks(chunks).choices[0]!.message.content).toBe('Hello from first');
+    expect(engine.requestLog.recent(1)[0]).toMatchObject({ app: 'switchboard-agent', provider: 'first', status: 200 });
+  });
+
+  it('fails over like an HTTP client would', async () => {
+    a.setBehavior({ status: 500 });
+    const chunks = [];
+    for await (const c of chatInProcess(engine, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { app: 'switchboard-agent' })) chunks.push(c);
+    expect(foldChunks(chunks).choices[0]!.message.content).toBe('Hello from second');
+    a.setBehavior({});
+  });
+
+  it('carries tool calls whole', async () => {
+    a.setBehavior({ toolCall: { name: 'calculator', arguments: { expression: '2+2' } } });
+    const chunks = [];
+    for await (const c of chatInProcess(engine, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { app: 'switchboard-agent' })) chunks.push(c);
+    const msg = foldChunks(chunks).choices[0]!;
+    expect(msg.finish_reason).toBe('tool_calls');
+    expect(JSON.parse(msg.message.tool_calls![0]!.function.arguments)).toEqual({ expression: '2+2' });
+    a.setBehavior({});
+  });
+
+  it('throws the routing error when every provider fails', async () => {
+    a.setBehavior({ status: 503 });
+    b.setBehavior({ status: 503 });
+    const run = async () => {
+      for await (const _ of chatInProcess(engine, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { app: 'x' })) void _;
+    };
+    await expect(run()).rejects.toMatchObject({ code: 'upstream_error' });
+    a.setBehavior({});
+    b.setBehavior({});
+  });
+
+  it('stops the upstream call when aborted', async () => {
+    a.setBehavior({ tokens: Array.from({ length: 30 }, (_, i) => `t${i}`), chunkDelayMs: 50 });
+    const ac = new AbortController();
+    let seen = 0;
+    const run = async () => {
+      for await (const _ of chatInProcess(engine, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { app: 'x', signal: ac.signal })) {
+        if (++seen === 3) ac.abort(new Error('stopped by the user'));
+      }
+    };
+    await expect(run()).rejects.toThrow('stopped by the user');
+    await new Promise((r) => setTimeout(r, 300));
+    const sent = a.sentChunksAt.length;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(a.sentChunksAt.length).toBe(sent);
+    expect(sent).toBeLessThan(20);
+    a.setBehavior({});
+  });
+});
