@@ -25,6 +25,7 @@ export const openaiChatDoor: FrontDoor = {
 };
 
 export const anthropicMessagesDoor: FrontDoor = {
+  passthroughUntranslatable: true,
   format: anthropicFormat,
   path: '/v1/messages',
   nativePath: ({ kind }, model, stream) => (kind.format === 'anthropic' ? kind.chatPath(model, stream) : null),
@@ -33,6 +34,7 @@ export const anthropicMessagesDoor: FrontDoor = {
 
 /** Gemini's model and streaming live in the URL; the JSON-array stream (no alt=sse) passes through as such. */
 export const geminiGenerateDoor: FrontDoor = {
+  passthroughUntranslatable: true,
   format: geminiFormat,
   path: '/v1beta/models/{model}:generateContent',
   nativePath: ({ kind }, model, stream, ctx) => {
@@ -55,6 +57,7 @@ function ollamaLoadReply(body: unknown, field: 'messages' | 'prompt'): unknown |
 }
 
 export const ollamaChatDoor: FrontDoor = {
+  passthroughUntranslatable: true,
   local: (body) => ollamaLoadReply(body, 'messages'),
   format: ollamaFormat,
   streamsByDefault: true,
@@ -72,6 +75,7 @@ const ollamaGenerateFormat: ClientFormat = {
 };
 
 export const ollamaGenerateDoor: FrontDoor = {
+  passthroughUntranslatable: true,
   local: (body) => ollamaLoadReply(body, 'prompt'),
   format: ollamaGenerateFormat,
   streamsByDefault: true,
@@ -89,6 +93,7 @@ export function speaksResponses(target: PlanTarget): boolean {
 }
 
 export const responsesDoor: FrontDoor = {
+  passthroughUntranslatable: true,
   format: responsesFormat,
   path: '/v1/responses',
   nativePath: (target) => (speaksResponses(target) ? '/responses' : null),

@@ -26,6 +26,11 @@ export type FrontDoor = {
   nativePath: (target: PlanTarget, model: string, stream: boolean, ctx: ClientContext) => string | null;
   /** Whether the model is a field of the body (rewritten on passthrough when routing changed it). */
   modelInBody: boolean;
+  /**
+   * A request this format's hub conversion refuses (e.g. a vendor's built-in tools) may still pass through to a
+   * provider of the client's own kind. Off for OpenAI chat: its format is the hub.
+   */
+  passthroughUntranslatable?: boolean;
   /** Ollama streams unless told not to; every other format streams only when asked. */
   streamsByDefault?: boolean;
   /** A request the router answers itself (e.g. Ollama's "load the model" call), or null to route it. */
@@ -113,7 +118,7 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     try {
       hub = door.format.toHub(json, ctx);
     } catch (err) {
-      if (!(err instanceof ApiError) || err.code !== 'invalid_request' || !rawModel(json, ctx)) throw err;
+      if (!door.passthroughUntranslatable || !(err instanceof ApiError) || err.code !== 'invalid_request' || !rawModel(json, ctx)) throw err;
       untranslatable = err;
     }
     const model = hub?.model ?? rawModel(json, ctx)!;
@@ -132,6 +137,7 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     const route = router.resolve(model, app?.name ?? null);
     entry.routed_model = route.model;
     if (route.candidates.length === 0) {
+      if (untranslatable) throw untranslatable;
       const { message, action } = router.noRouteMessage(route);
       throw new ApiError('no_route', message, action, { steps: route.steps, skipped: route.skipped });
     }

@@ -188,7 +188,7 @@ describe('mock provider: failures', () => {
 
   it('answers unknown paths with a 404 OpenAI error', async () => {
     const { mock: m } = await mock();
-    const res = await fetch(`${m.baseUrl}/embeddings`, { method: 'POST', body: '{}' });
+    const res = await fetch(`${m.baseUrl}/audio/speech`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { type: 'invalid_request_error', code: 'unknown_url' } });
   });
