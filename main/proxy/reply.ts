@@ -153,6 +153,12 @@ export function translatingStreamSink(s: SinkContext, decoder: StreamDecoder, en
   };
 }
 
+function writeWholeJson(s: SinkContext, body: string): void {
+  s.onCommit();
+  s.res.writeHead(s.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...s.extraHeaders });
+  s.res.end(body);
+}
+
 /** A whole (non-stream) reply in another format: collected, converted, written at once. */
 export function translatingJsonSink(s: SinkContext, convert: (body: unknown) => unknown): ReplySink {
   const parts: Buffer[] = [];
@@ -176,9 +182,7 @@ export function translatingJsonSink(s: SinkContext, convert: (body: unknown) => 
       }
       usage = usageFromText(text);
       committed = true;
-      s.onCommit();
-      s.res.writeHead(s.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...s.extraHeaders });
-      s.res.end(body);
+      writeWholeJson(s, body);
     },
     fail() {
       s.res.destroy();
@@ -208,11 +212,8 @@ export function translatingErrorSink(s: SinkContext, errorMessage: (body: unknow
         message = text.slice(0, 500);
       }
       const e = wireErrorForStatus(s.status, message || `the provider answered HTTP ${s.status}`);
-      const body = JSON.stringify(client.errorBody(e));
       committed = true;
-      s.onCommit();
-      s.res.writeHead(s.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...s.extraHeaders });
-      s.res.end(body);
+      writeWholeJson(s, JSON.stringify(client.errorBody(e)));
     },
     fail() {
       s.res.destroy();
