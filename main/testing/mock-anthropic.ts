@@ -15,7 +15,7 @@
 //   three pieces. `failAfterChunks` and `errorEventAfterChunks` count SSE events, message_start first.
 // - Default usage: input_tokens 10, output_tokens = the number of deltas.
 import http from 'node:http';
-import type { Socket } from 'node:net';
+import { type MockHttp, startMockHttp } from './mock-http.ts';
 
 export type MockAnthropicBehavior = {
   /** Reply text pieces; default ['Hello', ' from', ' <name>']. */
@@ -68,7 +68,15 @@ export type MockAnthropic = {
 
 export type MockAnthropicOptions = { name?: string; behavior?: MockAnthropicBehavior; port?: number };
 
-type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found_error' | 'request_too_large' | 'rate_limit_error' | 'api_error' | 'overloaded_error';
+type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'request_too_large'
+  | 'rate_limit_error'
+  | 'api_error'
+  | 'overloaded_error';
 
 /** Anthropic's error type and a message for a status, so clients classify the failure as in production. */
 function anthropicError(status: number): { type: ErrorType; message: string } {
@@ -88,7 +96,9 @@ function anthropicError(status: number): { type: ErrorType; message: string } {
     case 529:
       return { type: 'overloaded_error', message: 'Overloaded (mock)' };
     default:
-      return status >= 500 ? { type: 'api_error', message: `Internal server error (mock ${status}).` } : { type: 'invalid_request_error', message: `Request failed with status ${status} (mock).` };
+      return status >= 500
+        ? { type: 'api_error', message: `Internal server error (mock ${status}).` }
+        : { type: 'invalid_request_error', message: `Request failed with status ${status} (mock).` };
   }
 }
 
@@ -117,16 +127,9 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
   let sequence = 0;
   let requestIds = 0;
   const requests: MockAnthropicRequest[] = [];
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
+  let mockHttp: MockHttp | undefined;
 
-  const later = (fn: () => void, ms: number): void => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      fn();
-    }, ms);
-    timers.add(timer);
-  };
+  const later = (fn: () => void, ms: number): void => mockHttp?.later(fn, ms);
 
   const sendJson = (res: http.ServerResponse, status: number, body: unknown): void => {
     const text = JSON.stringify(body);
@@ -165,7 +168,16 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
   const answerStream = (res: http.ServerResponse, b: MockAnthropicBehavior, model: string): void => {
     const r = reply(b);
     const usage = b.usage ?? { input_tokens: 10, output_tokens: r.pieces.length };
-    const message = { id: `msg_mock${r.n}`, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input_tokens, output_tokens: 1 } };
+    const message = {
+      id: `msg_mock${r.n}`,
+      type: 'message',
+      role: 'assistant',
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+    };
     const events = [sse('message_start', { message })];
     if (r.tool) {
       events.push(sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: r.tool.id, name: r.tool.name, input: {} } }), sse('ping', {}));
@@ -252,25 +264,9 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     else answerMessage(res, b, model);
   };
 
-  const server = http.createServer({ keepAlive: true, noDelay: true }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString()));
-  });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as { port: number }).port;
+  mockHttp = await startMockHttp(opts.port, (req, res, chunks) => handle(req, res, Buffer.concat(chunks).toString()));
+  const port = mockHttp.port;
 
-  let closing: Promise<void> | undefined;
   return {
     name,
     port,
@@ -282,15 +278,6 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
       behavior = b;
       failuresSent = 0;
     },
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-        sockets.clear();
-      });
-      return closing;
-    },
+    close: () => mockHttp!.close(),
   };
 }

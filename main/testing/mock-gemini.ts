@@ -18,8 +18,8 @@
 // - Error bodies are {"error":{"code","message","status"}}; the JSON-array stream wraps it in an array, as Google's does.
 // - Default usage: prompt 10, candidates = number of tokens (1 for a tool call).
 import http from 'node:http';
-import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { type MockHttp, startMockHttp } from './mock-http.ts';
 
 export type MockGeminiBehavior = {
   /** Reply pieces; default ['Hello', ' from', ' <name>']. */
@@ -114,16 +114,9 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
   let failuresSent = 0;
   let sequence = 0;
   const requests: RecordedGeminiRequest[] = [];
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
+  let mockHttp: MockHttp | undefined;
 
-  const later = (fn: () => void, ms: number): void => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      fn();
-    }, ms);
-    timers.add(timer);
-  };
+  const later = (fn: () => void, ms: number): void => mockHttp?.later(fn, ms);
 
   const modelEntry = (id: string) => ({
     name: `models/${id}`,
@@ -246,26 +239,9 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     else answer();
   };
 
-  const server = http.createServer({ keepAlive: true, noDelay: true }, (req, res) => {
-    const receivedAt = performance.now();
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => handle(req, res, chunks, receivedAt));
-  });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as { port: number }).port;
+  mockHttp = await startMockHttp(opts.port, (req, res, chunks, receivedAt) => handle(req, res, chunks, receivedAt));
+  const port = mockHttp.port;
 
-  let closing: Promise<void> | undefined;
   return {
     name,
     port,
@@ -277,15 +253,6 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
       behavior = b;
       failuresSent = 0;
     },
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-        sockets.clear();
-      });
-      return closing;
-    },
+    close: () => mockHttp!.close(),
   };
 }

@@ -14,7 +14,7 @@
 //   (a name without a tag means ":latest"). Default usage: prompt 10, completion = number of tokens.
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import type { Socket } from 'node:net';
+import { type MockHttp, startMockHttp } from './mock-http.ts';
 
 export type MockOllamaBehavior = {
   /** Reply pieces, one NDJSON line each; default ['Hello', ' from', ' <name>']. */
@@ -139,16 +139,9 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
   let chatRequests = 0;
   let failuresSent = 0;
   const requests: RecordedOllamaRequest[] = [];
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
+  let mockHttp: MockHttp | undefined;
 
-  const later = (fn: () => void, ms: number): void => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      fn();
-    }, ms);
-    timers.add(timer);
-  };
+  const later = (fn: () => void, ms: number): void => mockHttp?.later(fn, ms);
 
   const tokensOf = (b: MockOllamaBehavior): string[] => b.tokens ?? ['Hello', ' from', ` ${name}`];
   const usageOf = (b: MockOllamaBehavior, tokens: number) => b.usage ?? { prompt_tokens: 10, completion_tokens: tokens };
@@ -287,26 +280,9 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
     else answer();
   };
 
-  const server = http.createServer({ keepAlive: true, noDelay: true }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString()));
-  });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
+  mockHttp = await startMockHttp(opts.port, (req, res, chunks) => handle(req, res, Buffer.concat(chunks).toString()));
+  const port = mockHttp.port;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as { port: number }).port;
-
-  let closing: Promise<void> | undefined;
   return {
     name,
     port,
@@ -317,15 +293,6 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
       behavior = b;
       failuresSent = 0;
     },
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-        sockets.clear();
-      });
-      return closing;
-    },
+    close: () => mockHttp!.close(),
   };
 }

@@ -9,7 +9,7 @@
 // - `toolCall` replies with one function_call item (no text); its arguments stream in three deltas.
 // - GET /v1/models lists `models`; other paths answer 404 with an OpenAI error body.
 import http from 'node:http';
-import type { Socket } from 'node:net';
+import { type MockHttp, startMockHttp } from './mock-http.ts';
 
 export type MockResponsesBehavior = {
   /** Reply pieces; default ['Hello', ' from', ' <name>']. */
@@ -95,8 +95,7 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
   let failuresSent = 0;
   let sequence = 0;
   const requests: RecordedResponsesRequest[] = [];
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
+  let mockHttp: MockHttp | undefined;
 
   const tokensOf = (b: MockResponsesBehavior): string[] => b.tokens ?? ['Hello', ' from', ` ${name}`];
 
@@ -184,13 +183,7 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
     return events;
   };
 
-  const later = (fn: () => void, ms: number): void => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      fn();
-    }, ms);
-    timers.add(timer);
-  };
+  const later = (fn: () => void, ms: number): void => mockHttp?.later(fn, ms);
 
   const stream = (res: http.ServerResponse, b: MockResponsesBehavior, r: Reply): void => {
     const events = eventsOf(b, r);
@@ -259,25 +252,9 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
     else sendJson(res, 200, JSON.stringify(responseObject(b, reply, 'completed')));
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => handle(req, res, Buffer.concat(chunks).toString()));
-  });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as { port: number }).port;
+  mockHttp = await startMockHttp(opts.port, (req, res, chunks) => handle(req, res, Buffer.concat(chunks).toString()));
+  const port = mockHttp.port;
 
-  let closing: Promise<void> | undefined;
   return {
     name,
     port,
@@ -288,15 +265,6 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
       behavior = b;
       failuresSent = 0;
     },
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-        sockets.clear();
-      });
-      return closing;
-    },
+    close: () => mockHttp!.close(),
   };
 }
