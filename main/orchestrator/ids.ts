@@ -1,0 +1,6 @@
+// Ids of the agent API: agt_<24 hex>, tsk_<24 hex>, key_<12 hex>; random, so they never collide across restarts.
+import { randomBytes } from 'node:crypto';
+
+export const agentId = (): string => `agt_${randomBytes(12).toString('hex')}`;
+export const taskId = (): string => `tsk_${randomBytes(12).toString('hex')}`;
+export const keyId = (): string => `key_${randomBytes(6).toString('hex')}`;

@@ -1,0 +1,92 @@
+// Test support for the agent API tests: keys through the real CLI, an SSE reader, JSON fetch with a key.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AgentEvent } from '../../shared/orchestrator.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Runs `switchboard keys ...` and returns stdout (throws on a non-zero exit). */
+export async function cli(args: string[]): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'main/cli.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  if (code !== 0) throw new Error(`switchboard ${args.join(' ')} exited ${code}: ${err}`);
+  return out;
+}
+
+export const createKey = async (configPath: string, tenant?: string): Promise<string> =>
+  (await cli(['keys', 'create', '--config', configPath, ...(tenant ? ['--tenant', tenant] : [])])).trim();
+
+export type Json = any;
+export async function call(url: string, key: string | null, method = 'GET', body?: unknown): Promise<{ status: number; body: Json; headers: Headers }> {
+  const headers: Record<string, string> = {};
+  if (key) headers['x-api-key'] = key;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON (metrics)
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+export type EventStream = {
+  events: AgentEvent[];
+  ids: string[];
+  comments: string[];
+  status: number;
+  waitFor: (pred: (events: AgentEvent[]) => boolean, timeoutMs?: number) => Promise<AgentEvent[]>;
+  close: () => void;
+};
+
+/** Opens GET /api/v1/events and collects frames until closed. */
+export async function openEvents(url: string, key: string, lastEventId?: number): Promise<EventStream> {
+  const ac = new AbortController();
+  const headers: Record<string, string> = { 'x-api-key': key, accept: 'text/event-stream' };
+  if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId);
+  const res = await fetch(url, { headers, signal: ac.signal });
+  const stream: EventStream = {
+    events: [], ids: [], comments: [], status: res.status,
+    waitFor: async (pred, timeoutMs = 10_000) => {
+      const deadline = Date.now() + timeoutMs;
+      while (!pred(stream.events)) {
+        if (Date.now() > deadline) throw new Error(`events not as expected in time: ${JSON.stringify(stream.events.map((e) => e.type))}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return stream.events;
+    },
+    close: () => ac.abort(),
+  };
+  if (!res.body) return stream;
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buf = '';
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        buf += decoder.decode(chunk, { stream: true });
+        let i: number;
+        while ((i = buf.indexOf('\n\n')) !== -1) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          let data = '';
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) stream.comments.push(line.slice(1).trim());
+            else if (line.startsWith('id: ')) stream.ids.push(line.slice(4));
+            else if (line.startsWith('data: ')) data += line.slice(6);
+          }
+          if (data) stream.events.push(JSON.parse(data) as AgentEvent);
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return stream;
+}
