@@ -11,6 +11,10 @@ import { Engine } from './proxy/engine.ts';
 import { HealthChecker } from './proxy/health.ts';
 import { buildRequestListener } from './server/app.ts';
 import { Listener } from './server/listener.ts';
+import { Metrics } from './observability/metrics.ts';
+import { KeyRing, keysFile } from './orchestrator/keys.ts';
+import { Orchestrator } from './orchestrator/orchestrator.ts';
+import { defaultWalDir, openWal, type WalLog } from './wal/index.ts';
 
 export type SwitchboardOptions = {
   configPath: string;
@@ -24,6 +28,9 @@ export class Switchboard {
   engine!: Engine;
   store!: ConfigStore;
   adminToken = '';
+  wal!: WalLog;
+  orchestrator!: Orchestrator;
+  metrics!: Metrics;
   private health!: HealthChecker;
   private listener!: Listener;
 
@@ -44,11 +51,35 @@ export class Switchboard {
     this.adminToken = await loadAdminToken(this.store.dir);
     this.engine = new Engine(this.store.config, this.store.file, this.requestLog);
     this.configureRequestLog(this.store.config);
+    const dataDir = defaultWalDir(this.store.file);
+    this.wal = await openWal({ dir: dataDir, onError: (err) => logger.error({ err }, 'WAL background work failed') });
+    this.orchestrator = new Orchestrator({ wal: this.wal, engine: () => this.engine, config: () => this.store.config.orchestrator, dataDir });
+    await this.orchestrator.start();
+    const orch = this.orchestrator;
+    this.metrics = new Metrics({
+      queueDepth: () => orch.queue.depth,
+      queueRunning: () => orch.queue.running,
+      tasksByStatus: () => {
+        const out: Record<string, number> = { queued: 0, running: 0, completed: 0, failed: 0, stopped: 0 };
+        for (const t of orch.store.tasks.values()) out[t.status] = (out[t.status] ?? 0) + 1;
+        return out;
+      },
+      wal: () => ({ ...this.wal.status(), healthy: this.wal.info().fault === null }),
+      subscribers: () => orch.store.subscriberCount,
+    });
+    this.requestLog.subscribe((e) => this.metrics.observeProxy(e));
     const listener = buildRequestListener({
       engine: () => this.engine,
       store: this.store,
       adminToken: this.adminToken,
       listenPort: () => this.listener.port,
+      agents: {
+        orchestrator: this.orchestrator,
+        wal: this.wal,
+        keys: new KeyRing(keysFile(this.store.dir)),
+        metrics: this.metrics,
+        heartbeatMs: () => this.store.config.orchestrator.sse_heartbeat_ms,
+      },
     });
     this.listener = new Listener(listener, this.store.file);
     await this.listener.listen(this.options.port ?? this.store.config.listen_port, this.options.host ?? this.store.config.listen_host);
@@ -65,6 +96,7 @@ export class Switchboard {
 
   private async applyConfig(next: Config, prev: Config): Promise<void> {
     this.engine.update(next);
+    this.orchestrator.configure();
     this.configureRequestLog(next);
     if (next.health_check.interval_ms !== prev.health_check.interval_ms) this.health.start();
     logger.info(`config reloaded from ${this.store.file}`);
@@ -100,7 +132,9 @@ export class Switchboard {
   async stop(): Promise<void> {
     this.store?.close();
     this.health?.stop();
+    await this.orchestrator?.close();
     await this.listener?.close();
+    await this.wal?.close();
     await this.engine?.close();
     this.requestLog.closeFile();
   }

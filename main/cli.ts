@@ -6,6 +6,8 @@ import { resolveConfigPath } from './config/paths.ts';
 import { ConfigError, ConfigStore } from './config/store.ts';
 import { PortInUseError } from './server/port-conflict.ts';
 import { VERSION } from './server/admin.ts';
+import { createKey, keysFile, readKeys, revokeKey } from './orchestrator/keys.ts';
+import { gatewayKeysCommand } from './gateway/cli.ts';
 
 const HELP = `Switchboard ${VERSION}: a local LLM router.
 
@@ -13,6 +15,12 @@ Usage:
   switchboard serve [--config FILE] [--port N] [--host ADDR]   start the router (headless)
   switchboard config path [--config FILE]                       print where config.json is
   switchboard config check [--config FILE]                      validate config.json and exit
+  switchboard keys create [--tenant T] [--config FILE]          issue an agent API key (printed once)
+  switchboard keys list [--config FILE]                         list keys (id, tenant, created; never the key)
+  switchboard keys revoke <id> [--config FILE]                  revoke a key
+  switchboard keys create --gateway|--pat --name N [--models G] [--expires 30d] [--rpm N] [--tpm N] [--concurrency N]
+                                                                issue a gateway key (sk-sb-) or PAT (sbp_)
+  switchboard keys list|revoke <id> --gateway                   list or revoke gateway keys and PATs
   switchboard --version | --help
 
 config.json: --config, else $SWITCHBOARD_CONFIG, else the platform's config folder.
@@ -50,6 +58,29 @@ async function serve(configPath: string, port: number | undefined, host: string 
   process.on('SIGTERM', () => void stop());
 }
 
+async function keys(configPath: string, sub: string | undefined, id: string | undefined, tenant: string | undefined): Promise<void> {
+  const file = keysFile(path.dirname(configPath));
+  if (sub === 'create') {
+    const { key, record } = await createKey(file, tenant).catch((err: Error) => fail(err.message, 2));
+    process.stdout.write(`${key}\n`);
+    process.stderr.write(`created key ${record.id} for tenant "${record.tenant}" in ${file}; it is shown only now, store it safely\n`);
+    return;
+  }
+  if (sub === 'list') {
+    const all = await readKeys(file);
+    if (all.length === 0) return void process.stdout.write(`no keys in ${file}; create one with: switchboard keys create\n`);
+    for (const k of all) process.stdout.write(`${k.id}\t${k.tenant}\t${k.created_at}\n`);
+    return;
+  }
+  if (sub === 'revoke') {
+    if (!id) fail('usage: switchboard keys revoke <id> (ids are shown by: switchboard keys list)', 2);
+    if (!(await revokeKey(file, id))) fail(`no key "${id}" in ${file}; see: switchboard keys list`, 2);
+    process.stdout.write(`revoked ${id}\n`);
+    return;
+  }
+  fail(`Unknown keys command "${sub ?? ''}"; use create, list or revoke.\n\n${HELP}`, 2);
+}
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -58,6 +89,15 @@ async function main(argv: string[]): Promise<void> {
       config: { type: 'string', short: 'c' },
       port: { type: 'string', short: 'p' },
       host: { type: 'string' },
+      tenant: { type: 'string' },
+      gateway: { type: 'boolean' },
+      pat: { type: 'boolean' },
+      name: { type: 'string' },
+      models: { type: 'string' },
+      expires: { type: 'string' },
+      rpm: { type: 'string' },
+      tpm: { type: 'string' },
+      concurrency: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -86,6 +126,13 @@ async function main(argv: string[]): Promise<void> {
       throw err;
     }
   }
+  if (command === 'keys' && (values.gateway || values.pat)) {
+    const r = await gatewayKeysCommand(path.dirname(configPath), sub, positionals[2], values).catch((err: Error) => fail(err.message, 2));
+    process.stdout.write(r.out);
+    if (r.err) process.stderr.write(r.err);
+    return;
+  }
+  if (command === 'keys') return keys(configPath, sub, positionals[2], values.tenant);
   fail(`Unknown command "${positionals.join(' ')}".\n\n${HELP}`, 2);
 }
 

@@ -51,6 +51,67 @@ export const AppRuleSchema = z.strictObject({
 });
 export type AppRule = z.infer<typeof AppRuleSchema>;
 
+/** The agent API's settings (README, "Agents"). */
+export const ORCHESTRATOR_DEFAULTS = {
+  queue_capacity: 100,
+  workers: 4,
+  event_retention: 10_000,
+  run_window_ms: 15_000,
+  sse_heartbeat_ms: 15_000,
+  http_get: { allow_private: false, allow_hosts: [] as string[], max_bytes: 1_000_000, timeout_ms: 10_000 },
+  workspace_root: '',
+};
+export const OrchestratorConfigSchema = z.strictObject({
+  queue_capacity: z.number().int().min(1).max(100_000).default(ORCHESTRATOR_DEFAULTS.queue_capacity),
+  workers: z.number().int().min(1).max(256).default(ORCHESTRATOR_DEFAULTS.workers),
+  event_retention: z.number().int().min(1).max(10_000_000).default(ORCHESTRATOR_DEFAULTS.event_retention),
+  run_window_ms: z.number().int().min(0).default(ORCHESTRATOR_DEFAULTS.run_window_ms),
+  sse_heartbeat_ms: z.number().int().min(100).default(ORCHESTRATOR_DEFAULTS.sse_heartbeat_ms),
+  http_get: z
+    .strictObject({
+      allow_private: z.boolean().default(false),
+      allow_hosts: z.array(z.string().min(1)).default([]),
+      max_bytes: z.number().int().min(1).default(1_000_000),
+      timeout_ms: z.number().int().min(1).default(10_000),
+    })
+    .default(ORCHESTRATOR_DEFAULTS.http_get),
+  workspace_root: z.string().default(''),
+});
+export type OrchestratorConfig = z.infer<typeof OrchestratorConfigSchema>;
+
+/** Rate limits (README, "Limits"): `global` applies to each scope (app on loopback, key in gateway mode). */
+export const LimitValuesSchema = z.strictObject({
+  rpm: z.number().int().min(0, 'must be 0 (no limit) or a positive whole number').optional(),
+  tpm: z.number().int().min(0, 'must be 0 (no limit) or a positive whole number').optional(),
+  concurrency: z.number().int().min(0, 'must be 0 (no limit) or a positive whole number').optional(),
+});
+export type LimitValues = z.infer<typeof LimitValuesSchema>;
+export const LIMITS_DEFAULTS = { enabled: true, rpm: 60, tpm: 100_000, concurrency: 10, window_ms: 60_000, per_app: {}, per_key: {} };
+export const LimitsConfigSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  rpm: z.number().int().min(0).default(60),
+  tpm: z.number().int().min(0).default(100_000),
+  concurrency: z.number().int().min(0).default(10),
+  /** The "minute" of RPM and TPM (shorter only in tests). */
+  window_ms: z.number().int().min(100).default(60_000),
+  per_app: z.record(z.string(), LimitValuesSchema).default({}),
+  per_key: z.record(z.string(), LimitValuesSchema).default({}),
+});
+export type LimitsConfig = z.infer<typeof LimitsConfigSchema>;
+/** Gateway mode (README, "Gateway mode"): keys required; JWTs verified with `jwt.secret` or `jwt.public_key`. */
+export const GatewayConfigSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  jwt: z
+    .strictObject({
+      secret: z.string().optional(),
+      public_key: z.string().optional(),
+      issuer: z.string().optional(),
+      audience: z.string().optional(),
+    })
+    .optional(),
+});
+export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
+
 export const ConfigSchema = z
   .strictObject({
     listen_port: z
@@ -90,6 +151,9 @@ export const ConfigSchema = z
         keep: z.number().int().min(1).default(3),
       })
       .default({ max_mb: 10, keep: 3 }),
+    orchestrator: OrchestratorConfigSchema.default(ORCHESTRATOR_DEFAULTS),
+    limits: LimitsConfigSchema.default(LIMITS_DEFAULTS),
+    gateway: GatewayConfigSchema.default({ enabled: false }),
     /** electron-store / conf bookkeeping; never read by the engine. */
     __internal__: z.unknown().optional(),
   })
@@ -141,6 +205,7 @@ const FIELD_NAMES = [
   'circuit_breaker', 'health_check', 'max_body_mb', 'log_file', 'name', 'base_url', 'api_key', 'enabled', 'type',
   'headers', 'default_provider', 'rules', 'pattern', 'provider', 'app', 'model_override', 'connect_ms',
   'first_byte_ms', 'idle_ms', 'failure_threshold', 'cooldown_ms', 'interval_ms', 'timeout_ms', 'max_mb', 'keep',
+  'limits', 'gateway', 'rpm', 'tpm', 'concurrency', 'window_ms', 'per_app', 'per_key', 'jwt', 'secret', 'public_key', 'issuer', 'audience',
 ];
 
 function closestField(key: string): string | undefined {

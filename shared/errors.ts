@@ -34,6 +34,21 @@ export const ERROR_CODES = {
   routing_paused: { status: 503, type: 'api_error' },
   unsupported_endpoint: { status: 400, type: 'invalid_request_error' },
   internal_error: { status: 500, type: 'api_error' },
+  // The agent API (/api/v1, spec/orchestrator.md).
+  unauthorized: { status: 401, type: 'authentication_error' },
+  agent_not_found: { status: 404, type: 'not_found_error' },
+  task_not_found: { status: 404, type: 'not_found_error' },
+  agent_busy: { status: 409, type: 'invalid_request_error' },
+  agent_running: { status: 409, type: 'invalid_request_error' },
+  task_not_running: { status: 409, type: 'invalid_request_error' },
+  tenant_forbidden: { status: 403, type: 'permission_error' },
+  queue_full: { status: 429, type: 'rate_limit_error' },
+  wal_error: { status: 503, type: 'api_error' },
+  // The gateway (issue 8): limits, keys, video tasks.
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
+  invalid_api_key: { status: 401, type: 'authentication_error' },
+  model_not_allowed: { status: 403, type: 'permission_error' },
+  video_task_not_found: { status: 404, type: 'not_found_error' },
 } as const satisfies Record<string, { status: number; type: ErrorType }>;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

@@ -1,5 +1,6 @@
 // The Hono app: front doors, admin API, guards and the one error handler.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
@@ -29,6 +30,11 @@ import {
 import { type FrontDoor, handleFrontDoor, wireError } from './front-door.ts';
 import { ApiError, toApiError } from './errors.ts';
 import { checkAdminHost, checkAdminToken, checkOrigin, checkProxyHost } from './guards.ts';
+import { orchestratorRoutes, type OrchestratorApiDeps } from '../orchestrator/api.ts';
+import { isWalError } from '../wal/index.ts';
+import { gatewayAuth, isGatewayMode } from '../gateway/gateway.ts';
+import { gatewayRoutes } from '../gateway/routes.ts';
+import { realtimeUpgrade } from '../gateway/realtime.ts';
 
 type Ctx = Context<{ Bindings: HttpBindings }>;
 
@@ -42,19 +48,38 @@ async function readJson(c: Ctx, format: ClientFormat): Promise<unknown> {
   }
 }
 
-export type AppDeps = { engine: () => Engine; store: ConfigStore; adminToken: string; listenPort: () => number };
+export type AppDeps = {
+  engine: () => Engine;
+  store: ConfigStore;
+  adminToken: string;
+  listenPort: () => number;
+  /** The agent API under /api/v1 (absent in tests of the router alone). */
+  agents?: Omit<OrchestratorApiDeps, 'engine' | 'version'>;
+};
+
+/** The agent API's error body: the spec wants `details` present (null when absent). */
+const agentApiBody = (e: ApiError) => {
+  const b = e.toBody();
+  return { error: { ...b.error, details: b.error.details ?? null } };
+};
+const isAgentApi = (p: string) => p === '/api/v1' || p.startsWith('/api/v1/');
+/** A metrics label for a path: ids folded so the label set stays small. */
+const routeLabel = (p: string) => (isAgentApi(p) ? p.replace(/\/(agt|tsk)_[A-Za-z0-9]+/g, '/:id') : p.startsWith('/admin/') ? '/admin/*' : p.startsWith('/v1beta/') ? '/v1beta/*' : p);
 
 export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
 
   app.onError((err, c) => {
-    const e = toApiError(err);
-    if (!(err instanceof ApiError)) logger.error({ err }, 'unexpected error');
-    return c.json(e.toBody(), e.status as 400, e.headers);
+    const e = isWalError(err)
+      ? new ApiError('wal_error', `The write-ahead log failed: ${(err as Error).message}`, (err as { action?: string }).action ?? 'Check the disk holding the data folder.')
+      : toApiError(err);
+    if (!(err instanceof ApiError)) logger.error({ err }, isWalError(err) ? 'WAL error' : 'unexpected error');
+    return c.json(isAgentApi(c.req.path) ? agentApiBody(e) : e.toBody(), e.status as 400, e.headers);
   });
   app.notFound((c) => {
     const e = new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`, 'See the README for the endpoints Switchboard serves.');
     // In the shape of the API the path belongs to, so each vendor's SDK shows the message.
+    if (isAgentApi(c.req.path)) return c.json(agentApiBody(e), 404);
     const body = c.req.path.startsWith('/api/')
       ? ollamaFormat.errorBody(wireError(e))
       : c.req.path.startsWith('/v1beta/')
@@ -69,13 +94,22 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
     checkAdminToken(c.env.incoming.headers, c.env.incoming.url ?? '', deps.adminToken);
     await next();
   });
+  if (deps.agents) {
+    const metrics = deps.agents.metrics;
+    app.use('*', async function httpMetrics(c, next) {
+      const t0 = performance.now();
+      await next();
+      metrics.observeHttp(c.req.method, routeLabel(c.req.path), c.res.status, (performance.now() - t0) / 1000);
+    });
+  }
   app.use('*', async function proxyGuard(c, next) {
     if (!c.req.path.startsWith('/admin/')) {
-      checkProxyHost(c.env.incoming.headers);
+      if (!isGatewayMode(deps.engine().config, c.env.incoming)) checkProxyHost(c.env.incoming.headers);
       checkOrigin(c.env.incoming.headers);
     }
     await next();
   });
+  app.use('*', gatewayAuth(deps.engine));
 
   /** A front door on the raw Node objects; Hono only routes to it. */
   const door = (d: FrontDoor, ctx: (c: Ctx) => ClientContext = () => ({})) => async (c: Ctx) => {
@@ -118,7 +152,9 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
     return c.json(geminiFormat.errorBody(wireError(e)) as object, 404);
   });
 
+  if (deps.agents) app.route('/api/v1', orchestratorRoutes({ ...deps.agents, engine: deps.engine, version: VERSION }));
   app.route('/', compatRoutes(deps.engine));
+  app.route('/', gatewayRoutes({ engine: deps.engine }));
 
   app.route('/admin/v1', adminRoutes(deps.engine, deps.store, deps.listenPort));
   return app;
@@ -130,7 +166,7 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
  */
 export function buildRequestListener(deps: AppDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const hono = getRequestListener(buildHttpApp(deps).fetch);
-  return (req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';
     if (req.method === 'POST' && url.startsWith('/v1/chat/completions') && (url.length === 20 || url[20] === '?')) {
       void handleFrontDoor(openaiChatDoor, req, res, deps.engine());
@@ -138,4 +174,6 @@ export function buildRequestListener(deps: AppDeps): (req: IncomingMessage, res:
     }
     void hono(req, res);
   };
+  // WebSocket upgrades (/v1/realtime): the Listener wires this to the server's 'upgrade' event.
+  return Object.assign(listener, { upgrade: realtimeUpgrade(deps.engine) });
 }

@@ -255,3 +255,13 @@ describe('tool calls', () => {
     }
   });
 });
+
+describe('mock provider: script', () => {
+  it('consumes one scripted behaviour per chat request, then falls back to the base behaviour', async () => {
+    const { client } = await mock({ behavior: { script: [{ toolCall: { name: 'calc', arguments: { x: 1 } } }, { tokens: ['two'] }], tokens: ['base'] } });
+    const first = await client.chat.completions.create(ask);
+    expect(first.choices[0]!.message.tool_calls?.[0]).toMatchObject({ function: { name: 'calc', arguments: '{"x":1}' } });
+    expect((await client.chat.completions.create(ask)).choices[0]!.message.content).toBe('two');
+    expect((await client.chat.completions.create(ask)).choices[0]!.message.content).toBe('base');
+  });
+});

@@ -38,6 +38,8 @@ export type MockBehavior = {
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** Reply with this tool call instead of text; streamed with its arguments split across three deltas. */
   toolCall?: { name: string; arguments: object };
+  /** Behaviours consumed one per chat request (the first request gets script[0]...); this behaviour applies after. */
+  script?: MockBehavior[];
 };
 
 export type RecordedRequest = {
@@ -163,6 +165,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
   let plan = makePlan(name, opts.behavior ?? {});
   let chatRequests = 0;
   let failuresSent = 0;
+  let scriptStep = 0;
   let sequence = 0;
   let latestChunkTimes: number[] = [];
   const requests: RecordedRequest[] = [];
@@ -177,7 +180,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     timers.add(timer);
   };
 
-  const completionBody = (modelJson: string): string => {
+  const completionBody = (modelJson: string, plan: Plan): string => {
     const tc = plan.behavior.toolCall;
     const message = tc
       ? `{"role":"assistant","content":null,"tool_calls":[{"id":"call_mock1","type":"function","function":{"name":${JSON.stringify(tc.name)},"arguments":${JSON.stringify(JSON.stringify(tc.arguments))}}}]}`
@@ -190,7 +193,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
   };
 
   const answerCompletion = (res: http.ServerResponse, p: Plan, modelJson: string): void => {
-    const body = completionBody(modelJson);
+    const body = completionBody(modelJson, p);
     const hangMs = p.behavior.headersThenHangMs ?? 0;
     if (hangMs <= 0) return sendJson(res, 200, body);
     res.writeHead(200, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
@@ -300,7 +303,11 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     if (!isChat && !isModels) {
       return sendJson(res, 404, errorJson(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', 'unknown_url'));
     }
-    const p = plan;
+    let p = plan;
+    if (isChat && plan.behavior.script && scriptStep < plan.behavior.script.length) {
+      const step = plan.behavior.script[scriptStep++] as MockBehavior;
+      p = makePlan(name, { ...step, models: plan.behavior.models });
+    }
     const b = p.behavior;
     if (b.destroy) return void req.socket.resetAndDestroy();
     if (b.hang) return; // close() destroys the socket
@@ -344,6 +351,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     setBehavior(b: MockBehavior) {
       plan = makePlan(name, b);
       failuresSent = 0;
+      scriptStep = 0;
     },
     get sentChunksAt() {
       return latestChunkTimes;
