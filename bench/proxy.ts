@@ -226,6 +226,8 @@ function switchboardConfig(mockBaseUrl: string): string {
       providers: [{ name: 'mock', base_url: mockBaseUrl, api_key: 'sk-bench', enabled: true }],
       routing: { default_provider: 'mock', rules: [{ pattern: '*', provider: 'mock' }] },
       app_rules: [],
+      // Limits on (the default) but never refusing at c=64, so the limiter's cost is in the measured hot path.
+      limits: { rpm: 1_000_000_000, tpm: 1_000_000_000_000, concurrency: 1_000_000 },
     },
     null,
     2,

@@ -45,7 +45,8 @@ async function serve(configPath: string, port: number | undefined, host: string 
     `Switchboard ${VERSION} listening on ${url}\n` +
       `  OpenAI-compatible base URL: ${url}/v1\n` +
       `  config: ${sb.store.file}\n` +
-      `  admin API: ${url}/admin/v1 (token in ${path.join(sb.store.dir, 'admin-token')})\n`,
+      `  admin API: ${url}/admin/v1 (token in ${path.join(sb.store.dir, 'admin-token')})\n` +
+      `  UI: ${url}/ui/?token=${sb.adminToken}\n`,
   );
   let stopping = false;
   const stop = async () => {

@@ -44,6 +44,15 @@ export const ERROR_CODES = {
   tenant_forbidden: { status: 403, type: 'permission_error' },
   queue_full: { status: 429, type: 'rate_limit_error' },
   wal_error: { status: 503, type: 'api_error' },
+  // Workflows and swarms (issue 7).
+  workflow_invalid: { status: 422, type: 'invalid_request_error' },
+  workflow_not_found: { status: 404, type: 'not_found_error' },
+  workflow_exists: { status: 409, type: 'invalid_request_error' },
+  run_not_found: { status: 404, type: 'not_found_error' },
+  swarm_invalid: { status: 422, type: 'invalid_request_error' },
+  swarm_not_found: { status: 404, type: 'not_found_error' },
+  swarm_exists: { status: 409, type: 'invalid_request_error' },
+  swarm_task_not_found: { status: 404, type: 'not_found_error' },
   // The gateway (issue 8): limits, keys, video tasks.
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },

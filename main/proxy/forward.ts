@@ -54,6 +54,8 @@ export type ForwardRequest = {
   model: string;
   /** The call for one candidate, or why this provider cannot serve the request (it is then skipped). */
   plan: (target: PlanTarget) => AttemptPlan | string;
+  /** Headers added to the client's reply (the limiter's x-ratelimit-*); set with writeHead, not setHeader. */
+  replyHeaders?: Record<string, string>;
 };
 
 /** The usual plan for a chat-like endpoint: the client's bytes when the provider speaks its format, else translated. */
@@ -306,6 +308,7 @@ function attempt(
             status,
             headers,
             extraHeaders: {
+              ...f.replyHeaders,
               'x-switchboard-provider': cand.provider,
               'x-switchboard-route': cand.reason,
               'x-switchboard-attempts': String(attemptNo),

@@ -8,6 +8,7 @@ import type { ConfigStore } from '../config/store.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { logger } from '../observability/logger.ts';
 import { VERSION, adminRoutes } from './admin.ts';
+import { uiRoutes } from './ui.ts';
 import type { Context } from 'hono';
 import { anthropicFormat, countTokens as anthropicCountTokens } from '../proxy/formats/anthropic.ts';
 import { geminiFormat, countTokens as geminiCountTokens } from '../proxy/formats/gemini.ts';
@@ -157,6 +158,7 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
   app.route('/', gatewayRoutes({ engine: deps.engine }));
 
   app.route('/admin/v1', adminRoutes(deps.engine, deps.store, deps.listenPort));
+  app.route('/ui', uiRoutes());
   return app;
 }
 

@@ -12,6 +12,8 @@ import { type AttemptPlan, chatPlan, forwardWithFailover, type PlanTarget } from
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { ApiError, toApiError } from './errors.ts';
 import { checkOrigin, checkProxyHost } from './guards.ts';
+import { gatewayFor, isGatewayMode } from '../gateway/gateway.ts';
+import { estimateTokens, type Admission } from '../proxy/limits.ts';
 
 /** Bounded wait for the OS process lookup (a /proc scan or a process spawn). */
 const PROCESS_LOOKUP_MS = 250;
@@ -35,6 +37,8 @@ export type FrontDoor = {
   streamsByDefault?: boolean;
   /** A request the router answers itself (e.g. Ollama's "load the model" call), or null to route it. */
   local?: (body: unknown) => unknown | null;
+  /** A body that is not JSON (multipart uploads): its fields as an object, in place of the JSON parse. */
+  parseBody?: (body: Buffer, req: IncomingMessage) => unknown;
   /** A non-chat endpoint supplies its own plan per provider (e.g. embeddings); chat doors use chatPlan. */
   plan?: (target: PlanTarget, input: PlanInput) => AttemptPlan | string;
 };
@@ -98,11 +102,16 @@ function rawStream(json: unknown, ctx: ClientContext, byDefault: boolean): boole
 export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res: ServerResponse, engine: Engine, ctx: ClientContext = {}): Promise<void> {
   const started = performance.now();
   const entry = newEntry(door.path);
+  let admission: Admission | null = null;
   try {
-    checkProxyHost(req.headers);
+    // Gateway mode (keys required) answers any Host; local mode keeps the DNS-rebinding guard.
+    const gatewayMode = isGatewayMode(engine.config, req);
+    if (!gatewayMode) checkProxyHost(req.headers);
     checkOrigin(req.headers);
+    const gateway = gatewayFor(engine);
+    const principal = gatewayMode ? await gateway.authenticate(engine.config, req) : null;
     const body = await readBody(req, engine.maxBodyBytes);
-    const json = parseJson(body);
+    const json = door.parseBody ? door.parseBody(body, req) : parseJson(body);
     const local = door.local?.(json);
     if (local) {
       const text = JSON.stringify(local);
@@ -136,6 +145,9 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     }
     const route = router.resolve(model, app?.name ?? null);
     entry.routed_model = route.model;
+    gateway.checkModel(principal, route.model);
+    const textBytes = door.parseBody ? Buffer.byteLength(JSON.stringify(json)) : body.length;
+    admission = gateway.admit(engine.config, principal, app?.name ?? null, estimateTokens(textBytes));
     if (route.candidates.length === 0) {
       if (untranslatable) throw untranslatable;
       const { message, action } = router.noRouteMessage(route);
@@ -155,6 +167,7 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
         stream,
         candidates: route.candidates,
         model: route.model,
+        ...(admission ? { replyHeaders: admission.headers } : {}),
         plan: door.plan
           ? (t) => door.plan!(t, input)
           : (t) => {
@@ -175,14 +188,21 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     entry.ttfb_ms = outcome.ttfbMs;
     entry.prompt_tokens = outcome.promptTokens;
     entry.completion_tokens = outcome.completionTokens;
-    if (outcome.error) sendFormatError(res, door.format, outcome.error);
+    if (outcome.error) {
+      if (admission) Object.assign(outcome.error.headers, admission.headers);
+      sendFormatError(res, door.format, outcome.error);
+    }
   } catch (err) {
     const e = toApiError(err);
     entry.status = e.status;
     entry.error_code = e.code;
     if (!(err instanceof ApiError)) logger.error({ err }, `${door.path} failed unexpectedly`);
+    if (admission) Object.assign(e.headers, admission.headers);
     sendFormatError(res, door.format, e);
   } finally {
+    const p = entry.prompt_tokens;
+    const c = entry.completion_tokens;
+    admission?.settle(p === null && c === null ? null : (p ?? 0) + (c ?? 0));
     entry.latency_ms = Math.round(performance.now() - started);
     engine.requestLog.add(entry);
   }

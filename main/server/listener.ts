@@ -1,6 +1,7 @@
 // The HTTP listener: binds listen_port, rebinds on a port change, and turns EADDRINUSE into a helpful error.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { PortInUseError, identifyPortHolder, portConflictMessage } from './port-conflict.ts';
 
 export type RequestHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -23,6 +24,14 @@ export class Listener {
   /** Binds; on EADDRINUSE rejects with a PortInUseError that says who holds the port and how to fix it. */
   async listen(port: number, host: string): Promise<void> {
     const server = http.createServer({ keepAliveTimeout: 30_000, requestTimeout: 300_000 }, this.handler);
+    // WebSocket upgrades go to the handler's `upgrade` (the realtime proxy), or are refused.
+    const upgrade = (this.handler as { upgrade?: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void }).upgrade;
+    server.on('upgrade', (req, socket, head) => {
+      if (!upgrade) return void socket.destroy();
+      upgradedSockets.add(socket);
+      socket.once('close', () => upgradedSockets.delete(socket));
+      upgrade(req, socket, head);
+    });
     server.headersTimeout = 60_000;
     await new Promise<void>((resolve, reject) => {
       const onError = (err: NodeJS.ErrnoException) => reject(err);
@@ -52,11 +61,17 @@ export class Listener {
   }
 }
 
+/** Sockets handed to the upgrade handler (open WebSocket sessions). */
+const upgradedSockets = new Set<Duplex>();
+
 function closeServer(server: http.Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();
     // Streams in flight get a moment to finish; then every connection is cut so close() never hangs.
-    setTimeout(() => server.closeAllConnections(), 2_000).unref();
+    setTimeout(() => {
+      server.closeAllConnections();
+      for (const s of upgradedSockets) s.destroy(); // WebSockets are not the HTTP server's to close
+    }, 2_000).unref();
   });
 }

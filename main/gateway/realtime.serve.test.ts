@@ -1,0 +1,91 @@
+// /v1/realtime through `switchboard serve`: a ws client ↔ Switchboard ↔ a mock realtime provider.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { type MockRealtime, startMockRealtime } from '../testing/mock-realtime.ts';
+import { configFor, type ServeProcess, startServe } from '../testing/serve-process.ts';
+
+type Opened = { ws: WebSocket; messages: (Buffer | string)[]; closed: Promise<{ code: number; reason: string }>; served: string | undefined };
+
+function connect(sb: ServeProcess, query: string, protocols: string[], headers: Record<string, string> = {}): Promise<Opened> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${sb.port}/v1/realtime?${query}`, protocols, { headers });
+    const messages: (Buffer | string)[] = [];
+    let served: string | undefined;
+    ws.on('upgrade', (res) => {
+      served = res.headers['x-switchboard-provider'] as string | undefined;
+    });
+    ws.on('message', (d, isBinary) => messages.push(isBinary ? (d as Buffer) : d.toString()));
+    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
+    ws.once('open', () => resolve({ ws, messages, closed, served }));
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => reject(Object.assign(new Error(`HTTP ${res.statusCode}`), { status: res.statusCode, body })));
+    });
+    ws.once('error', reject);
+  });
+}
+
+const until = async (check: () => boolean) => {
+  for (let i = 0; i < 100 && !check(); i++) await new Promise((r) => setTimeout(r, 20));
+  expect(check()).toBe(true);
+};
+
+describe('realtime WebSocket proxy', () => {
+  let down: MockRealtime;
+  let rt: MockRealtime;
+  let sb: ServeProcess;
+  beforeAll(async () => {
+    down = await startMockRealtime('down');
+    rt = await startMockRealtime('rt');
+    down.refuseStatus = 503;
+    sb = await startServe({ config: configFor({ down: down.baseUrl, rt: rt.baseUrl }, { rules: [{ pattern: '*', provider: 'down' }, { pattern: '*', provider: 'rt' }] }) });
+  });
+  afterAll(async () => {
+    await sb?.stop();
+    await down?.close();
+    await rt?.close();
+  });
+
+  it('fails over a refused handshake, maps the key and subprotocols, and relays text and binary both ways', async () => {
+    const c = await connect(sb, 'model=gpt-4o-realtime-preview', ['realtime', 'openai-insecure-api-key.app-key', 'openai-beta.realtime-v1'], { 'openai-beta': 'realtime=v1' });
+    expect(c.ws.protocol).toBe('realtime');
+    expect(c.served).toBe('rt');
+    expect(down.handshakes).toHaveLength(1);
+    const h = rt.handshakes.at(-1)!;
+    expect(h.headers.authorization).toBe('Bearer sk-rt-secret-key-123456');
+    expect(h.headers['openai-beta']).toBe('realtime=v1');
+    expect(h.protocols).toEqual(['realtime', 'openai-beta.realtime-v1']);
+    expect(h.url).toContain('model=gpt-4o-realtime-preview');
+    await until(() => c.messages.length === 1);
+    expect(JSON.parse(c.messages[0] as string)).toMatchObject({ type: 'session.created', provider: 'rt' });
+    c.ws.send('{"type":"session.update"}');
+    c.ws.send(Buffer.from([1, 2, 3, 250]));
+    await until(() => c.messages.length === 3);
+    expect(JSON.parse(c.messages[1] as string)).toEqual({ type: 'echo', data: '{"type":"session.update"}' });
+    expect(Buffer.isBuffer(c.messages[2]) && (c.messages[2] as Buffer).equals(Buffer.from([1, 2, 3, 250]))).toBe(true);
+    c.ws.close(1000, 'done');
+    expect((await c.closed).code).toBe(1000);
+    await until(() => rt.closes.includes(1000));
+  });
+
+  it('relays the provider\'s close code, and closes with 1011 when the provider drops the connection', async () => {
+    const a = await connect(sb, 'model=m', ['realtime']);
+    a.ws.send('close-4001');
+    expect(await a.closed).toEqual({ code: 4001, reason: 'bye from mock' });
+    const b = await connect(sb, 'model=m', ['realtime']);
+    b.ws.send('crash');
+    expect((await b.closed).code).toBe(1011);
+  });
+
+  it('refuses the handshake with the spec\'s error body when no model is given or no provider accepts', async () => {
+    const noModel = await connect(sb, '', ['realtime']).catch((e: { status: number; body: string }) => e);
+    expect((noModel as { status: number }).status).toBe(400);
+    expect(JSON.parse((noModel as { body: string }).body).error.code).toBe('model_required');
+    rt.refuseStatus = 500;
+    const none = await connect(sb, 'model=m', ['realtime']).catch((e: { status: number; body: string }) => e);
+    rt.refuseStatus = 0;
+    expect((none as { status: number }).status).toBe(502);
+    expect(JSON.parse((none as { body: string }).body).error.message).toMatch(/down: HTTP 503; rt: HTTP 500/);
+  });
+});

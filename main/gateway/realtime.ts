@@ -1,0 +1,162 @@
+// /v1/realtime: a WebSocket proxy to the routed provider. The upstream socket is opened first (failing over to the
+// next candidate on a refused or failed handshake); only then is the client's upgrade accepted, with the upstream's
+// subprotocol. Messages pass both ways with their text/binary kind; a close on one side closes the other.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import type { Engine } from '../proxy/engine.ts';
+import { identifyApp } from '../proxy/identify-app.ts';
+import { ApiError, toApiError } from '../server/errors.ts';
+import { checkOrigin, checkProxyHost } from '../server/guards.ts';
+import { gatewayFor, isGatewayMode } from './gateway.ts';
+
+/** Browsers cannot set headers on a WebSocket: OpenAI's clients send the key as this subprotocol. */
+const KEY_PROTOCOL = 'openai-insecure-api-key.';
+
+/** A close code the other side may be sent as is (1005, 1006 and 1015 are reserved for "no status"). */
+export function relayableCode(code: number): boolean {
+  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+}
+
+function reject(socket: Duplex, e: ApiError): void {
+  const body = JSON.stringify(e.toBody());
+  const headers = [`HTTP/1.1 ${e.status} ${e.status === 401 ? 'Unauthorized' : e.status === 429 ? 'Too Many Requests' : 'Error'}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+  for (const [k, v] of Object.entries(e.headers)) headers.push(`${k}: ${v}`);
+  socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
+}
+
+function openUpstream(url: string, protocols: string[], headers: Record<string, string>, timeoutMs: number): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, protocols, { headers, handshakeTimeout: timeoutMs, perMessageDeflate: false });
+    ws.once('open', () => {
+      // The provider may speak first (session.created) before the client's side is accepted: keep it.
+      const early: [RawData, boolean][] = [];
+      const keep = (data: RawData, isBinary: boolean) => early.push([data, isBinary]);
+      ws.on('message', keep);
+      (ws as WebSocket & { drainEarly?: (to: WebSocket) => void }).drainEarly = (to) => {
+        ws.off('message', keep);
+        for (const [data, isBinary] of early) to.send(data, { binary: isBinary });
+      };
+      resolve(ws);
+    });
+    ws.once('unexpected-response', (_req, res) => {
+      reject(new Error(`HTTP ${res.statusCode ?? 0}`));
+      res.resume();
+      ws.terminate();
+    });
+    ws.once('error', (err) => reject(err));
+  });
+}
+
+/** Pipes two open sockets together until either closes. */
+function bridge(client: WebSocket, upstream: WebSocket, done: () => void): void {
+  const forward = (to: WebSocket) => (data: RawData, isBinary: boolean) => {
+    if (to.readyState === WebSocket.OPEN) to.send(data, { binary: isBinary });
+  };
+  client.on('message', forward(upstream));
+  (upstream as WebSocket & { drainEarly?: (to: WebSocket) => void }).drainEarly?.(client);
+  upstream.on('message', forward(client));
+  let finished = false;
+  const closeOther = (other: WebSocket, code: number, reason: Buffer) => {
+    if (!finished) {
+      finished = true;
+      done();
+    }
+    if (other.readyState === WebSocket.OPEN || other.readyState === WebSocket.CONNECTING) {
+      other.close(relayableCode(code) ? code : 1011, relayableCode(code) ? reason : Buffer.from('peer closed abnormally'));
+    }
+  };
+  client.on('close', (code, reason) => closeOther(upstream, code, reason));
+  upstream.on('close', (code, reason) => closeOther(client, code, reason));
+  if (upstream.readyState !== WebSocket.OPEN) closeOther(client, 1011, Buffer.alloc(0)); // it went away meanwhile
+  client.on('error', () => client.terminate());
+  upstream.on('error', () => upstream.terminate());
+}
+
+export function realtimeUpgrade(engine: () => Engine): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (_p, req) => (req as IncomingMessage & { chosenProtocol?: string }).chosenProtocol ?? false });
+  // Who served the session, in the handshake's response headers (as x-switchboard-provider on HTTP replies).
+  wss.on('headers', (headers, req) => {
+    const served = (req as IncomingMessage & { servedBy?: string }).servedBy;
+    if (served) headers.push(`x-switchboard-provider: ${served}`);
+  });
+  return (req, socket, head) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.pathname !== '/v1/realtime') return reject(socket, new ApiError('not_found', `No WebSocket route ${url.pathname}.`, 'Connect to /v1/realtime?model=...'));
+      const e = engine();
+      let settle: ((n: number | null) => void) | null = null;
+      try {
+        if (!isGatewayMode(e.config, req)) checkProxyHost(req.headers);
+        checkOrigin(req.headers);
+        const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+        const keyProto = offered.find((p) => p.startsWith(KEY_PROTOCOL));
+        if (keyProto && !req.headers.authorization) req.headers.authorization = `Bearer ${keyProto.slice(KEY_PROTOCOL.length)}`;
+        const gateway = gatewayFor(e);
+        const principal = await gateway.authenticate(e.config, req);
+        const model = url.searchParams.get('model');
+        if (!model) throw new ApiError('model_required', 'The realtime URL has no ?model=; Switchboard routes by it.', 'Connect to /v1/realtime?model=<model>.');
+        const app = await identifyApp(req, { hasRule: e.router.hasAppRules ? e.router.hasAppRule : null, timeoutMs: 250 });
+        const route = e.router.resolve(model, app?.name ?? null);
+        if (route.candidates.length === 0) {
+          const { message, action } = e.router.noRouteMessage(route);
+          throw new ApiError('no_route', message, action);
+        }
+        gateway.checkModel(principal, route.model);
+        // A session holds one concurrency slot and counts one request; its tokens are not estimated.
+        const admission = gateway.admit(e.config, principal, app?.name ?? null, 0);
+        settle = admission ? admission.settle : null;
+        const upstreamProtocols = offered.filter((p) => !p.startsWith(KEY_PROTOCOL));
+        const failures: string[] = [];
+        let upstream: WebSocket | null = null;
+        let served = '';
+        for (const cand of route.candidates) {
+          const p = e.pool.get(cand.provider);
+          if (!p) continue;
+          if (p.kind.format !== 'openai') {
+            failures.push(`provider "${p.name}" (type ${p.kind.type}) does not offer /v1/realtime`);
+            continue;
+          }
+          if (!p.breaker.allow()) {
+            failures.push(`${p.name}: circuit open: skipped`);
+            continue;
+          }
+          const target = new URL(`${p.baseUrl.href.replace(/\/+$/, '')}/realtime`);
+          target.protocol = target.protocol === 'https:' ? 'wss:' : 'ws:';
+          url.searchParams.forEach((v, k) => target.searchParams.set(k, v));
+          target.searchParams.set('model', route.model);
+          const headers: Record<string, string> = { ...p.requestHeaders() };
+          const beta = req.headers['openai-beta'];
+          if (typeof beta === 'string') headers['openai-beta'] = beta;
+          const t0 = performance.now();
+          try {
+            upstream = await openUpstream(target.href, upstreamProtocols, headers, p.timeouts.connect_ms + p.timeouts.first_byte_ms);
+            p.recordSuccess(performance.now() - t0);
+            served = p.name;
+            break;
+          } catch (err) {
+            p.recordFailure({ retryable: true, status: null, kind: 'connect', message: (err as Error).message }, performance.now() - t0);
+            failures.push(`${p.name}: ${(err as Error).message}`);
+          }
+        }
+        if (!upstream) {
+          const onlyUnsupported = failures.every((f) => f.includes('does not offer'));
+          throw onlyUnsupported
+            ? new ApiError('unsupported_endpoint', `${failures.join('; ')}.`, 'Route this model to an OpenAI-compatible provider with a realtime endpoint.')
+            : new ApiError('upstream_unreachable', `No provider for model "${route.model}" accepted the realtime connection: ${failures.join('; ')}.`, 'Check the providers, or add a backup provider.');
+        }
+        const up = upstream;
+        (req as IncomingMessage & { chosenProtocol?: string }).chosenProtocol = up.protocol || undefined;
+        const done = settle;
+        settle = null;
+        (req as IncomingMessage & { servedBy?: string }).servedBy = served;
+        wss.handleUpgrade(req, socket, head, (client) => {
+          bridge(client, up, () => done?.(null));
+        });
+      } catch (err) {
+        settle?.(null);
+        reject(socket, toApiError(err));
+      }
+    })();
+  };
+}

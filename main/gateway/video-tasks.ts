@@ -1,0 +1,57 @@
+// Which provider created each video task, so status and content polls go back to it: an append-only JSON-lines
+// file beside config.json (0600), fsynced before the create reply is sent, loaded on first use after a restart.
+import fs from 'node:fs';
+
+export type VideoTask = { task_id: string; provider: string; created_at: string };
+
+export class VideoTaskStore {
+  private tasks: Map<string, VideoTask> | null = null;
+
+  constructor(readonly file: string) {}
+
+  private load(): Map<string, VideoTask> {
+    if (this.tasks) return this.tasks;
+    const tasks = new Map<string, VideoTask>();
+    let text = '';
+    try {
+      text = fs.readFileSync(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      try {
+        const t = JSON.parse(line) as VideoTask;
+        if (typeof t.task_id === 'string' && typeof t.provider === 'string') tasks.set(t.task_id, t);
+      } catch {
+        // a torn last line (crash mid-append) is skipped
+      }
+    }
+    this.tasks = tasks;
+    return tasks;
+  }
+
+  get(taskId: string): VideoTask | undefined {
+    return this.load().get(taskId);
+  }
+
+  /** Records a task durably (append + fsync) before its id reaches the client. */
+  remember(taskId: string, provider: string): void {
+    const task: VideoTask = { task_id: taskId, provider, created_at: new Date().toISOString() };
+    const fd = fs.openSync(this.file, 'a', 0o600);
+    try {
+      fs.writeSync(fd, `${JSON.stringify(task)}\n`);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    this.load().set(taskId, task);
+  }
+}
+
+/** The task id in a create reply, whichever vendor shape it has. */
+export function taskIdOf(body: unknown): string | null {
+  const b = body as { id?: unknown; task_id?: unknown; data?: { task_id?: unknown; id?: unknown } } | null;
+  const id = b?.task_id ?? b?.data?.task_id ?? b?.id ?? b?.data?.id;
+  return typeof id === 'string' && id !== '' ? id : typeof id === 'number' ? String(id) : null;
+}
