@@ -4,7 +4,10 @@ import { readFileSync, rmSync } from 'node:fs';
 
 const run = (cmd, args) => spawnSync(cmd, args, { stdio: 'inherit', env: process.env }).status ?? 1;
 
-const tsc = run('npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']);
+// One tsconfig per process: engine + Node (tsconfig.json), the renderer (DOM), the Electron shell + preload.
+const tsc = ['tsconfig.json', 'tsconfig.renderer.json', 'tsconfig.electron.json']
+  .map((p) => run('npx', ['tsc', '-p', p, '--noEmit']))
+  .reduce((a, b) => a || b, 0);
 if (tsc !== 0) console.error('type check failed');
 
 const out = '.vitest-result.json';

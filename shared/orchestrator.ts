@@ -83,6 +83,8 @@ export type Task = {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Set on tasks a workflow step or a swarm started; absent on tasks a client started. */
+  origin?: TaskOrigin;
 };
 
 export const EVENT_TYPES = ['thinking', 'tool_call', 'tool_result', 'output', 'completed', 'failed', 'stopped'] as const;
@@ -96,10 +98,161 @@ export type AgentEvent = {
   agent_id: string;
   tenant: string;
   workflow_id: string | null;
+  /** With workflow_id: the run; with swarm_task_id: the swarm. Absent on events of a client's own task. */
+  run_id?: string;
+  swarm_id?: string;
+  swarm_task_id?: string;
   time: string;
   content?: string;
   tool?: string;
   input?: Record<string, unknown>;
   output?: string;
   error?: string;
+};
+
+// ---- workflows and swarms (issue 7)
+
+/** What started a task: a client (no origin), a workflow step, or a swarm (coordinator turn, delegation, vote). */
+export type TaskOrigin =
+  | { kind: 'workflow'; workflow_id: string; run_id: string; step: string; attempt: number }
+  | { kind: 'swarm'; swarm_id: string; swarm_task_id: string; round: number; role: 'coordinator' | 'member' | 'vote' };
+
+export const ERROR_POLICIES = ['fail', 'continue', 'retry'] as const;
+export type ErrorPolicy = (typeof ERROR_POLICIES)[number];
+export const MAX_RETRIES_LIMIT = 10;
+
+/**
+ * Types only: what a step's values mean (known agent, known policy, bounds, templates) is checked by the service,
+ * so one 422 workflow_invalid lists every problem at once.
+ */
+export const CreateWorkflowSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(10_000).default(''),
+  steps: z.array(
+    z.strictObject({
+      name: z.string().trim().min(1).max(200),
+      agent: z.string().min(1).max(200),
+      prompt: z.string().min(1).max(1_000_000),
+      error_policy: z.string().default('fail'),
+      max_retries: z.number().int().optional(),
+    }),
+  ),
+});
+export type CreateWorkflow = z.infer<typeof CreateWorkflowSchema>;
+
+export const RunWorkflowSchema = z.strictObject({ input: z.record(z.string(), z.unknown()).default({}) });
+
+export type WorkflowStep = { name: string; agent: string; prompt: string; error_policy: ErrorPolicy; max_retries: number };
+
+export type Workflow = {
+  id: string;
+  name: string;
+  description: string;
+  steps: WorkflowStep[];
+  tenant: string;
+  created_at: string;
+};
+
+export const RUN_STATUSES = ['running', 'completed', 'failed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const STEP_STATUSES = ['pending', 'running', 'completed', 'failed', 'skipped'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+export type StepRun = {
+  name: string;
+  agent: string;
+  agent_id: string | null;
+  status: StepStatus;
+  /** The prompt after templating (null until the step starts). */
+  prompt: string | null;
+  output: string | null;
+  /** Attempts started (an attempt cut off by a restart counts too). */
+  attempts: number;
+  task_ids: string[];
+  /** One line per failed attempt. */
+  errors: string[];
+  usage: TokenUsage;
+  started_at: string | null;
+  finished_at: string | null;
+};
+
+export type WorkflowRun = {
+  run_id: string;
+  workflow_id: string;
+  workflow: string;
+  tenant: string;
+  status: RunStatus;
+  input: Record<string, unknown>;
+  /** The definition's steps at the time of the run (a later change of the workflow does not affect it). */
+  definition: WorkflowStep[];
+  steps: StepRun[];
+  /** The last completed step's output. */
+  output: string | null;
+  error: string | null;
+  usage: TokenUsage;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+};
+
+export const CreateSwarmSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  coordinator: z.string().min(1).max(200),
+  agents: z.array(z.string().min(1).max(200)).max(20),
+  config: z
+    .strictObject({
+      max_rounds: z.number().int().default(3),
+      consensus_required: z.boolean().default(false),
+    })
+    .default({ max_rounds: 3, consensus_required: false }),
+});
+export type CreateSwarm = z.infer<typeof CreateSwarmSchema>;
+export const MAX_ROUNDS_LIMIT = 20;
+
+export const SwarmTaskSchema = z.strictObject({
+  message: z.string().min(1).max(1_000_000),
+  context: z.record(z.string(), z.unknown()).default({}),
+});
+
+export type Swarm = {
+  id: string;
+  name: string;
+  coordinator: string;
+  agents: string[];
+  config: { max_rounds: number; consensus_required: boolean };
+  /** The agents' ids, resolved when the swarm is created (renaming an agent later does not break the swarm). */
+  coordinator_id: string;
+  agent_ids: string[];
+  tenant: string;
+  created_at: string;
+};
+
+export type SwarmContribution = { agent: string; agent_id: string; task_id: string; instruction: string; status: TaskStatus | 'queued'; output: string | null };
+export type SwarmVote = { agent: string; agent_id: string; task_id: string; approve: boolean; reasons: string };
+export type SwarmRound = {
+  round: number;
+  coordinator_task_id: string | null;
+  contributions: SwarmContribution[];
+  proposal: string | null;
+  votes: SwarmVote[];
+  approvals: number;
+};
+
+export type SwarmTask = {
+  id: string;
+  swarm_id: string;
+  swarm: string;
+  tenant: string;
+  status: RunStatus;
+  message: string;
+  context: Record<string, unknown>;
+  rounds: SwarmRound[];
+  final_answer: string | null;
+  /** true/false with consensus_required; null when the swarm does not ask for it. */
+  consensus: boolean | null;
+  error: string | null;
+  usage: TokenUsage;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
 };

@@ -10,6 +10,7 @@ import { ApiError } from '../server/errors.ts';
 import type { WalLog } from '../wal/index.ts';
 import type { KeyRing } from './keys.ts';
 import { LIST_LIMIT, type Orchestrator } from './orchestrator.ts';
+import { swarmRoutes, workflowRoutes } from './workflows-api.ts';
 
 type Env = { Bindings: HttpBindings; Variables: { tenant: string } };
 export type OrchestratorApiDeps = {
@@ -143,10 +144,15 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
     const tenant = c.get('tenant');
     const asked = c.req.query('tenant');
     if (asked && asked !== tenant) throw new ApiError('tenant_forbidden', `This key belongs to another tenant than "${asked}".`, 'Use a key of that tenant, or leave out the tenant filter.');
-    const workflow = c.req.query('workflow_id');
+    // workflow_id: a workflow's id, or its name (resolved to the id now); run_id and swarm_task_id narrow further.
+    const wfQuery = c.req.query('workflow_id');
+    const workflow = wfQuery && ([...o.store.workflows.values()].find((w) => w.tenant === tenant && w.name === wfQuery)?.id ?? wfQuery);
+    const run = c.req.query('run_id');
+    const swarmTask = c.req.query('swarm_task_id');
     const lastRaw = c.req.header('last-event-id') ?? c.req.query('last_event_id');
     const last = lastRaw !== undefined && /^\d+$/.test(lastRaw) ? Number(lastRaw) : null;
-    const wanted = (e: AgentEvent) => e.tenant === tenant && (!workflow || e.workflow_id === workflow);
+    const wanted = (e: AgentEvent) =>
+      e.tenant === tenant && (!workflow || e.workflow_id === workflow) && (!run || e.run_id === run) && (!swarmTask || e.swarm_task_id === swarmTask);
     const res = c.env.outgoing;
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
     res.write(': connected\n\n');
@@ -169,6 +175,9 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
     });
     return RESPONSE_ALREADY_SENT;
   });
+
+  app.route('/', workflowRoutes(o));
+  app.route('/', swarmRoutes(o));
 
   app.get('/wal/status', (c) => c.json(deps.wal.status()));
   app.post('/wal/compact', async (c) => {

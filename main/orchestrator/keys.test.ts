@@ -20,3 +20,12 @@ it('keeps every key when many are created at once, stores only hashes, and revok
   expect(await ring.tenantOf(made[4]!.key)).toBeNull();
   await fs.rm(dir, { recursive: true, force: true });
 });
+
+it('answers every one of several first requests that arrive together (none sees the ring before its keys load)', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-keys-'));
+  const file = path.join(dir, 'agent-keys.json');
+  const { key } = await createKey(file, 'acme');
+  const ring = new KeyRing(file);
+  expect(await Promise.all(Array.from({ length: 5 }, () => ring.tenantOf(key)))).toEqual(Array(5).fill('acme'));
+  await fs.rm(dir, { recursive: true, force: true });
+});

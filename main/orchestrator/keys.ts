@@ -89,7 +89,9 @@ export class KeyRing {
     // Every write is a rename of a new file: a new inode, so (ino, mtime, size) changes even within one tick.
     const version = await fs.stat(this.file).then((st) => `${st.ino}:${st.mtimeMs}:${st.size}`, () => 'none');
     if (version === this.version) return;
+    // The version is stamped only once its keys are in: a request arriving while they load must not see none.
+    const byHash = new Map((await readKeys(this.file)).map((k) => [k.sha256, k]));
+    this.byHash = byHash;
     this.version = version;
-    this.byHash = new Map((await readKeys(this.file)).map((k) => [k.sha256, k]));
   }
 }

@@ -1,14 +1,16 @@
 // The agent service: agents, tasks (dispatch queue, run window, backpressure), stop, and recovery after a restart.
 import path from 'node:path';
 import type { OrchestratorConfig } from '../../shared/config.ts';
-import type { Agent, AgentEvent, CreateAgent, RunTask, Task, UpdateAgent } from '../../shared/orchestrator.ts';
+import type { Agent, AgentEvent, CreateAgent, RunTask, Task, TaskOrigin, UpdateAgent } from '../../shared/orchestrator.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { ApiError } from '../server/errors.ts';
 import type { WalLog } from '../wal/index.ts';
 import { agentId, taskId } from './ids.ts';
 import { DispatchQueue } from './queue.ts';
-import { runAgentLoop } from './runner.ts';
-import { OrchestratorStore } from './store.ts';
+import { runAgentLoop, type ExtraTool } from './runner.ts';
+import { OrchestratorStore, type OrchestratorRecord } from './store.ts';
+import { SwarmService } from './swarms.ts';
+import { WorkflowService } from './workflows.ts';
 import { workspaceFor } from './tools/registry.ts';
 
 export type OrchestratorDeps = { wal: WalLog; engine: () => Engine; config: () => OrchestratorConfig; dataDir: string };
@@ -25,12 +27,20 @@ export class Orchestrator {
   /** Agents whose run submission is between its checks and its durable record. */
   private readonly submitting = new Set<string>();
   readonly taskCounts = new Map<string, number>();
+  /** Callers waiting for a task's end (workflow steps, swarm rounds). */
+  private readonly taskWaiters = new Map<string, ((t: Task | null) => void)[]>();
+  /** Tools given to one task only (a swarm coordinator's `delegate`). */
+  private readonly taskTools = new Map<string, Record<string, ExtraTool>>();
+  readonly workflows: WorkflowService;
+  readonly swarms: SwarmService;
   closed = false;
 
   constructor(private readonly deps: OrchestratorDeps) {
     this.store = new OrchestratorStore(deps.wal, () => deps.config().event_retention);
     const c = deps.config();
     this.queue = new DispatchQueue(c.queue_capacity, c.workers, (id) => this.execute(id));
+    this.workflows = new WorkflowService(this);
+    this.swarms = new SwarmService(this);
   }
 
   get workspaceRoot(): string {
@@ -49,7 +59,14 @@ export class Orchestrator {
     for (const a of this.store.agents.values()) {
       if (a.status === 'running' && !this.activeTaskOf(a.id)) await this.store.commit({ type: 'agent.put', data: { ...a, status: 'idle' } });
     }
-    for (const t of tasks) if (t.status === 'queued') this.queue.push(t.task_id);
+    for (const t of tasks) {
+      if (t.status !== 'queued') continue;
+      // A swarm's queued turn has no one waiting for it any more (the swarm task is failed below): never run it.
+      if (t.origin?.kind === 'swarm') await this.finish(t, { status: 'failed', error: 'interrupted: Switchboard stopped before this swarm task could go on', stop_reason: 'interrupted' }, { type: 'failed', error: 'interrupted' });
+      else this.queue.push(t.task_id);
+    }
+    await this.workflows.resume();
+    await this.swarms.resume();
   }
 
   configure(): void {
@@ -59,6 +76,10 @@ export class Orchestrator {
 
   async close(): Promise<void> {
     this.closed = true;
+    for (const [id, waiters] of this.taskWaiters) {
+      this.taskWaiters.delete(id);
+      for (const w of waiters) w(null);
+    }
     this.store.endSubscriptions();
     for (const r of this.running.values()) r.controller.abort(new Error('shutting down'));
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
@@ -166,6 +187,41 @@ export class Orchestrator {
     }
   }
 
+  /**
+   * A task started by a workflow step or a swarm. Unlike POST /agents/:id/run it ignores the 15 s window and does not
+   * move `last_run_at` (the window guards against a client submitting twice; these submissions are the service's
+   * own, made once per durable step record), and it does not wait for the agent's other tasks. `nested` runs it at
+   * once in the caller's worker slot (a coordinator waiting for the member it delegated to) instead of the queue.
+   */
+  async submitInternal(agentId: string, body: RunTask, tenant: string, origin: TaskOrigin, opts: { nested?: boolean; tools?: Record<string, ExtraTool>; records?: (task: Task) => OrchestratorRecord[] } = {}): Promise<Task> {
+    const agent = this.agent(agentId, tenant);
+    while (!opts.nested && !this.closed && this.queue.depth >= this.deps.config().queue_capacity) await new Promise((r) => setTimeout(r, 100));
+    const time = new Date().toISOString();
+    const task: Task = {
+      task_id: taskId(), agent_id: agentId, tenant, status: 'queued', message: body.message, context: body.context, result: null, error: null, stop_reason: null,
+      iterations: 0, usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }, created_at: time, started_at: null, finished_at: null, origin,
+    };
+    // With the caller's own records (the run step or swarm round naming this task) in one durable batch.
+    await this.store.commit({ type: 'task.put', data: task }, { type: 'agent.put', data: { ...agent, status: 'running' } }, ...(opts.records?.(task) ?? []));
+    if (opts.tools) this.taskTools.set(task.task_id, opts.tools);
+    if (opts.nested) void this.execute(task.task_id);
+    else this.queue.push(task.task_id);
+    return task;
+  }
+
+  /** Resolves with the task once it is over (completed, failed or stopped); null when it is gone or the service closes. */
+  waitForTask(id: string): Promise<Task | null> {
+    const t = this.store.tasks.get(id);
+    if (!t) return Promise.resolve(null);
+    if (!ACTIVE.has(t.status)) return Promise.resolve(t);
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const list = this.taskWaiters.get(id) ?? [];
+      list.push(resolve);
+      this.taskWaiters.set(id, list);
+    });
+  }
+
   async stop(id: string, tenant: string): Promise<Task> {
     const t = this.task(id, tenant);
     const running = this.running.get(id);
@@ -181,7 +237,9 @@ export class Orchestrator {
   }
 
   private emitRecord(t: Task, e: Pick<AgentEvent, 'type'> & Partial<AgentEvent>) {
-    return this.store.event({ task_id: t.task_id, agent_id: t.agent_id, tenant: t.tenant, workflow_id: null, ...e } as Omit<AgentEvent, 'id' | 'time'>);
+    const o = t.origin;
+    const tags = o?.kind === 'workflow' ? { workflow_id: o.workflow_id, run_id: o.run_id } : o?.kind === 'swarm' ? { workflow_id: null, swarm_id: o.swarm_id, swarm_task_id: o.swarm_task_id } : { workflow_id: null };
+    return this.store.event({ task_id: t.task_id, agent_id: t.agent_id, tenant: t.tenant, ...tags, ...e } as Omit<AgentEvent, 'id' | 'time'>);
   }
 
   /** The task's end: task record, its event and the agent's status, in one durable batch. */
@@ -192,8 +250,14 @@ export class Orchestrator {
     const agent = this.store.agents.get(t.agent_id);
     const records = [{ type: 'task.put', data: done } as const, this.emitRecord(done, event.type === 'completed' ? { ...event, task_id: t.task_id } : event)];
     // completed → the agent is "completed"; failed or stopped → back to "idle". Either may run again (after the window).
-    if (agent) records.push({ type: 'agent.put', data: { ...agent, status: done.status === 'completed' ? 'completed' : 'idle' } } as never);
+    // An agent running other tasks too (workflows and swarms may share it) stays running until the last one ends.
+    const others = [...this.store.tasks.values()].some((x) => x.agent_id === t.agent_id && x.task_id !== t.task_id && ACTIVE.has(x.status));
+    if (agent && !others) records.push({ type: 'agent.put', data: { ...agent, status: done.status === 'completed' ? 'completed' : 'idle' } } as never);
     await this.store.commit(...records);
+    this.taskTools.delete(t.task_id);
+    const waiters = this.taskWaiters.get(t.task_id);
+    this.taskWaiters.delete(t.task_id);
+    for (const w of waiters ?? []) w(this.store.tasks.get(t.task_id) ?? null);
   }
 
   private count(status: string): void {
@@ -225,6 +289,7 @@ export class Orchestrator {
           await this.store.commit({ type: 'task.put', data: { ...cur, iterations, usage: { ...usage } } });
         },
         tool: { workspace: workspaceFor(this.workspaceRoot, agent.id), httpGet: cfg.http_get },
+        extraTools: this.taskTools.get(t0.task_id),
       });
       signal.throwIfAborted();
       await this.finish(t0, { status: 'completed', result: outcome.result, stop_reason: outcome.stop_reason }, { type: 'completed' });

@@ -1,7 +1,7 @@
 // The agent loop: model call through the engine's routing → tool calls through the registry → model again, until a
 // final answer or config.max_iterations. Each step's events are durable before the next step starts.
 import type { Agent, AgentEvent, Task, TokenUsage } from '../../shared/orchestrator.ts';
-import { foldChunks, type HubChunk, type HubMessage, type HubRequest } from '../proxy/formats/hub.ts';
+import { foldChunks, type HubChunk, type HubMessage, type HubRequest, type HubTool } from '../proxy/formats/hub.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { chatInProcess } from '../proxy/in-process.ts';
 import { runTool, TOOLS, type ToolContext } from './tools/registry.ts';
@@ -18,7 +18,11 @@ export type RunDeps = {
   progress: (iterations: number, usage: TokenUsage) => Promise<void>;
   tool: Omit<ToolContext, 'signal'>;
   signal: AbortSignal;
+  /** Tools of this run only, beside the agent's own (a swarm coordinator's `delegate`). */
+  extraTools?: Record<string, ExtraTool>;
 };
+
+export type ExtraTool = { schema: HubTool; run: (input: Record<string, unknown>, signal: AbortSignal) => Promise<string> };
 
 function userText(task: Task): string {
   const { output_format, max_length, ...rest } = task.context as { output_format?: string; max_length?: number };
@@ -42,7 +46,8 @@ export async function runAgentLoop(agent: Agent, task: Task, deps: RunDeps): Pro
   const messages: HubMessage[] = [];
   if (agent.system_prompt) messages.push({ role: 'system', content: agent.system_prompt });
   messages.push({ role: 'user', content: userText(task) });
-  const tools = agent.tools.map((t) => TOOLS[t]?.schema).filter((t) => t !== undefined);
+  const extra = deps.extraTools ?? {};
+  const tools = [...agent.tools.map((t) => TOOLS[t]?.schema).filter((t) => t !== undefined), ...Object.values(extra).map((t) => t.schema)];
   const usage: TokenUsage = { ...task.usage };
   let last = '';
   for (let i = 1; i <= agent.config.max_iterations; i++) {
@@ -78,7 +83,10 @@ export async function runAgentLoop(agent: Agent, task: Task, deps: RunDeps): Pro
       await deps.emit({ type: 'tool_call', tool: call.function.name, input });
       let output: string;
       try {
-        output = agent.tools.includes(call.function.name)
+        const own = extra[call.function.name];
+        output = own
+          ? await own.run(input, deps.signal)
+          : agent.tools.includes(call.function.name)
           ? await runTool(call.function.name, input, { ...deps.tool, signal: deps.signal })
           : `error: tool "${call.function.name}" is not enabled for this agent`;
       } catch (err) {

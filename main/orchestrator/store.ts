@@ -1,19 +1,38 @@
 // The orchestrator's state (agents, tasks, event history) and the WAL records that change it. Every change is
 // appended to the WAL first and applied only once durable, so what a client was told is what a restart rebuilds.
 import type { WalLog } from '../wal/index.ts';
-import type { Agent, AgentEvent, Task } from '../../shared/orchestrator.ts';
+import type { Agent, AgentEvent, Swarm, SwarmTask, Task, Workflow, WorkflowRun } from '../../shared/orchestrator.ts';
 
 export type OrchestratorRecord =
   | { type: 'agent.put'; data: Agent }
   | { type: 'agent.deleted'; data: { id: string } }
   | { type: 'task.put'; data: Task }
-  | { type: 'event'; data: AgentEvent };
+  | { type: 'event'; data: AgentEvent }
+  | { type: 'workflow.put'; data: Workflow }
+  | { type: 'run.put'; data: WorkflowRun }
+  | { type: 'swarm.put'; data: Swarm }
+  | { type: 'swarm_task.put'; data: SwarmTask };
 
-type SnapshotData = { agents: Agent[]; tasks: Task[]; events: AgentEvent[]; nextEventId: number };
+type SnapshotData = {
+  agents: Agent[];
+  tasks: Task[];
+  events: AgentEvent[];
+  nextEventId: number;
+  // Absent in snapshots written before workflows and swarms existed.
+  workflows?: Workflow[];
+  runs?: WorkflowRun[];
+  swarms?: Swarm[];
+  swarmTasks?: SwarmTask[];
+};
 
 export class OrchestratorStore {
   readonly agents = new Map<string, Agent>();
   readonly tasks = new Map<string, Task>();
+  /** Keyed by id (wf_…, run_…, swm_…, stk_…). */
+  readonly workflows = new Map<string, Workflow>();
+  readonly runs = new Map<string, WorkflowRun>();
+  readonly swarms = new Map<string, Swarm>();
+  readonly swarmTasks = new Map<string, SwarmTask>();
   /** The event history, oldest first, at most `retention` long. */
   events: AgentEvent[] = [];
   nextEventId = 1;
@@ -35,6 +54,10 @@ export class OrchestratorStore {
       const d = snap.data as SnapshotData;
       for (const a of d.agents) this.agents.set(a.id, a);
       for (const t of d.tasks) this.tasks.set(t.task_id, t);
+      for (const w of d.workflows ?? []) this.workflows.set(w.id, w);
+      for (const r of d.runs ?? []) this.runs.set(r.run_id, r);
+      for (const w of d.swarms ?? []) this.swarms.set(w.id, w);
+      for (const t of d.swarmTasks ?? []) this.swarmTasks.set(t.id, t);
       this.events = d.events;
       this.nextEventId = d.nextEventId;
       this.appliedSeq = snap.seq;
@@ -86,6 +109,18 @@ export class OrchestratorStore {
       case 'task.put':
         this.tasks.set(r.data.task_id, r.data);
         break;
+      case 'workflow.put':
+        this.workflows.set(r.data.id, r.data);
+        break;
+      case 'run.put':
+        this.runs.set(r.data.run_id, r.data);
+        break;
+      case 'swarm.put':
+        this.swarms.set(r.data.id, r.data);
+        break;
+      case 'swarm_task.put':
+        this.swarmTasks.set(r.data.id, r.data);
+        break;
       case 'event': {
         this.events.push(r.data);
         this.nextEventId = Math.max(this.nextEventId, r.data.id + 1);
@@ -98,6 +133,9 @@ export class OrchestratorStore {
   }
 
   private snapshot(): SnapshotData {
-    return { agents: [...this.agents.values()], tasks: [...this.tasks.values()], events: this.events, nextEventId: this.nextEventId };
+    return {
+      agents: [...this.agents.values()], tasks: [...this.tasks.values()], events: this.events, nextEventId: this.nextEventId,
+      workflows: [...this.workflows.values()], runs: [...this.runs.values()], swarms: [...this.swarms.values()], swarmTasks: [...this.swarmTasks.values()],
+    };
   }
 }

@@ -6,6 +6,9 @@ import { isMaskedKey, maskKey } from '../../shared/config.ts';
 import { ConfigError, type ConfigStore } from '../config/store.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { ApiError } from './errors.ts';
+import { performance } from 'node:perf_hooks';
+import { fetchModels } from '../proxy/models.ts';
+import { createKey, keysFile, readKeys, revokeKey } from '../orchestrator/keys.ts';
 
 export const VERSION = '0.1.0';
 
@@ -127,6 +130,58 @@ export function adminRoutes(engine: () => Engine, store: ConfigStore, listenPort
       circuits: Object.fromEntries(route.candidates.map((cand) => [cand.provider, e.pool.get(cand.provider)?.breaker.state ?? 'closed'])),
     };
     return c.json(explanation);
+  });
+
+  // --- Routes the desktop UI needs (issue 6) ---
+
+  /** Pause or resume routing (the tray's Pause/Resume, the UI's header switch). */
+  admin.post('/pause', async (c) => {
+    const body = (await c.req.json().catch(() => null)) as { paused?: unknown } | null;
+    if (typeof body?.paused !== 'boolean') throw new ApiError('invalid_request', 'Send {"paused": true} or {"paused": false}.', 'Set "paused" to a boolean.');
+    engine().paused = body.paused;
+    return c.json({ paused: engine().paused });
+  });
+
+  /** Test connection: GET <base_url>/models now, recorded as the provider's state like a health check. */
+  admin.post('/providers/:name/test', async (c) => {
+    const name = c.req.param('name');
+    const e = engine();
+    const p = e.pool.get(name);
+    if (!p) throw new ApiError('not_found', `No provider named "${name}" in the running config.`, 'Save the provider first, then test it.');
+    const t0 = performance.now();
+    try {
+      const models = await fetchModels(p, e.config.health_check.timeout_ms);
+      const latency = performance.now() - t0;
+      p.recordSuccess(latency);
+      return c.json({ provider: name, ok: true, latency_ms: Math.round(latency), models: models.length, error: null });
+    } catch (err) {
+      const latency = performance.now() - t0;
+      const message = `test: ${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message}`;
+      const status = (err as { status?: number }).status ?? null;
+      if (status === 401 || status === 403) p.recordRefusal(message, latency);
+      else p.recordFailure({ retryable: true, status, kind: 'other', message }, latency);
+      return c.json({ provider: name, ok: false, latency_ms: Math.round(latency), models: 0, error: message });
+    }
+  });
+
+  /** Agent API keys (Settings page): list, create (the key is shown once), revoke. Same file as `switchboard keys`. */
+  admin.get('/agent-keys', async (c) => {
+    const keys = await readKeys(keysFile(store.dir));
+    return c.json({ data: keys.map(({ id, tenant, created_at }) => ({ id, tenant, created_at })) });
+  });
+  admin.post('/agent-keys', async (c) => {
+    const body = (await c.req.json().catch(() => ({}))) as { tenant?: unknown };
+    const tenant = typeof body.tenant === 'string' && body.tenant.trim() !== '' ? body.tenant.trim() : undefined;
+    if (tenant !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(tenant)) {
+      throw new ApiError('invalid_request', `The tenant "${tenant}" is not valid.`, 'Use 1-64 letters, digits, ".", "_" or "-".');
+    }
+    const { key, record } = await createKey(keysFile(store.dir), tenant);
+    return c.json({ key, id: record.id, tenant: record.tenant, created_at: record.created_at }, 201);
+  });
+  admin.delete('/agent-keys/:id', async (c) => {
+    const id = c.req.param('id');
+    if (!(await revokeKey(keysFile(store.dir), id))) throw new ApiError('not_found', `No agent API key "${id}".`, 'List the keys and pick one of their ids.');
+    return c.json({ id, revoked: true });
   });
 
   return admin;

@@ -25,6 +25,8 @@ const weatherTool = {
     },
   ],
 };
+type ErrorJson = { error: { code: number; message: string; status: string } };
+
 const toolCall = { name: 'get_weather', arguments: { city: 'Paris', units: { temp: 'C' } } };
 
 async function collect(stream: AsyncGenerator<GenerateContentResponse>): Promise<GenerateContentResponse[]> {
@@ -168,7 +170,7 @@ describe('mock gemini: failures', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(status);
     const res = await fetch(`${m.baseUrl}/models/x:generateContent`, { method: 'POST', body: '{"contents":[]}' });
-    const body = await res.json();
+    const body = (await res.json()) as ErrorJson;
     expect(body).toEqual({ error: { code: status, message: expect.any(String), status: name } });
     expect(geminiFormat.errorMessage(body)).toBe(body.error.message);
   });
@@ -177,19 +179,19 @@ describe('mock gemini: failures', () => {
     const { mock: m } = await mock({ behavior: { status: 429 } });
     const res = await fetch(`${m.baseUrl}/models/x:streamGenerateContent`, { method: 'POST', body: '{"contents":[{"parts":[{"text":"hi"}]}]}' });
     expect(res.status).toBe(429);
-    const body = await res.json();
+    const body = (await res.json()) as ErrorJson[];
     expect(body).toEqual([{ error: { code: 429, message: expect.any(String), status: 'RESOURCE_EXHAUSTED' } }]);
-    expect(geminiFormat.errorMessage(body)).toBe(body[0].error.message);
+    expect(geminiFormat.errorMessage(body)).toBe(body[0]?.error.message);
   });
 
   it('refuses a request without contents, and unknown paths, as Gemini does', async () => {
     const { mock: m } = await mock();
     const noContents = await fetch(`${m.baseUrl}/models/x:generateContent`, { method: 'POST', body: '{}' });
     expect(noContents.status).toBe(400);
-    expect((await noContents.json()).error.status).toBe('INVALID_ARGUMENT');
+    expect(((await noContents.json()) as ErrorJson).error.status).toBe('INVALID_ARGUMENT');
     const unknown = await fetch(`${m.baseUrl}/chat/completions`, { method: 'POST', body: '{}' });
     expect(unknown.status).toBe(404);
-    expect((await unknown.json()).error.status).toBe('NOT_FOUND');
+    expect(((await unknown.json()) as ErrorJson).error.status).toBe('NOT_FOUND');
     expect(m.chatCount()).toBe(1);
   });
 

@@ -1,0 +1,37 @@
+// e2e support: the system Chromium via playwright-core, a `serve` with the freshly built UI, screenshots.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+import { type ServeOptions, type ServeProcess, startServe } from '../main/testing/serve-process.ts';
+
+export const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** `switchboard serve` serving the UI built by the global setup. */
+export function serveWithUi(opts: ServeOptions): Promise<ServeProcess> {
+  return startServe({ ...opts, env: { ...opts.env, SWITCHBOARD_UI_DIR: inject('uiDir') } });
+}
+
+/** Opens /ui with the token link `serve` printed (read from its stdout, as a person would). */
+export async function openUi(browser: Browser, sb: ServeProcess, page = 'providers'): Promise<Page> {
+  const link = /UI: (\S+)/.exec(sb.stdout())?.[1];
+  if (!link) throw new Error(`serve printed no UI link:\n${sb.stdout()}`);
+  const p = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  p.on('pageerror', (err) => process.stderr.write(`page error: ${err.message}\n`));
+  await p.goto(`${link}#/${page}`);
+  return p;
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await fs.mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,79 @@
+// kill -9 of `serve` in the middle of a three-step workflow run, restart on the same folder: the run resumes at the
+// step boundary; the finished step never runs again, the cut-off step starts again once, the last step runs once.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { call, createKey, openEvents, type Json } from '../testing/agent-api.ts';
+import { startMockProvider, type MockProvider } from '../testing/mock-provider.ts';
+import { configFor, eventually, startServe, type ServeProcess } from '../testing/serve-process.ts';
+
+let mock: MockProvider;
+let dir = '';
+const children: ServeProcess[] = [];
+
+afterAll(async () => {
+  for (const c of children) await c.stop();
+  await mock?.close();
+  if (dir) await fs.rm(dir, { recursive: true, force: true });
+});
+
+it('resumes a run at the step boundary after kill -9; no finished step runs twice', async () => {
+  mock = await startMockProvider({ name: 'mock' });
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-wf-restart-'));
+  const key = await createKey(path.join(dir, 'config.json'), 'acme');
+  const config = configFor({ mock: mock.baseUrl }, { orchestrator: { workers: 2 } });
+  const first = await startServe({ dir, config });
+  children.push(first);
+  const api = `${first.url}/api/v1`;
+  for (const name of ['a', 'b']) expect((await call(`${api}/agents`, key, 'POST', { name, model: 'mock-model' })).status).toBe(201);
+  const wf = await call(`${api}/workflows`, key, 'POST', {
+    name: 'three',
+    steps: [
+      { name: 'one', agent: 'a', prompt: 'step one: {{input.x}}' },
+      { name: 'two', agent: 'b', prompt: 'step two after {{steps.one.output}}' },
+      { name: 'three', agent: 'a', prompt: 'step three after {{steps.two.output}}' },
+    ],
+  });
+  expect(wf.status).toBe(201);
+
+  mock.setBehavior({ script: [{ tokens: ['ONE'] }, { tokens: Array.from({ length: 50 }, (_, i) => `t${i} `), chunkDelayMs: 200 }] });
+  const run = (await call(`${api}/workflows/three/run`, key, 'POST', { input: { x: 'go' } })).body;
+  await eventually(async () => {
+    const r = (await call(`${api}/workflows/three/runs/${run.run_id}`, key)).body;
+    expect(r.steps.map((s: Json) => s.status)).toEqual(['completed', 'running', 'pending']);
+  });
+  await eventually(() => expect(mock.chatCount()).toBe(2));
+  await new Promise((r) => setTimeout(r, 300)); // step two is mid-stream
+  first.child.kill('SIGKILL');
+  await new Promise((r) => first.child.once('exit', r));
+
+  mock.setBehavior({ script: [{ tokens: ['TWO'] }, { tokens: ['THREE'] }] });
+  const second = await startServe({ dir, config });
+  children.push(second);
+  const api2 = `${second.url}/api/v1`;
+  const done = await eventually(async () => {
+    const r = (await call(`${api2}/workflows/three/runs/${run.run_id}`, key)).body;
+    expect(r.status).toBe('completed');
+    return r;
+  }, 15_000);
+  expect(done.output).toBe('THREE');
+  expect(done.steps.map((s: Json) => [s.name, s.status, s.output, s.attempts, s.task_ids.length])).toEqual([
+    ['one', 'completed', 'ONE', 1, 1],
+    ['two', 'completed', 'TWO', 2, 2],
+    ['three', 'completed', 'THREE', 1, 1],
+  ]);
+  expect(done.steps[1].errors).toEqual([expect.stringMatching(/^interrupted: attempt 1 \(tsk_[a-f0-9]+\) was cut off by a restart/)]);
+
+  // The model saw step one once, step two twice (the cut-off attempt and the one after the restart), step three once.
+  const prompts = mock.requests.filter((r) => r.url === '/v1/chat/completions').map((r) => r.body.messages.at(-1).content as string);
+  expect(prompts).toEqual(['step one: go', 'step two after ONE', 'step two after ONE', 'step three after TWO']);
+
+  // The cut-off attempt is a failed (interrupted) task; the run's events, old and new, follow the workflow.
+  expect((await call(`${api2}/tasks/${done.steps[1].task_ids[0]}`, key)).body).toMatchObject({ status: 'failed', stop_reason: 'interrupted' });
+  const events = await openEvents(`${api2}/events?workflow_id=three`, key, 0);
+  const all = await events.waitFor((e) => e.filter((x) => x.type === 'completed').length === 3);
+  events.close();
+  expect(all.every((e) => e.run_id === run.run_id)).toBe(true);
+  expect(all.filter((e) => e.type === 'failed').map((e) => e.task_id)).toEqual([done.steps[1].task_ids[0]]);
+}, 30_000);

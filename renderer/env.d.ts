@@ -1,0 +1,2 @@
+// Vite's asset imports (the stylesheet).
+declare module '*.css';

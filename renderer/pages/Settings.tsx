@@ -1,0 +1,97 @@
+// Settings: listen_port, log_requests, start_on_login, and agent API keys.
+import { useEffect, useState } from 'react';
+import type { AgentKeyInfo } from '../../shared/ipc.ts';
+import { Problems } from '../components/Problems.tsx';
+import { failureText } from '../store/config.ts';
+import { useApi, useApp, useAppStore } from '../store/react.ts';
+
+export function SettingsPage() {
+  const store = useAppStore();
+  const api = useApi();
+  const doc = useApp((s) => s.configDoc);
+  const cfg = (doc?.config ?? {}) as { listen_port?: number; log_requests?: boolean; start_on_login?: boolean };
+  const [port, setPort] = useState('');
+  const [logRequests, setLogRequests] = useState(true);
+  const [startOnLogin, setStartOnLogin] = useState(false);
+  const [problems, setProblems] = useState<string[] | null>(null);
+  const [saved, setSaved] = useState(false);
+  const [keys, setKeys] = useState<AgentKeyInfo[]>([]);
+  const [newKey, setNewKey] = useState<string | null>(null);
+
+  useEffect(() => {
+    setPort(String(cfg.listen_port ?? 11434));
+    setLogRequests(cfg.log_requests ?? true);
+    setStartOnLogin(cfg.start_on_login ?? false);
+  }, [doc]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const loadKeys = () => void api.listAgentKeys().then((r) => r.ok && setKeys(r.data.data));
+  useEffect(loadKeys, [api]);
+
+  const save = async () => {
+    const next = store.getState().currentConfig();
+    // A number the schema can judge: "abc" stays a string so the error says what was typed.
+    const n = Number(port);
+    next.listen_port = (port.trim() !== '' && Number.isFinite(n) ? n : port) as number;
+    next.log_requests = logRequests;
+    next.start_on_login = startOnLogin;
+    const r = await store.getState().saveConfig(next);
+    setProblems(r.ok ? null : r.messages);
+    setSaved(r.ok);
+  };
+
+  return (
+    <section data-testid="page-settings">
+      <h2>Settings</h2>
+      <label>
+        listen_port <input value={port} onChange={(e) => setPort(e.target.value)} data-testid="listen-port" />
+      </label>
+      <p className="hint">Changing the port rebinds at once; if the new port is taken, Switchboard keeps the old one and says so in its log.</p>
+      <label className="row">
+        <input type="checkbox" checked={logRequests} onChange={(e) => setLogRequests(e.target.checked)} /> log_requests (write requests.jsonl)
+      </label>
+      <label className="row">
+        <input type="checkbox" checked={startOnLogin} onChange={(e) => setStartOnLogin(e.target.checked)} /> start_on_login (desktop app)
+      </label>
+      <Problems messages={problems} />
+      <button onClick={() => void save()} data-testid="save-settings">
+        Save settings
+      </button>
+      {saved && <span className="ok"> Saved.</span>}
+      <h3>Agent API keys</h3>
+      <ul>
+        {keys.map((k) => (
+          <li key={k.id} data-testid="agent-key">
+            <span className="mono">{k.id}</span> {k.tenant} {k.created_at}{' '}
+            <button
+              className="danger"
+              onClick={() =>
+                void api.revokeAgentKey({ id: k.id }).then((r) => {
+                  if (!r.ok) setProblems(failureText(r.failure));
+                  loadKeys();
+                })
+              }
+            >
+              Revoke
+            </button>
+          </li>
+        ))}
+      </ul>
+      <button
+        onClick={() =>
+          void api.createAgentKey({}).then((r) => {
+            if (r.ok) setNewKey(r.data.key);
+            else setProblems(failureText(r.failure));
+            loadKeys();
+          })
+        }
+      >
+        Create key
+      </button>
+      {newKey && (
+        <p>
+          New key (shown once): <code className="mono">{newKey}</code>
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+// Config slice: config.json as the server wrote it (keys masked), and saving with the shared schema first.
+import type { StateCreator } from 'zustand';
+import type { AppState } from './index.ts';
+import type { StatusResponse } from '../../shared/admin.ts';
+import { type ConfigInput, parseConfig, problemToText } from '../../shared/config.ts';
+import type { ApiFailure, ConfigDocument, SwitchboardApi } from '../../shared/ipc.ts';
+
+/** The outcome of a save, in words for the page. */
+export type SaveOutcome = { ok: true } | { ok: false; messages: string[] };
+
+export function failureText(f: ApiFailure): string[] {
+  const details = Array.isArray(f.error.details)
+    ? (f.error.details as { path?: string; message?: string; field?: string }[]).map((d) => `${d.path ?? d.field ?? ''} ${d.message ?? ''}`.trim())
+    : [];
+  return [f.error.message + (f.error.action ? ` ${f.error.action}` : ''), ...details.filter((d) => !f.error.message.includes(d))];
+}
+
+export type ConfigSlice = {
+  status: StatusResponse | null;
+  statusError: string | null;
+  configDoc: ConfigDocument | null;
+  refreshStatus: () => Promise<void>;
+  loadConfig: () => Promise<void>;
+  /** Validates with the shared schema; sends only a valid config; reloads on success. */
+  saveConfig: (next: ConfigInput) => Promise<SaveOutcome>;
+  /** The stored config (masked keys) as an editable object. */
+  currentConfig: () => ConfigInput;
+};
+
+export const createConfigSlice =
+  (api: SwitchboardApi): StateCreator<AppState, [], [], ConfigSlice> =>
+  (set, get) => ({
+    status: null,
+    statusError: null,
+    configDoc: null,
+    refreshStatus: async () => {
+      const r = await api.getStatus();
+      if (r.ok) set({ status: r.data, statusError: null });
+      else set({ statusError: failureText(r.failure).join(' ') });
+    },
+    loadConfig: async () => {
+      const r = await api.getConfig();
+      if (r.ok) set({ configDoc: r.data });
+      else set({ statusError: failureText(r.failure).join(' ') });
+    },
+    saveConfig: async (next) => {
+      const local = parseConfig(next);
+      if (!local.ok) return { ok: false, messages: local.problems.map(problemToText) };
+      const r = await api.saveConfig(next);
+      if (!r.ok) return { ok: false, messages: failureText(r.failure) };
+      set({ configDoc: r.data });
+      void get().refreshStatus();
+      return { ok: true };
+    },
+    currentConfig: () => structuredClone((get().configDoc?.config ?? {}) as ConfigInput),
+  });

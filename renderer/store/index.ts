@@ -1,0 +1,16 @@
+// The one store: slices combined; created outside React so pushed events feed it with setState.
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { SwitchboardApi } from '../../shared/ipc.ts';
+import { type AgentsSlice, createAgentsSlice } from './agents.ts';
+import { type ConfigSlice, createConfigSlice } from './config.ts';
+import { type LogsSlice, createLogsSlice } from './logs.ts';
+
+export type AppState = LogsSlice & ConfigSlice & AgentsSlice;
+
+export function createAppStore(api: SwitchboardApi): StoreApi<AppState> {
+  return createStore<AppState>()((...a) => ({
+    ...createLogsSlice(...a),
+    ...createConfigSlice(api)(...a),
+    ...createAgentsSlice(api)(...a),
+  }));
+}
