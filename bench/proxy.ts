@@ -190,20 +190,26 @@ async function checkTarget(baseUrl: string, expectedContent: string): Promise<vo
   }
 }
 
-async function streamTtfb(baseUrl: string, opts: ProxyBenchOptions): Promise<number> {
-  const agent = agentFor();
+/**
+ * Median time to first byte of sequential streamed requests, one target after another in each round (not one
+ * target's whole series, then the next), so the machine's drift hits every target alike.
+ */
+async function streamTtfbInterleaved(baseUrls: string[], opts: ProxyBenchOptions): Promise<number[]> {
+  const agents = baseUrls.map(() => agentFor());
   const body = requestBody(true);
-  const times = new Float64Array(opts.streams);
+  const times = baseUrls.map(() => new Float64Array(opts.streams));
   try {
     for (let i = 0; i < opts.streamWarmup + opts.streams; i++) {
-      const r = await request(baseUrl, body, agent);
-      if (r.status !== 200) throw new Error(`streamed request to ${baseUrl} answered ${r.status}: ${r.text.slice(0, 300)}`);
-      if (i >= opts.streamWarmup) times[i - opts.streamWarmup] = r.ttfbMs;
+      for (let t = 0; t < baseUrls.length; t++) {
+        const r = await request(baseUrls[t]!, body, agents[t]!);
+        if (r.status !== 200) throw new Error(`streamed request to ${baseUrls[t]} answered ${r.status}: ${r.text.slice(0, 300)}`);
+        if (i >= opts.streamWarmup) times[t]![i - opts.streamWarmup] = r.ttfbMs;
+      }
     }
   } finally {
-    agent.destroy();
+    for (const a of agents) a.destroy();
   }
-  return percentile(times.sort(), 50);
+  return times.map((t) => percentile(t.sort(), 50));
 }
 
 function setMockBehavior(mock: BenchChild, behavior: MockBehavior): Promise<void> {
@@ -383,10 +389,11 @@ export async function main(overrides: Partial<ProxyBenchOptions> = {}): Promise<
     }
 
     await setMockBehavior(mock, { tokens: replyTokens(opts.streamTokens), chunkDelayMs: opts.chunkDelayMs });
-    for (const t of targets) {
-      log(`${t.result.target} stream time to first byte`);
-      t.result.streamTtfbMs = await streamTtfb(t.result.baseUrl, opts);
-    }
+    log('stream time to first byte (targets interleaved)');
+    const ttfbs = await streamTtfbInterleaved(targets.map((t) => t.result.baseUrl), opts);
+    targets.forEach((t, i) => {
+      t.result.streamTtfbMs = ttfbs[i]!;
+    });
     for (const t of targets) t.result.peakRssMiB = t.child?.peakRssMiB() ?? null;
 
     const results = targets.map((t) => t.result);

@@ -11,18 +11,21 @@ export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buff
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer) => {
+    // Anonymous callbacks, not named consts: tsx's keepNames would rename a named one on every request.
+    req.on('data', (chunk: Buffer) => {
+      if (size < 0) return;
       size += chunk.length;
       if (size > limitBytes) {
-        req.off('data', onData);
+        size = -1;
         req.resume();
         reject(tooLarge(limitBytes));
         return;
       }
       chunks.push(chunk);
-    };
-    req.on('data', onData);
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
+    });
+    req.once('end', () => {
+      if (size >= 0) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    });
     req.once('error', reject);
   });
 }

@@ -10,7 +10,7 @@ import { providerFormat } from './formats/index.ts';
 import type { AttemptFailure, ProviderPool, ProviderRuntime } from './provider-pool.ts';
 import type { ProviderKind } from './providers/index.ts';
 import {
-  passthroughSink,
+  PassthroughSink,
   type ReplySink,
   type SinkContext,
   translatingErrorSink,
@@ -42,6 +42,10 @@ export type AttemptPlan = {
 
 export type PlanTarget = { kind: ProviderKind; baseUrl: URL; name: string };
 
+export interface Planner {
+  plan(target: PlanTarget): AttemptPlan | string;
+}
+
 export type ForwardRequest = {
   req: IncomingMessage;
   res: ServerResponse;
@@ -52,8 +56,8 @@ export type ForwardRequest = {
   candidates: ResolvedCandidate[];
   /** The routed model. */
   model: string;
-  /** The call for one candidate, or why this provider cannot serve the request (it is then skipped). */
-  plan: (target: PlanTarget) => AttemptPlan | string;
+  /** The call for each candidate, or why a provider cannot serve the request (it is then skipped). */
+  planner: Planner;
   /** Headers added to the client's reply (the limiter's x-ratelimit-*); set with writeHead, not setHeader. */
   replyHeaders?: Record<string, string>;
 };
@@ -164,7 +168,7 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
     const cand = f.candidates[i]!;
     const provider = pool.get(cand.provider);
     if (!provider) continue;
-    const plan = f.plan({ kind: provider.kind, baseUrl: provider.baseUrl, name: provider.name });
+    const plan = f.planner.plan({ kind: provider.kind, baseUrl: provider.baseUrl, name: provider.name });
     if (typeof plan === 'string') {
       attempts.push({ provider: cand.provider, status: null, error: plan, latency_ms: 0 });
       unsupported = plan;
@@ -176,7 +180,7 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
     }
     tried++;
     const t0 = performance.now();
-    const result = await attempt(f, plan, provider, cand, outcome, started, i + 1);
+    const result = await new UpstreamAttempt(f, plan, provider, cand, outcome, started, i + 1).run();
     const latency = performance.now() - t0;
     if (result.kind === 'done') {
       attempts.push({ provider: cand.provider, status: result.status, error: result.midStreamError ?? null, latency_ms: Math.round(latency) });
@@ -214,161 +218,189 @@ type AttemptResult =
 /**
  * One upstream call on undici's dispatch API: no intermediate stream objects, chunks go straight to a reply sink
  * with backpressure (pause/resume), and the client hanging up aborts the call through its controller.
+ * A class rather than closures: the hot path allocates one object per attempt (and no per-request functions,
+ * which tsx's keepNames would also rename one by one).
  */
-function attempt(
-  f: ForwardRequest,
-  plan: AttemptPlan,
-  provider: ProviderRuntime,
-  cand: ResolvedCandidate,
-  outcome: ForwardOutcome,
-  started: number,
-  attemptNo: number,
-): Promise<AttemptResult> {
-  const { res } = f;
-  const { path, body, translate } = plan;
-  const translated = translate !== undefined;
+class UpstreamAttempt implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private clientGone: boolean;
+  private status = 0;
+  private headers: IncomingHttpHeaders = {};
+  private failing = false;
+  private errorText = '';
+  private sink: ReplySink | null = null;
+  private settled = false;
+  private resolve!: (r: AttemptResult) => void;
+  private readonly onClose: () => void;
+  private readonly onDrain: () => void;
 
-  return new Promise<AttemptResult>((resolve) => {
-    let controller: Dispatcher.DispatchController | null = null;
-    let clientGone = res.destroyed;
-    let status = 0;
-    let headers: IncomingHttpHeaders = {};
-    let failing = false;
-    let errorText = '';
-    let sink: ReplySink | null = null;
-    let settled = false;
+  constructor(
+    private readonly f: ForwardRequest,
+    private readonly plan: AttemptPlan,
+    private readonly provider: ProviderRuntime,
+    private readonly cand: ResolvedCandidate,
+    private readonly outcome: ForwardOutcome,
+    private readonly started: number,
+    private readonly attemptNo: number,
+  ) {
+    this.clientGone = f.res.destroyed;
+    this.onClose = this.clientClosed.bind(this);
+    this.onDrain = this.clientDrained.bind(this);
+  }
 
-    const settle = (r: AttemptResult) => {
-      if (settled) return;
-      settled = true;
-      res.off('close', onClose);
-      res.off('drain', onDrain);
-      resolve(r);
-    };
-    const onClose = () => {
-      if (res.writableFinished) return;
-      clientGone = true;
-      controller?.abort(new Error('client closed the request'));
-    };
-    const onDrain = () => controller?.resume();
-    res.on('close', onClose);
-    res.on('drain', onDrain);
+  run(): Promise<AttemptResult> {
+    return new Promise<AttemptResult>((resolve) => {
+      this.resolve = resolve;
+      if (this.clientGone) {
+        this.settle({ kind: 'failed', failure: classify(null, true) });
+        return;
+      }
+      const { res } = this.f;
+      res.on('close', this.onClose);
+      res.on('drain', this.onDrain);
+      const { provider, plan } = this;
+      provider.agent.dispatch(
+        {
+          origin: provider.origin,
+          path: provider.basePath + plan.path,
+          method: 'POST',
+          headers: upstreamHeaders(this.f.req.headers, provider, plan.body.length, plan.translate !== undefined),
+          body: plan.body,
+          headersTimeout: provider.timeouts.first_byte_ms,
+          bodyTimeout: provider.timeouts.idle_ms,
+        },
+        this,
+      );
+    });
+  }
 
-    const finishOutcome = (finalStatus: number) => {
-      const usage = sink?.usage();
-      outcome.provider = cand.provider;
-      outcome.route = cand.reason;
-      outcome.status = finalStatus;
-      outcome.promptTokens = usage?.prompt ?? null;
-      outcome.completionTokens = usage?.completion ?? null;
-    };
-    /** After commit: no failover; the client's reply ends with its format's error. */
-    const failCommitted = (message: string) => {
-      finishOutcome(502);
-      outcome.errorCode = 'upstream_error';
-      const e: WireError = { status: 502, code: 'upstream_error', type: 'upstream_error', message: `Provider "${cand.provider}" failed mid-stream: ${message}.` };
-      sink!.fail(e);
-      settle({ kind: 'done', status: 502, midStreamError: message });
-    };
-    /** A failure inside the sink (a bad upstream stream): fail over if nothing was sent yet. */
-    const sinkFailed = (err: unknown) => {
-      const message = err instanceof UpstreamStreamError ? err.message : (err as Error).message;
-      controller?.abort(err as Error);
-      if (sink?.committed) failCommitted(message);
-      else settle({ kind: 'failed', failure: { retryable: true, status: null, kind: 'other', message } });
-    };
+  private settle(r: AttemptResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.f.res.off('close', this.onClose);
+    this.f.res.off('drain', this.onDrain);
+    this.resolve(r);
+  }
 
-    if (clientGone) {
-      settle({ kind: 'failed', failure: classify(null, true) });
+  private clientClosed(): void {
+    if (this.f.res.writableFinished) return;
+    this.clientGone = true;
+    this.controller?.abort(new Error('client closed the request'));
+  }
+
+  private clientDrained(): void {
+    this.controller?.resume();
+  }
+
+  /** Called by the sink when the first byte is about to reach the client. */
+  commit(): void {
+    this.outcome.ttfbMs = Math.round(performance.now() - this.started);
+  }
+
+  private finishOutcome(finalStatus: number): void {
+    const usage = this.sink?.usage();
+    const o = this.outcome;
+    o.provider = this.cand.provider;
+    o.route = this.cand.reason;
+    o.status = finalStatus;
+    o.promptTokens = usage?.prompt ?? null;
+    o.completionTokens = usage?.completion ?? null;
+  }
+
+  /** After commit: no failover; the client's reply ends with its format's error. */
+  private failCommitted(message: string): void {
+    this.finishOutcome(502);
+    this.outcome.errorCode = 'upstream_error';
+    const e: WireError = { status: 502, code: 'upstream_error', type: 'upstream_error', message: `Provider "${this.cand.provider}" failed mid-stream: ${message}.` };
+    this.sink!.fail(e);
+    this.settle({ kind: 'done', status: 502, midStreamError: message });
+  }
+
+  /** A failure inside the sink (a bad upstream stream): fail over if nothing was sent yet. */
+  private sinkFailed(err: unknown): void {
+    const message = err instanceof UpstreamStreamError ? err.message : (err as Error).message;
+    this.controller?.abort(err as Error);
+    if (this.sink?.committed) this.failCommitted(message);
+    else this.settle({ kind: 'failed', failure: { retryable: true, status: null, kind: 'other', message } });
+  }
+
+  onRequestStart(ctrl: Dispatcher.DispatchController): void {
+    this.controller = ctrl;
+    if (this.clientGone) ctrl.abort(new Error('client closed the request'));
+  }
+
+  onResponseStart(_ctrl: Dispatcher.DispatchController, statusCode: number, responseHeaders: IncomingHttpHeaders): void {
+    this.status = statusCode;
+    this.headers = responseHeaders;
+    this.failing = isRetryableStatus(statusCode);
+    if (this.failing) return;
+    const { f, cand } = this;
+    const s: SinkContext = {
+      res: f.res,
+      status: statusCode,
+      headers: responseHeaders,
+      extraHeaders: {
+        ...f.replyHeaders,
+        'x-switchboard-provider': cand.provider,
+        'x-switchboard-route': cand.reason,
+        'x-switchboard-attempts': String(this.attemptNo),
+      },
+      committer: this,
+    };
+    const translate = this.plan.translate;
+    if (!translate) this.sink = new PassthroughSink(s, f.client, f.ctx, f.model);
+    else if (statusCode >= 400) this.sink = translatingErrorSink(s, translate.errorMessage, f.client);
+    else if (f.stream && translate.stream) {
+      const { decoder, encoder } = translate.stream();
+      this.sink = translatingStreamSink(s, decoder, encoder);
+    } else this.sink = translatingJsonSink(s, translate.json);
+  }
+
+  onResponseData(ctrl: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.failing) {
+      if (this.errorText.length < 4096) this.errorText += chunk.toString('utf8');
       return;
     }
+    if (this.settled) return;
+    try {
+      if (!this.sink!.data(chunk)) ctrl.pause();
+    } catch (err) {
+      this.sinkFailed(err);
+    }
+  }
 
-    provider.agent.dispatch(
-      {
-        origin: provider.origin,
-        path: provider.basePath + path,
-        method: 'POST',
-        headers: upstreamHeaders(f.req.headers, provider, body.length, translated),
-        body,
-        headersTimeout: provider.timeouts.first_byte_ms,
-        bodyTimeout: provider.timeouts.idle_ms,
-      },
-      {
-        onRequestStart(ctrl) {
-          controller = ctrl;
-          if (clientGone) ctrl.abort(new Error('client closed the request'));
-        },
-        onResponseStart(_ctrl, statusCode, responseHeaders) {
-          status = statusCode;
-          headers = responseHeaders;
-          failing = isRetryableStatus(statusCode);
-          if (failing) return;
-          const s: SinkContext = {
-            res,
-            status,
-            headers,
-            extraHeaders: {
-              ...f.replyHeaders,
-              'x-switchboard-provider': cand.provider,
-              'x-switchboard-route': cand.reason,
-              'x-switchboard-attempts': String(attemptNo),
-            },
-            onCommit: () => {
-              outcome.ttfbMs = Math.round(performance.now() - started);
-            },
-          };
-          if (!translate) sink = passthroughSink(s, f.client.streamEncoder({ ...f.ctx, model: f.model }));
-          else if (statusCode >= 400) sink = translatingErrorSink(s, translate.errorMessage, f.client);
-          else if (f.stream && translate.stream) {
-            const { decoder, encoder } = translate.stream();
-            sink = translatingStreamSink(s, decoder, encoder);
-          } else sink = translatingJsonSink(s, translate.json);
-        },
-        onResponseData(ctrl, chunk) {
-          if (failing) {
-            if (errorText.length < 4096) errorText += chunk.toString('utf8');
-            return;
-          }
-          if (settled) return;
-          try {
-            if (!sink!.data(chunk)) ctrl.pause();
-          } catch (err) {
-            sinkFailed(err);
-          }
-        },
-        onResponseEnd() {
-          if (failing) {
-            const text = errorTextOf(errorText);
-            const ra = headers['retry-after'];
-            settle({
-              kind: 'failed',
-              failure: { retryable: true, status, kind: 'http', message: `HTTP ${status}${text ? `: ${text}` : ''}` },
-              ...(typeof ra === 'string' ? { retryAfter: ra } : {}),
-            });
-            return;
-          }
-          if (settled) return;
-          try {
-            sink!.end();
-          } catch (err) {
-            sinkFailed(err);
-            return;
-          }
-          finishOutcome(status);
-          settle({ kind: 'done', status });
-        },
-        onResponseError(_ctrl, err) {
-          if (settled) return;
-          const failure = classify(err, clientGone);
-          if (!sink?.committed || failure.kind === 'aborted') {
-            settle({ kind: 'failed', failure });
-            return;
-          }
-          failCommitted(failure.message);
-        },
-      },
-    );
-  });
+  onResponseEnd(): void {
+    if (this.failing) {
+      const text = errorTextOf(this.errorText);
+      const ra = this.headers['retry-after'];
+      const status = this.status;
+      this.settle({
+        kind: 'failed',
+        failure: { retryable: true, status, kind: 'http', message: `HTTP ${status}${text ? `: ${text}` : ''}` },
+        ...(typeof ra === 'string' ? { retryAfter: ra } : {}),
+      });
+      return;
+    }
+    if (this.settled) return;
+    try {
+      this.sink!.end();
+    } catch (err) {
+      this.sinkFailed(err);
+      return;
+    }
+    this.finishOutcome(this.status);
+    this.settle({ kind: 'done', status: this.status });
+  }
+
+  onResponseError(_ctrl: Dispatcher.DispatchController, err: Error): void {
+    if (this.settled) return;
+    const failure = classify(err, this.clientGone);
+    if (!this.sink?.committed || failure.kind === 'aborted') {
+      this.settle({ kind: 'failed', failure });
+      return;
+    }
+    this.failCommitted(failure.message);
+  }
 }
 
 function allFailedError(

@@ -86,7 +86,9 @@ export async function* chatInProcess(engine: Engine, req: HubRequest, opts: InPr
         stream: true,
         candidates: route.candidates,
         model: route.model,
-        plan: (t) => chatPlan(t, t.kind.format === 'openai' ? t.kind.chatPath(route.model, true) : null, raw, hub, openaiFormat, ctx, true),
+        planner: {
+          plan: (t) => chatPlan(t, t.kind.format === 'openai' ? t.kind.chatPath(route.model, true) : null, raw, hub, openaiFormat, ctx, true),
+        },
       },
       engine.pool,
     );

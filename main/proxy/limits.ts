@@ -36,6 +36,29 @@ export function formatReset(ms: number): string {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${s % 60}s`;
 }
 
+/** An admitted request's hold on its scope: settle() once when it ends (later calls do nothing). */
+class Lease implements Admission {
+  private settled = false;
+  private readonly windowStart: number;
+
+  constructor(
+    readonly headers: Record<string, string>,
+    private readonly st: ScopeState,
+    private readonly estimatedTokens: number,
+  ) {
+    this.windowStart = st.windowStart;
+  }
+
+  settle(actual: number | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    const st = this.st;
+    st.inFlight--;
+    // The reported usage replaces the estimate, in the window it was admitted in.
+    if (actual !== null && st.windowStart === this.windowStart) st.tokens = Math.max(0, st.tokens - this.estimatedTokens + actual);
+  }
+}
+
 export class Limiter {
   private readonly scopes = new Map<string, ScopeState>();
 
@@ -90,19 +113,7 @@ export class Limiter {
     st.requests++;
     st.tokens += estimatedTokens;
     st.inFlight++;
-    const windowStart = st.windowStart;
-    const headers = this.headers(st, lim, resetMs);
-    let settled = false;
-    return {
-      headers,
-      settle: (actual) => {
-        if (settled) return;
-        settled = true;
-        st.inFlight--;
-        // The reported usage replaces the estimate, in the window it was admitted in.
-        if (actual !== null && st.windowStart === windowStart) st.tokens = Math.max(0, st.tokens - estimatedTokens + actual);
-      },
-    };
+    return new Lease(this.headers(st, lim, resetMs), st, estimatedTokens);
   }
 
   private headers(st: ScopeState, lim: EffectiveLimits, resetMs: number): Record<string, string> {

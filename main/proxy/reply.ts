@@ -2,7 +2,7 @@
 // format, or decoded to the hub and encoded in the client's format. Both commit at their first output byte.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import type { ClientFormat, HubChunk, StreamDecoder, StreamEncoder, WireError } from './formats/hub.ts';
+import type { ClientContext, ClientFormat, HubChunk, StreamDecoder, StreamEncoder, WireError } from './formats/hub.ts';
 import { UpstreamStreamError } from './formats/hub.ts';
 
 /** Response headers not copied back to the client. */
@@ -28,8 +28,8 @@ export type SinkContext = {
   headers: IncomingHttpHeaders;
   /** x-switchboard-* headers for the client. */
   extraHeaders: Record<string, string>;
-  /** Called once, when the first byte is about to reach the client. */
-  onCommit: () => void;
+  /** Told once, when the first byte is about to reach the client. */
+  committer: { commit(): void };
 };
 
 const TAIL_BYTES = 4096;
@@ -50,19 +50,29 @@ function usageFromText(text: string): Usage {
 /**
  * Same format on both sides: upstream bytes go to the client as they come. Streams are cut only at event
  * boundaries (SSE blank line, NDJSON newline) so that an error written after a failure never lands inside a half
- * event; usage is read from the last few KB.
+ * event; usage is read from the last few KB. A class, as it sits on the hot path (no per-request closures).
  */
-export function passthroughSink(s: SinkContext, errorEncoder: StreamEncoder | null): ReplySink {
-  const contentType = String(s.headers['content-type'] ?? '');
-  const boundary = contentType.includes('text/event-stream') ? '\n\n' : contentType.includes('ndjson') ? '\n' : null;
-  const tail: Buffer[] = [];
-  let tailBytes = 0;
-  let pending: Buffer | null = null;
-  let committed = false;
+export class PassthroughSink implements ReplySink {
+  committed = false;
+  private readonly boundary: string | null;
+  private readonly tail: Buffer[] = [];
+  private tailBytes = 0;
+  private pending: Buffer | null = null;
 
-  const commit = () => {
-    committed = true;
-    s.onCommit();
+  constructor(
+    private readonly s: SinkContext,
+    private readonly client: ClientFormat,
+    private readonly ctx: ClientContext,
+    private readonly model: string,
+  ) {
+    const contentType = String(s.headers['content-type'] ?? '');
+    this.boundary = contentType.includes('text/event-stream') ? '\n\n' : contentType.includes('ndjson') ? '\n' : null;
+  }
+
+  private commit(): void {
+    this.committed = true;
+    const s = this.s;
+    s.committer.commit();
     const out: Record<string, string | string[]> = {};
     for (const name in s.headers) {
       if (DROP_RESPONSE.has(name)) continue;
@@ -71,44 +81,46 @@ export function passthroughSink(s: SinkContext, errorEncoder: StreamEncoder | nu
     }
     Object.assign(out, s.extraHeaders);
     s.res.writeHead(s.status, out);
-  };
+  }
 
-  return {
-    get committed() {
-      return committed;
-    },
-    data(chunk) {
-      if (!committed) commit();
-      tail.push(chunk);
-      tailBytes += chunk.length;
-      while (tailBytes - tail[0]!.length >= TAIL_BYTES) tailBytes -= tail.shift()!.length;
-      let out = chunk;
-      if (boundary) {
-        if (pending) out = Buffer.concat([pending, chunk]);
-        const cut = out.lastIndexOf(boundary);
-        if (cut === -1) {
-          pending = out;
-          return true;
-        }
-        const endAt = cut + boundary.length;
-        if (endAt < out.length) {
-          pending = out.subarray(endAt);
-          out = out.subarray(0, endAt);
-        } else pending = null;
+  data(chunk: Buffer): boolean {
+    if (!this.committed) this.commit();
+    const tail = this.tail;
+    tail.push(chunk);
+    this.tailBytes += chunk.length;
+    while (this.tailBytes - tail[0]!.length >= TAIL_BYTES) this.tailBytes -= tail.shift()!.length;
+    let out = chunk;
+    const boundary = this.boundary;
+    if (boundary) {
+      if (this.pending) out = Buffer.concat([this.pending, chunk]);
+      const cut = out.lastIndexOf(boundary);
+      if (cut === -1) {
+        this.pending = out;
+        return true;
       }
-      return s.res.write(out);
-    },
-    end() {
-      if (!committed) commit();
-      if (pending) s.res.write(pending);
-      s.res.end();
-    },
-    fail(e) {
-      if (boundary && errorEncoder) s.res.end(errorEncoder.error(e));
-      else s.res.destroy();
-    },
-    usage: () => usageFromText(Buffer.concat(tail).toString('utf8')),
-  };
+      const endAt = cut + boundary.length;
+      if (endAt < out.length) {
+        this.pending = out.subarray(endAt);
+        out = out.subarray(0, endAt);
+      } else this.pending = null;
+    }
+    return this.s.res.write(out);
+  }
+
+  end(): void {
+    if (!this.committed) this.commit();
+    if (this.pending) this.s.res.write(this.pending);
+    this.s.res.end();
+  }
+
+  fail(e: WireError): void {
+    if (this.boundary) this.s.res.end(this.client.streamEncoder({ ...this.ctx, model: this.model }).error(e));
+    else this.s.res.destroy();
+  }
+
+  usage(): Usage {
+    return usageFromText(Buffer.concat(this.tail).toString('utf8'));
+  }
 }
 
 function hubUsage(u: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): Usage {
@@ -122,7 +134,7 @@ export function translatingStreamSink(s: SinkContext, decoder: StreamDecoder, en
   let usage: Usage = { prompt: null, completion: null };
   const commit = () => {
     committed = true;
-    s.onCommit();
+    s.committer.commit();
     s.res.writeHead(s.status, { 'content-type': encoder.contentType, 'cache-control': 'no-cache', ...s.extraHeaders });
   };
   const write = (chunks: HubChunk[]): boolean => {
@@ -154,7 +166,7 @@ export function translatingStreamSink(s: SinkContext, decoder: StreamDecoder, en
 }
 
 function writeWholeJson(s: SinkContext, body: string): void {
-  s.onCommit();
+  s.committer.commit();
   s.res.writeHead(s.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...s.extraHeaders });
   s.res.end(body);
 }

@@ -8,7 +8,7 @@ import { logger } from '../observability/logger.ts';
 import { parseJson, readBody } from '../proxy/body.ts';
 import type { Engine } from '../proxy/engine.ts';
 import type { ClientContext, ClientFormat, HubRequest, WireError } from '../proxy/formats/hub.ts';
-import { type AttemptPlan, chatPlan, forwardWithFailover, type PlanTarget } from '../proxy/forward.ts';
+import { type AttemptPlan, chatPlan, forwardWithFailover, type Planner, type PlanTarget } from '../proxy/forward.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { ApiError, toApiError } from './errors.ts';
 import { checkOrigin, checkProxyHost } from './guards.ts';
@@ -86,6 +86,26 @@ function newEntry(path: string): RequestLogEntry {
     prompt_tokens: null,
     completion_tokens: null,
   };
+}
+
+/** Each candidate's call for one request through a door (a class: no per-request closures on the hot path). */
+class DoorPlanner implements Planner {
+  constructor(
+    private readonly door: FrontDoor,
+    private readonly input: PlanInput,
+    private readonly untranslatable: ApiError | null,
+    private readonly replyCtx: ClientContext & { model: string },
+  ) {}
+
+  plan(t: PlanTarget): AttemptPlan | string {
+    const { door, input } = this;
+    if (door.plan) return door.plan(t, input);
+    const native = door.nativePath(t, input.model, input.stream, input.ctx);
+    if (this.untranslatable && native === null) {
+      return `${this.untranslatable.message.replace(/\.$/, '')}; provider "${t.name}" (type ${t.kind.type}) would need it translated`;
+    }
+    return chatPlan(t, native, input.rawBody, input.hub, door.format, this.replyCtx, input.stream);
+  }
 }
 
 function rawModel(json: unknown, ctx: ClientContext): string | null {
@@ -168,15 +188,7 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
         candidates: route.candidates,
         model: route.model,
         ...(admission ? { replyHeaders: admission.headers } : {}),
-        plan: door.plan
-          ? (t) => door.plan!(t, input)
-          : (t) => {
-              const native = door.nativePath(t, route.model, stream, ctx);
-              if (untranslatable && native === null) {
-                return `${untranslatable.message.replace(/\.$/, '')}; provider "${t.name}" (type ${t.kind.type}) would need it translated`;
-              }
-              return chatPlan(t, native, rawBody, input.hub, door.format, replyCtx, stream);
-            },
+        planner: new DoorPlanner(door, input, untranslatable, replyCtx),
       },
       engine.pool,
     );
