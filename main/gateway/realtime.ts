@@ -105,7 +105,7 @@ export function realtimeUpgrade(engine: () => Engine): (req: IncomingMessage, so
         gateway.checkModel(principal, route.model);
         // A session holds one concurrency slot and counts one request; its tokens are not estimated.
         const admission = gateway.admit(e.config, principal, app?.name ?? null, 0);
-        settle = admission ? admission.settle : null;
+        settle = admission ? (n) => admission.settle(n) : null;
         const upstreamProtocols = offered.filter((p) => !p.startsWith(KEY_PROTOCOL));
         const failures: string[] = [];
         let upstream: WebSocket | null = null;
