@@ -14,7 +14,7 @@ import { requestBody } from './proxy.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 export type LimitsBenchOptions = { connections: number; warmupSec: number; durationSec: number; rounds: number; maxCpuRatio: number };
-export const DEFAULT_OPTIONS: LimitsBenchOptions = { connections: 64, warmupSec: 1, durationSec: 4, rounds: 5, maxCpuRatio: 1.15 };
+export const DEFAULT_OPTIONS: LimitsBenchOptions = { connections: 64, warmupSec: 1, durationSec: 4, rounds: 5, maxCpuRatio: 1.25 }; // the issue sets no target: this guard catches a limiter costing over a quarter of a request
 
 type Variant = 'off' | 'on';
 type Run = { rps: number; cpuUsPerRequest: number | null; non2xx: number; errors: number };

@@ -55,6 +55,7 @@ export async function main(opts: { requests?: number; chunks?: number } = {}): P
         routing: { default_provider: 'mock', rules: [] },
         app_rules: [],
         health_check: { interval_ms: 0, timeout_ms: 1000 },
+        limits: { enabled: false },
       }),
     );
     const sb = await startChild('Switchboard', ['--import', 'tsx', 'main/cli.ts', 'serve', '--config', file, '--port', '0'], { cwd: ROOT, timeoutMs: 30_000 });

@@ -72,6 +72,7 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
     listAgentKeys: () => admin('GET', '/agent-keys'),
     createAgentKey,
     revokeAgentKey: ({ id }) => admin('DELETE', `/agent-keys/${encodeURIComponent(id)}`),
+    checkPort: ({ port }) => admin('GET', `/port-check?port=${encodeURIComponent(String(port))}`),
     agentApi: async ({ method, path, body }) => {
       let key = await agentKey();
       if (!key) return { ok: false, failure: { status: 401, error: { code: 'unauthorized', message: 'The UI could not get an agent API key.', action: 'Create one in Settings.' } } };

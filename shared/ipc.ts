@@ -21,6 +21,8 @@ export type AgentApiRequest = { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path:
 
 /** What the window shows when listen_port was taken at start (the desktop shell fills it in). */
 export type PortConflictInfo = { port: number; holder: string; message: string; suggested_port: number; config_path: string; ollama: boolean };
+/** Settings' listen_port check (`GET /admin/v1/port-check?port=`): `free` false names the holder and the fix. */
+export type PortCheck = { port: number; host: string; free: boolean; current: boolean; holder: unknown; message: string | null };
 export type AppInfo = { shell: 'electron' | 'web'; version: string; port_conflict: PortConflictInfo | null };
 
 export interface IpcContract {
@@ -36,6 +38,7 @@ export interface IpcContract {
   createAgentKey: { req: { tenant?: string }; res: CreatedAgentKey };
   revokeAgentKey: { req: { id: string }; res: { id: string; revoked: boolean } };
   agentApi: { req: AgentApiRequest; res: unknown };
+  checkPort: { req: { port: number }; res: PortCheck };
 }
 export type IpcChannel = keyof IpcContract;
 
@@ -59,6 +62,7 @@ export const IPC_CHANNELS = {
   createAgentKey: 'sb:createAgentKey',
   revokeAgentKey: 'sb:revokeAgentKey',
   agentApi: 'sb:agentApi',
+  checkPort: 'sb:checkPort',
 } as const satisfies Record<IpcChannel, string>;
 export const IPC_EVENTS = { log: 'sb:event:log', agentEvent: 'sb:event:agentEvent' } as const satisfies Record<keyof IpcEvents, string>;
 

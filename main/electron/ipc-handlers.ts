@@ -17,6 +17,7 @@ export function desktopHandlers(client: SwitchboardApi, appInfo: () => AppInfo):
     createAgentKey: (r) => client.createAgentKey(r),
     revokeAgentKey: (r) => client.revokeAgentKey(r),
     agentApi: (r) => client.agentApi(r),
+    checkPort: (r) => client.checkPort(r),
   };
 }
 

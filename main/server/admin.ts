@@ -9,6 +9,8 @@ import { ApiError } from './errors.ts';
 import { performance } from 'node:perf_hooks';
 import { fetchModels } from '../proxy/models.ts';
 import { createKey, keysFile, readKeys, revokeKey } from '../orchestrator/keys.ts';
+import net from 'node:net';
+import { identifyPortHolder, portConflictMessage } from './port-conflict.ts';
 
 export const VERSION = '0.1.0';
 
@@ -184,5 +186,38 @@ export function adminRoutes(engine: () => Engine, store: ConfigStore, listenPort
     return c.json({ id, revoked: true });
   });
 
+  /**
+   * Settings' listen_port check: can this port be bound on the configured host now? Binds and closes at once; when
+   * taken, says who holds it and the fix. The port Switchboard listens on counts as fine.
+   */
+  admin.get('/port-check', async (c) => {
+    const raw = c.req.query('port') ?? '';
+    const port = Number(raw);
+    if (!/^\d+$/.test(raw) || !Number.isInteger(port) || port < 1 || port > 65535) {
+      throw new ApiError('invalid_request', `The port "${raw}" is not a port number.`, 'Send ?port= a whole number from 1 to 65535.');
+    }
+    const host = engine().config.listen_host;
+    if (port === listenPort()) return c.json({ port, host, free: true, current: true, holder: null, message: null });
+    const error = await tryBind(port, host);
+    if (!error) return c.json({ port, host, free: true, current: false, holder: null, message: null });
+    if (error.code !== 'EADDRINUSE') {
+      const message = error.code === 'EACCES'
+        ? `Port ${port} needs administrator rights on this system. Pick a port above 1023.`
+        : `Port ${port} cannot be used on ${host} (${error.code ?? error.message}). Pick another port.`;
+      return c.json({ port, host, free: false, current: false, holder: null, message });
+    }
+    const holder = await identifyPortHolder(port, host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
+    return c.json({ port, host, free: false, current: false, holder, message: portConflictMessage(port, holder, store.file) });
+  });
+
   return admin;
+}
+
+/** Binds port on host and closes at once: null when it could be bound, else the error (EADDRINUSE, EACCES...). */
+function tryBind(port: number, host: string): Promise<NodeJS.ErrnoException | null> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', (err: NodeJS.ErrnoException) => resolve(err));
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(null)));
+  });
 }

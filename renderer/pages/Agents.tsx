@@ -1,8 +1,10 @@
-// Agents: agents (create, run, delete), tasks with stop, the live event stream, and WAL status with Compact.
+// Agents: agents (create, run, delete), tasks with stop, the live event stream, workflows and runs, swarms, and
+// WAL status with Compact.
 import { useEffect, useState } from 'react';
 import { useShallow } from 'zustand/shallow';
 import { Problems } from '../components/Problems.tsx';
 import { useApp, useAppStore } from '../store/react.ts';
+import { SwarmsSection, WorkflowsSection } from './Workflows.tsx';
 
 export function AgentsPage() {
   const store = useAppStore();
@@ -81,10 +83,11 @@ export function AgentsPage() {
           </div>
         ))}
       </div>
+      <WorkflowsSection />
+      <SwarmsSection />
       <h3>Write-ahead log</h3>
       <pre className="small" data-testid="wal-status">{wal ? JSON.stringify(wal, null, 2) : '—'}</pre>
       <button onClick={() => void s.compactWal().then(setProblems)}>Compact</button>
-      <p className="hint">Workflows, runs and swarms appear here once the engine serves them.</p>
     </section>
   );
 }

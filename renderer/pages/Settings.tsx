@@ -17,8 +17,33 @@ export function SettingsPage() {
   const [saved, setSaved] = useState(false);
   const [keys, setKeys] = useState<AgentKeyInfo[]>([]);
   const [newKey, setNewKey] = useState<string | null>(null);
+  /** The conflict check of the typed port: null while unchecked or fine, else who holds it and the fix. */
+  const [portTaken, setPortTaken] = useState<string | null>(null);
+  const [checking, setChecking] = useState(false);
+  const runningPort = useApp((s) => s.status?.listen_port);
+
+  // Checks the typed port as the user types (debounced); the saved and the running port count as fine.
+  useEffect(() => {
+    setPortTaken(null);
+    const n = Number(port);
+    if (!/^\d+$/.test(port.trim()) || n < 1 || n > 65535 || n === cfg.listen_port || n === runningPort) return setChecking(false);
+    setChecking(true);
+    let live = true;
+    const t = setTimeout(() => {
+      void api.checkPort({ port: n }).then((r) => {
+        if (!live) return;
+        setChecking(false);
+        if (r.ok) setPortTaken(r.data.free ? null : (r.data.message ?? `Port ${n} is taken.`));
+      });
+    }, 300);
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
+  }, [port, cfg.listen_port, runningPort, api]);
 
   useEffect(() => {
+    if (!doc) return; // filled once config.json is loaded, so a late load never overwrites what was typed
     setPort(String(cfg.listen_port ?? 11434));
     setLogRequests(cfg.log_requests ?? true);
     setStartOnLogin(cfg.start_on_login ?? false);
@@ -28,6 +53,7 @@ export function SettingsPage() {
   useEffect(loadKeys, [api]);
 
   const save = async () => {
+    if (portTaken || checking) return;
     const next = store.getState().currentConfig();
     // A number the schema can judge: "abc" stays a string so the error says what was typed.
     const n = Number(port);
@@ -45,6 +71,11 @@ export function SettingsPage() {
       <label>
         listen_port <input value={port} onChange={(e) => setPort(e.target.value)} data-testid="listen-port" />
       </label>
+      {portTaken && (
+        <div className="error" role="alert" data-testid="port-taken">
+          {portTaken}
+        </div>
+      )}
       <p className="hint">Changing the port rebinds at once; if the new port is taken, Switchboard keeps the old one and says so in its log.</p>
       <label className="row">
         <input type="checkbox" checked={logRequests} onChange={(e) => setLogRequests(e.target.checked)} /> log_requests (write requests.jsonl)
@@ -53,7 +84,7 @@ export function SettingsPage() {
         <input type="checkbox" checked={startOnLogin} onChange={(e) => setStartOnLogin(e.target.checked)} /> start_on_login (desktop app)
       </label>
       <Problems messages={problems} />
-      <button onClick={() => void save()} data-testid="save-settings">
+      <button onClick={() => void save()} disabled={portTaken !== null || checking} data-testid="save-settings">
         Save settings
       </button>
       {saved && <span className="ok"> Saved.</span>}

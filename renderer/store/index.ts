@@ -4,13 +4,15 @@ import type { SwitchboardApi } from '../../shared/ipc.ts';
 import { type AgentsSlice, createAgentsSlice } from './agents.ts';
 import { type ConfigSlice, createConfigSlice } from './config.ts';
 import { type LogsSlice, createLogsSlice } from './logs.ts';
+import { type WorkflowsSlice, createWorkflowsSlice } from './workflows.ts';
 
-export type AppState = LogsSlice & ConfigSlice & AgentsSlice;
+export type AppState = LogsSlice & ConfigSlice & AgentsSlice & WorkflowsSlice;
 
 export function createAppStore(api: SwitchboardApi): StoreApi<AppState> {
   return createStore<AppState>()((...a) => ({
     ...createLogsSlice(...a),
     ...createConfigSlice(api)(...a),
     ...createAgentsSlice(api)(...a),
+    ...createWorkflowsSlice(api)(...a),
   }));
 }

@@ -46,6 +46,7 @@ function fakeApi(over: Partial<SwitchboardApi> = {}): SwitchboardApi {
     createAgentKey: notUsed,
     revokeAgentKey: notUsed,
     agentApi: notUsed,
+    checkPort: notUsed,
     subscribe: () => () => {},
     ...over,
   } as SwitchboardApi;
@@ -167,5 +168,59 @@ describe('agents slice', () => {
     expect(s.getState().events.map((e) => e.id)).toEqual([1, 2, 3]);
     s.getState().appendEvents(Array.from({ length: EVENT_CAP + 5 }, (_, i) => ev(10 + i)));
     expect(s.getState().events).toHaveLength(EVENT_CAP);
+  });
+});
+
+describe('workflows slice', () => {
+  it('sends the form rows as the API body, with empty optional cells left to the defaults', async () => {
+    const calls: { method: string; path: string; body?: unknown }[] = [];
+    const agentApi = vi.fn(async (r: { method: string; path: string; body?: unknown }) => {
+      calls.push(r);
+      if (r.path === '/workflows' && r.method === 'GET') return { ok: true as const, data: { data: [{ id: 'wf_1', name: 'blog', steps: [] }] } };
+      if (r.path === '/swarms' && r.method === 'GET') return { ok: true as const, data: { data: [{ id: 'swm_1', name: 'panel' }] } };
+      if (r.path === '/workflows/blog/runs') return { ok: true as const, data: { data: [{ run_id: 'run_1', status: 'completed' }] } };
+      if (r.path === '/swarms/panel/tasks' && r.method === 'GET') return { ok: true as const, data: { data: [{ id: 'stk_1', final_answer: 'yes' }] } };
+      return { ok: true as const, data: {} };
+    });
+    const s = createAppStore(fakeApi({ agentApi }));
+    expect(
+      await s.getState().createWorkflow({
+        name: ' blog ',
+        steps: [
+          { name: 'a', agent: 'w', prompt: 'p {{input.x}}', error_policy: 'retry', max_retries: '3' },
+          { name: 'b', agent: 'w', prompt: 'q', error_policy: 'fail', max_retries: '' },
+        ],
+      }),
+    ).toBeNull();
+    expect(calls[0]).toEqual({
+      method: 'POST',
+      path: '/workflows',
+      body: { name: 'blog', steps: [{ name: 'a', agent: 'w', prompt: 'p {{input.x}}', error_policy: 'retry', max_retries: 3 }, { name: 'b', agent: 'w', prompt: 'q', error_policy: 'fail' }] },
+    });
+    // After an action the lists, runs and swarm tasks are loaded.
+    expect(s.getState().workflows.map((w) => w.name)).toEqual(['blog']);
+    expect(s.getState().runs.blog!.map((r) => r.run_id)).toEqual(['run_1']);
+    expect(s.getState().swarmTasks.panel!.map((t) => t.final_answer)).toEqual(['yes']);
+    await s.getState().runWorkflow('blog', '{"topic": "bees"}');
+    expect(calls).toContainEqual({ method: 'POST', path: '/workflows/blog/run', body: { input: { topic: 'bees' } } });
+    await s.getState().createSwarm({ name: 'panel', coordinator: 'lead', agents: ['a', 'b'], max_rounds: 2, consensus_required: true });
+    expect(calls).toContainEqual({ method: 'POST', path: '/swarms', body: { name: 'panel', coordinator: 'lead', agents: ['a', 'b'], config: { max_rounds: 2, consensus_required: true } } });
+    await s.getState().sendSwarmTask('panel', 'Should I?');
+    expect(calls).toContainEqual({ method: 'POST', path: '/swarms/panel/tasks', body: { message: 'Should I?' } });
+  });
+
+  it("refuses an input that is not a JSON object before sending, and shows the server's 422 details in words", async () => {
+    const agentApi = vi.fn(async () => ({
+      ok: false as const,
+      failure: { status: 422, error: { code: 'workflow_invalid', message: 'The workflow definition is invalid.', action: 'Fix every problem.', details: [{ field: 'steps.0.agent', message: '"x" names no agent' }] } },
+    }));
+    const s = createAppStore(fakeApi({ agentApi }));
+    expect(await s.getState().runWorkflow('blog', '[1]')).toEqual(['The input must be a JSON object, e.g. {"topic": "bees"}.']);
+    expect((await s.getState().runWorkflow('blog', '{bad'))![0]).toMatch(/^The input is not valid JSON/);
+    expect(agentApi).not.toHaveBeenCalled();
+    expect(await s.getState().createWorkflow({ name: 'w', steps: [{ name: 'a', agent: 'x', prompt: 'p', error_policy: 'fail', max_retries: '' }] })).toEqual([
+      'The workflow definition is invalid. Fix every problem.',
+      'steps.0.agent "x" names no agent',
+    ]);
   });
 });

@@ -1,0 +1,119 @@
+// The UI in a real Chromium against `switchboard serve`: a two-step workflow made in the Agents page runs and shows
+// both steps' outputs; a bad workflow shows the server's 422 in words; Settings blocks a listen_port that is taken.
+import net from 'node:net';
+import fs from 'node:fs/promises';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MockProvider, startMockProvider } from '../main/testing/mock-provider.ts';
+import { configFor, eventually, type ServeProcess } from '../main/testing/serve-process.ts';
+import { launchBrowser, openUi, screenshot, serveWithUi } from './harness.ts';
+
+let browser: Browser;
+let mock: MockProvider;
+let sb: ServeProcess;
+let holder: net.Server;
+let heldPort: number;
+
+beforeAll(async () => {
+  [mock, browser] = await Promise.all([
+    startMockProvider({
+      name: 'mock',
+      behavior: { script: [{ tokens: ['Bees', ' dance to share where food is.'] }, { tokens: ['Post:', ' honey bees dance.'] }], tokens: ['unexpected'] },
+    }),
+    launchBrowser(),
+  ]);
+  holder = net.createServer((s) => s.destroy());
+  heldPort = await new Promise<number>((r) => holder.listen(0, '127.0.0.1', () => r((holder.address() as net.AddressInfo).port)));
+  sb = await serveWithUi({ config: configFor({ mock: mock.baseUrl }, { orchestrator: { sse_heartbeat_ms: 500 } }) });
+});
+afterAll(async () => {
+  await browser?.close();
+  await sb?.stop();
+  await mock?.close();
+  await new Promise((r) => holder?.close(r));
+});
+
+describe('workflows and settings in the UI', () => {
+  it('creates a two-step workflow, runs it and shows both steps completed with their outputs', async () => {
+    const page = await openUi(browser, sb, 'agents');
+    await page.getByTestId('page-agents').waitFor();
+    await page.getByTestId('agent-name').fill('writer');
+    await page.getByTestId('agent-model').fill('mock-model');
+    await page.getByTestId('agent-create').click();
+    await page.getByTestId('agent-row').filter({ hasText: 'writer' }).waitFor();
+
+    // A step naming an unknown agent and a later step: the server's 422 workflow_invalid, in words.
+    await page.getByTestId('workflow-name').fill('blog');
+    await page.getByTestId('add-step').click();
+    const rows = page.getByTestId('step-row');
+    await rows.nth(0).getByTestId('step-name').fill('research');
+    await rows.nth(0).getByTestId('step-agent').fill('nobody');
+    await rows.nth(0).getByTestId('step-prompt').fill('Facts about {{input.topic}} from {{steps.draft.output}}');
+    await rows.nth(1).getByTestId('step-name').fill('draft');
+    await rows.nth(1).getByTestId('step-agent').fill('writer');
+    await rows.nth(1).getByTestId('step-prompt').fill('Write a post from:\n{{steps.research.output}}');
+    await rows.nth(1).getByTestId('step-policy').selectOption('retry');
+    await rows.nth(1).getByTestId('step-retries').fill('1');
+    await page.getByTestId('workflow-create').click();
+    const error = page.getByTestId('workflow-form').getByTestId('form-error');
+    await error.waitFor();
+    const text = (await error.textContent()) ?? '';
+    expect(text).toMatch(/steps\.0\.agent "nobody" names no agent/);
+    expect(text).toContain('nobody');
+    expect(text).toMatch(/steps\.0\.prompt .*names a later step/);
+    expect(mock.chatCount()).toBe(0);
+
+    // Fixed: the workflow is created and the form is cleared.
+    await rows.nth(0).getByTestId('step-agent').fill('writer');
+    await rows.nth(0).getByTestId('step-prompt').fill('List facts about {{input.topic}}.');
+    await page.getByTestId('workflow-create').click();
+    const card = page.getByTestId('workflow-blog');
+    await card.waitFor();
+    expect(await page.getByTestId('workflow-form').getByTestId('form-error').count()).toBe(0);
+
+    // A bad input is refused in words before anything is sent; then a real run.
+    await card.getByTestId('workflow-input').fill('{topic: bees}');
+    await card.getByTestId('workflow-run').click();
+    await card.getByTestId('form-error').filter({ hasText: 'not valid JSON' }).waitFor();
+    await card.getByTestId('workflow-input').fill('{"topic": "honey bees"}');
+    await card.getByTestId('workflow-run').click();
+    await card.locator('[data-testid=run][data-status=completed]').waitFor({ timeout: 15_000 }).catch(async (err: Error) => {
+      await screenshot(page, 'workflows-failure');
+      throw new Error(`${err.message}\npage: ${await card.textContent()}`);
+    });
+    const steps = card.getByTestId('run-step');
+    expect(await steps.count()).toBe(2);
+    expect(await steps.nth(0).getAttribute('data-status')).toBe('completed');
+    expect(await steps.nth(1).getAttribute('data-status')).toBe('completed');
+    expect(await steps.nth(0).getByTestId('run-step-output').textContent()).toBe('Bees dance to share where food is.');
+    expect(await steps.nth(1).getByTestId('run-step-output').textContent()).toBe('Post: honey bees dance.');
+    // The second step's prompt was filled from the first step's output and reached the provider.
+    expect(JSON.stringify(mock.requests.filter((r) => r.method === 'POST').at(-1)?.body)).toContain('Bees dance to share where food is.');
+    expect(mock.chatCount()).toBe(2);
+    await screenshot(page, 'workflows');
+    await page.close();
+  });
+
+  it('Settings: a listen_port that is taken is named with its fix and cannot be saved; a free one can', async () => {
+    const before = await fs.readFile(sb.configPath, 'utf8');
+    const page = await openUi(browser, sb, 'settings');
+    await page.getByTestId('page-settings').waitFor();
+    await eventually(async () => expect(await page.getByTestId('listen-port').inputValue()).toBe('11434'));
+    await page.getByTestId('listen-port').fill(String(heldPort));
+    const taken = page.getByTestId('port-taken');
+    await taken.waitFor({ timeout: 10_000 });
+    expect(await taken.textContent()).toMatch(new RegExp(`^Port ${heldPort} is in use by .*"listen_port": ${heldPort + 1}`));
+    expect(await page.getByTestId('save-settings').isDisabled()).toBe(true);
+    await screenshot(page, 'settings-port-taken');
+    expect(await fs.readFile(sb.configPath, 'utf8')).toBe(before);
+
+    // A free port clears the message and saves.
+    const probe = net.createServer();
+    const free = await new Promise<number>((r) => probe.listen(0, '127.0.0.1', () => r((probe.address() as net.AddressInfo).port)));
+    await new Promise((r) => probe.close(r));
+    await page.getByTestId('listen-port').fill(String(free));
+    await eventually(async () => expect(await page.getByTestId('save-settings').isEnabled()).toBe(true));
+    expect(await taken.count()).toBe(0);
+    await page.close();
+  });
+});

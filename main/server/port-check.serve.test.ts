@@ -1,0 +1,78 @@
+// GET /admin/v1/port-check (the Settings page's listen_port check) through serve: real listeners hold the ports.
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MOCK_OLLAMA_VERSION, type MockOllama, startMockOllama } from '../testing/mock-ollama.ts';
+import { configFor, type ServeProcess, startServe } from '../testing/serve-process.ts';
+
+type PortCheck = { port: number; host: string; free: boolean; current: boolean; holder: { kind: string } | null; message: string | null };
+
+let sb: ServeProcess;
+let ollama: MockOllama;
+let plain: net.Server;
+let plainPort: number;
+
+beforeAll(async () => {
+  ollama = await startMockOllama();
+  plain = net.createServer((s) => s.destroy());
+  plainPort = await new Promise<number>((resolve) => plain.listen(0, '127.0.0.1', () => resolve((plain.address() as net.AddressInfo).port)));
+  sb = await startServe({ config: configFor({ m: 'http://127.0.0.1:9/v1' }) });
+});
+afterAll(async () => {
+  await sb?.stop();
+  await ollama?.close();
+  await new Promise((r) => plain?.close(r));
+});
+
+const check = async (port: string | number) => {
+  const res = await sb.admin(`/port-check?port=${port}`);
+  return { status: res.status, body: (await res.json()) as PortCheck & { error?: { code: string; message: string } } };
+};
+
+describe('GET /admin/v1/port-check', () => {
+  it('needs the admin token', async () => {
+    expect((await fetch(`${sb.url}/admin/v1/port-check?port=1234`)).status).toBe(401);
+  });
+
+  it('says a port held by Ollama is taken, who holds it, and the fix', async () => {
+    const { status, body } = await check(ollama.port);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ port: ollama.port, host: '127.0.0.1', free: false, current: false, holder: { kind: 'ollama', version: MOCK_OLLAMA_VERSION } });
+    expect(body.message).toContain(`Port ${ollama.port} is in use by Ollama ${MOCK_OLLAMA_VERSION}`);
+    expect(body.message).toContain(`"listen_port": ${ollama.port + 1} in ${sb.configPath}`);
+  });
+
+  it('says a port held by another program is taken, and the port stays held', async () => {
+    const { body } = await check(plainPort);
+    expect(body.free).toBe(false);
+    expect(body.holder?.kind).not.toBe('ollama');
+    expect(body.message).toMatch(new RegExp(`^Port ${plainPort} is in use by .*Stop it, or set "listen_port": ${plainPort + 1}`));
+    // The holder was not disturbed.
+    await new Promise<void>((resolve, reject) => {
+      const s = net.connect(plainPort, '127.0.0.1', () => (s.destroy(), resolve()));
+      s.on('error', reject);
+    });
+  });
+
+  it('says a free port is free and releases it at once; the port Switchboard is on counts as fine', async () => {
+    const probe = net.createServer();
+    const free = await new Promise<number>((r) => probe.listen(0, '127.0.0.1', () => r((probe.address() as net.AddressInfo).port)));
+    await new Promise((r) => probe.close(r));
+    expect((await check(free)).body).toEqual({ port: free, host: '127.0.0.1', free: true, current: false, holder: null, message: null });
+    // Closed at once: the port can be bound right after the check.
+    const again = net.createServer();
+    await new Promise<void>((resolve, reject) => {
+      again.once('error', reject);
+      again.listen(free, '127.0.0.1', () => resolve());
+    });
+    await new Promise((r) => again.close(r));
+    expect((await check(sb.port)).body).toMatchObject({ port: sb.port, free: true, current: true, message: null });
+  });
+
+  it('refuses what is not a port number', async () => {
+    for (const bad of ['abc', '0', '65536', '12.5', '']) {
+      const { status, body } = await check(bad);
+      expect(status).toBe(400);
+      expect(body.error?.code).toBe('invalid_request');
+    }
+  });
+});
