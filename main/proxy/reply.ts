@@ -165,73 +165,64 @@ export function translatingStreamSink(s: SinkContext, decoder: StreamDecoder, en
   };
 }
 
-function writeWholeJson(s: SinkContext, body: string): void {
-  s.committer.commit();
-  s.res.writeHead(s.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...s.extraHeaders });
-  s.res.end(body);
+/** A reply read whole, rewritten into the client's format, and written at once (with its usage, if any). */
+class WholeBodySink implements ReplySink {
+  committed = false;
+  private readonly parts: Buffer[] = [];
+  private usageSeen: Usage = { prompt: null, completion: null };
+
+  constructor(
+    private readonly s: SinkContext,
+    private readonly rewrite: (text: string) => { body: string; usage: Usage },
+  ) {}
+
+  data(chunk: Buffer): boolean {
+    this.parts.push(chunk);
+    return true;
+  }
+
+  end(): void {
+    const { body, usage } = this.rewrite(Buffer.concat(this.parts).toString('utf8'));
+    this.usageSeen = usage;
+    this.committed = true;
+    const s = this.s;
+    s.committer.commit();
+    s.res.writeHead(s.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...s.extraHeaders });
+    s.res.end(body);
+  }
+
+  fail(): void {
+    this.s.res.destroy();
+  }
+
+  usage(): Usage {
+    return this.usageSeen;
+  }
 }
 
 /** A whole (non-stream) reply in another format: collected, converted, written at once. */
 export function translatingJsonSink(s: SinkContext, convert: (body: unknown) => unknown): ReplySink {
-  const parts: Buffer[] = [];
-  let usage: Usage = { prompt: null, completion: null };
-  let committed = false;
-  return {
-    get committed() {
-      return committed;
-    },
-    data(chunk) {
-      parts.push(chunk);
-      return true;
-    },
-    end() {
-      const text = Buffer.concat(parts).toString('utf8');
-      let body: string;
-      try {
-        body = JSON.stringify(convert(JSON.parse(text)));
-      } catch (err) {
-        throw new UpstreamStreamError(`the provider's reply could not be read: ${(err as Error).message}`);
-      }
-      usage = usageFromText(text);
-      committed = true;
-      writeWholeJson(s, body);
-    },
-    fail() {
-      s.res.destroy();
-    },
-    usage: () => usage,
-  };
+  return new WholeBodySink(s, (text) => {
+    try {
+      return { body: JSON.stringify(convert(JSON.parse(text))), usage: usageFromText(text) };
+    } catch (err) {
+      throw new UpstreamStreamError(`the provider's reply could not be read: ${(err as Error).message}`);
+    }
+  });
 }
 
 /** A provider's own error answer (a non-retryable 4xx) in another format: re-said in the client's error shape. */
 export function translatingErrorSink(s: SinkContext, errorMessage: (body: unknown) => string | undefined, client: ClientFormat): ReplySink {
-  const parts: Buffer[] = [];
-  let committed = false;
-  return {
-    get committed() {
-      return committed;
-    },
-    data(chunk) {
-      parts.push(chunk);
-      return true;
-    },
-    end() {
-      const text = Buffer.concat(parts).toString('utf8');
-      let message: string | undefined;
-      try {
-        message = errorMessage(JSON.parse(text));
-      } catch {
-        message = text.slice(0, 500);
-      }
-      const e = wireErrorForStatus(s.status, message || `the provider answered HTTP ${s.status}`);
-      committed = true;
-      writeWholeJson(s, JSON.stringify(client.errorBody(e)));
-    },
-    fail() {
-      s.res.destroy();
-    },
-    usage: () => ({ prompt: null, completion: null }),
-  };
+  return new WholeBodySink(s, (text) => {
+    let message: string | undefined;
+    try {
+      message = errorMessage(JSON.parse(text));
+    } catch {
+      message = text.slice(0, 500);
+    }
+    const e = wireErrorForStatus(s.status, message || `the provider answered HTTP ${s.status}`);
+    return { body: JSON.stringify(client.errorBody(e)), usage: { prompt: null, completion: null } };
+  });
 }
 
 export function wireErrorForStatus(status: number, message: string): WireError {

@@ -23,6 +23,9 @@ export async function startMockHttp(port: number | undefined, handle: MockHandle
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => handle(req, res, chunks, receivedAt));
   });
+  // Long enough that a benchmark's keep-alive pool never races an idle close between runs.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));

@@ -11,8 +11,8 @@
 // - Default usage: prompt_tokens 10, completion_tokens = number of tokens.
 // - A chat body that is not JSON answers 400; `model` is echoed back, or models[0] when the request has none.
 import http from 'node:http';
-import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { type MockHttp, startMockHttp } from './mock-http.ts';
 
 export type MockBehavior = {
   /** Reply pieces; default ['Hello', ' from', ' <name>']. */
@@ -169,16 +169,9 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
   let sequence = 0;
   let latestChunkTimes: number[] = [];
   const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
+  let mockHttp: MockHttp | undefined;
 
-  const later = (fn: () => void, ms: number): void => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      fn();
-    }, ms);
-    timers.add(timer);
-  };
+  const later = (fn: () => void, ms: number): void => mockHttp?.later(fn, ms);
 
   const completionBody = (modelJson: string, plan: Plan): string => {
     const tc = plan.behavior.toolCall;
@@ -318,30 +311,9 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     else answer(res, body, isChat, p, failing);
   };
 
-  const server = http.createServer({ keepAlive: true, noDelay: true }, (req, res) => {
-    const receivedAt = performance.now();
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => handle(req, res, chunks, receivedAt));
-  });
-  // Long enough that a benchmark's keep-alive pool never races an idle close between runs.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  });
+  mockHttp = await startMockHttp(opts.port, (req, res, chunks, receivedAt) => handle(req, res, chunks, receivedAt));
+  const port = mockHttp.port;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as { port: number }).port;
-
-  let closing: Promise<void> | undefined;
   return {
     name,
     port,
@@ -356,15 +328,6 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     get sentChunksAt() {
       return latestChunkTimes;
     },
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-        sockets.clear();
-      });
-      return closing;
-    },
+    close: () => mockHttp!.close(),
   };
 }
