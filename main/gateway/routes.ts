@@ -12,7 +12,7 @@ import type { AttemptPlan, PlanTarget } from '../proxy/forward.ts';
 import { ApiError, toApiError } from '../server/errors.ts';
 import { type FrontDoor, handleFrontDoor, type PlanInput, sendFormatError } from '../server/front-door.ts';
 import { gatewayFor } from './gateway.ts';
-import { multipartFields, replaceMultipartField } from './multipart.ts';
+import { isMultipart, spoolUpload } from './multipart.ts';
 import { taskIdOf } from './video-tasks.ts';
 
 type Ctx = Context<{ Bindings: HttpBindings }>;
@@ -56,21 +56,26 @@ function jsonDoor(clientPath: string): FrontDoor {
   };
 }
 
-/** A multipart upload: the model is a form field (rewritten in place when routing changed it). */
+/**
+ * A multipart upload: spooled to a temp file while its text fields are parsed (the model is a form field), then
+ * streamed from the file to each candidate, the model field rewritten on the way when routing changed it.
+ */
 function multipartDoor(clientPath: string): FrontDoor {
   return {
     format: passthroughFormat,
     path: clientPath,
     nativePath: () => null,
     modelInBody: false,
-    parseBody: (body, req) => multipartFields(body, req.headers['content-type']),
+    spool: spoolUpload,
     plan: (t, input: PlanInput) => {
       if (t.kind.format !== 'openai') return unsupported(t, clientPath);
-      const body = input.model === input.clientModel ? input.rawBody : replaceMultipartField(input.rawBody, 'model', input.model);
-      return { path: upstreamPathOf(clientPath), body };
+      return { path: upstreamPathOf(clientPath), body: input.rawBody, ...(input.upload ? { upload: input.upload.withModel(input.model) } : {}) };
     },
   };
 }
+
+/** Video creates are JSON, or multipart when they carry a file (OpenAI's `input_reference`): those are spooled. */
+const spoolIfMultipart = (req: IncomingMessage, limitBytes: number) => (isMultipart(req.headers['content-type']) ? spoolUpload(req, limitBytes) : null);
 
 /** A video task create: the reply's task id is remembered with the provider that answered (durably) first. */
 function videoCreateDoor(clientPath: string, engine: () => Engine): FrontDoor {
@@ -79,11 +84,13 @@ function videoCreateDoor(clientPath: string, engine: () => Engine): FrontDoor {
     path: clientPath,
     nativePath: () => null,
     modelInBody: true,
+    spool: spoolIfMultipart,
     plan: (t, input): AttemptPlan | string => {
       if (t.kind.format !== 'openai') return unsupported(t, clientPath);
       return {
         path: upstreamPathOf(clientPath),
         body: input.rawBody,
+        ...(input.upload ? { upload: input.upload.withModel(input.model) } : {}),
         translate: {
           json: (reply) => {
             const id = taskIdOf(reply);

@@ -1,6 +1,7 @@
 // Forwarding with failover: try each candidate provider in order until one answers, then stream its reply.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { AttemptLog } from '../../shared/admin.ts';
 import { ApiError } from '../server/errors.ts';
@@ -30,6 +31,8 @@ const DROP_REQUEST = new Set([
 export type AttemptPlan = {
   path: string;
   body: Buffer;
+  /** A streamed body (a spooled multipart upload) sent instead of `body`: re-opened for each attempt. */
+  upload?: UploadBody;
   translate?: {
     /** A whole (non-stream) 2xx reply body → the client's body. */
     json(body: unknown): unknown;
@@ -39,6 +42,9 @@ export type AttemptPlan = {
     errorMessage(body: unknown): string | undefined;
   };
 };
+
+/** A body streamed from disk: its exact length, and a fresh stream of it per attempt (so failover can resend it). */
+export type UploadBody = { length: number; open(): Readable };
 
 export type PlanTarget = { kind: ProviderKind; baseUrl: URL; name: string };
 
@@ -230,6 +236,7 @@ class UpstreamAttempt implements Dispatcher.DispatchHandler {
   private errorText = '';
   private sink: ReplySink | null = null;
   private settled = false;
+  private bodyStream: Readable | null = null;
   private resolve!: (r: AttemptResult) => void;
   private readonly onClose: () => void;
   private readonly onDrain: () => void;
@@ -259,13 +266,16 @@ class UpstreamAttempt implements Dispatcher.DispatchHandler {
       res.on('close', this.onClose);
       res.on('drain', this.onDrain);
       const { provider, plan } = this;
+      const upload = plan.upload;
+      // An upload keeps the client's headers (its multipart content type) even when the reply is translated.
+      if (upload) this.bodyStream = upload.open();
       provider.agent.dispatch(
         {
           origin: provider.origin,
           path: provider.basePath + plan.path,
           method: 'POST',
-          headers: upstreamHeaders(this.f.req.headers, provider, plan.body.length, plan.translate !== undefined),
-          body: plan.body,
+          headers: upstreamHeaders(this.f.req.headers, provider, upload ? upload.length : plan.body.length, !upload && plan.translate !== undefined),
+          body: this.bodyStream ?? plan.body,
           headersTimeout: provider.timeouts.first_byte_ms,
           bodyTimeout: provider.timeouts.idle_ms,
         },
@@ -277,6 +287,7 @@ class UpstreamAttempt implements Dispatcher.DispatchHandler {
   private settle(r: AttemptResult): void {
     if (this.settled) return;
     this.settled = true;
+    if (this.bodyStream) this.bodyStream.destroy();
     this.f.res.off('close', this.onClose);
     this.f.res.off('drain', this.onDrain);
     this.resolve(r);

@@ -8,7 +8,7 @@ import { logger } from '../observability/logger.ts';
 import { parseJson, readBody } from '../proxy/body.ts';
 import type { Engine } from '../proxy/engine.ts';
 import type { ClientContext, ClientFormat, HubRequest, WireError } from '../proxy/formats/hub.ts';
-import { type AttemptPlan, chatPlan, forwardWithFailover, type Planner, type PlanTarget } from '../proxy/forward.ts';
+import { type AttemptPlan, chatPlan, forwardWithFailover, type Planner, type PlanTarget, type UploadBody } from '../proxy/forward.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { ApiError, toApiError } from './errors.ts';
 import { checkOrigin, checkProxyHost } from './guards.ts';
@@ -18,7 +18,18 @@ import { estimateTokens, type Admission } from '../proxy/limits.ts';
 /** Bounded wait for the OS process lookup (a /proc scan or a process spawn). */
 const PROCESS_LOOKUP_MS = 250;
 
-export type PlanInput = { hub: HubRequest; rawBody: Buffer; ctx: ClientContext; stream: boolean; model: string; clientModel: string };
+export type PlanInput = { hub: HubRequest; rawBody: Buffer; ctx: ClientContext; stream: boolean; model: string; clientModel: string; upload: SpooledBody | null };
+
+/** A body spooled to disk as it arrived (multipart uploads): its text fields and a streamed body per attempt. */
+export type SpooledBody = {
+  fields: Record<string, string>;
+  /** The body to send, with the `model` field's value rewritten when it differs from the client's. */
+  withModel(model: string): UploadBody;
+  /** Removes the spooled file (called when the request ends, whatever happened). */
+  dispose(): void;
+};
+
+const EMPTY = Buffer.alloc(0);
 
 export type FrontDoor = {
   format: ClientFormat;
@@ -39,6 +50,8 @@ export type FrontDoor = {
   local?: (body: unknown) => unknown | null;
   /** A body that is not JSON (multipart uploads): its fields as an object, in place of the JSON parse. */
   parseBody?: (body: Buffer, req: IncomingMessage) => unknown;
+  /** Spools the body to disk instead of reading it (multipart uploads); null: read it as usual. */
+  spool?: (req: IncomingMessage, limitBytes: number) => Promise<SpooledBody> | null;
   /** A non-chat endpoint supplies its own plan per provider (e.g. embeddings); chat doors use chatPlan. */
   plan?: (target: PlanTarget, input: PlanInput) => AttemptPlan | string;
 };
@@ -123,6 +136,7 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
   const started = performance.now();
   const entry = newEntry(door.path);
   let admission: Admission | null = null;
+  let spooled: SpooledBody | null = null;
   try {
     // Gateway mode (keys required) answers any Host; local mode keeps the DNS-rebinding guard.
     const gatewayMode = isGatewayMode(engine.config, req);
@@ -130,8 +144,10 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     checkOrigin(req.headers);
     const gateway = gatewayFor(engine);
     const principal = gatewayMode ? await gateway.authenticate(engine.config, req) : null;
-    const body = await readBody(req, engine.maxBodyBytes);
-    const json = door.parseBody ? door.parseBody(body, req) : parseJson(body);
+    const spooling = door.spool ? door.spool(req, engine.maxBodyBytes) : null;
+    if (spooling) spooled = await spooling;
+    const body = spooled ? EMPTY : await readBody(req, engine.maxBodyBytes);
+    const json = spooled ? spooled.fields : door.parseBody ? door.parseBody(body, req) : parseJson(body);
     const local = door.local?.(json);
     if (local) {
       const text = JSON.stringify(local);
@@ -166,7 +182,7 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     const route = router.resolve(model, app?.name ?? null);
     entry.routed_model = route.model;
     gateway.checkModel(principal, route.model);
-    const textBytes = door.parseBody ? Buffer.byteLength(JSON.stringify(json)) : body.length;
+    const textBytes = door.parseBody || spooled ? Buffer.byteLength(JSON.stringify(json)) : body.length;
     admission = gateway.admit(engine.config, principal, app?.name ?? null, estimateTokens(textBytes));
     if (route.candidates.length === 0) {
       if (untranslatable) throw untranslatable;
@@ -174,9 +190,9 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
       throw new ApiError('no_route', message, action, { steps: route.steps, skipped: route.skipped });
     }
     const rerouted = route.model !== model;
-    const rawBody = rerouted && door.modelInBody ? Buffer.from(JSON.stringify({ ...(json as object), model: route.model })) : body;
+    const rawBody = rerouted && door.modelInBody && !spooled ? Buffer.from(JSON.stringify({ ...(json as object), model: route.model })) : body;
     const routedHub = hub && rerouted ? { ...hub, model: route.model } : hub;
-    const input: PlanInput = { hub: routedHub ?? { model: route.model, messages: [] }, rawBody, ctx, stream, model: route.model, clientModel: model };
+    const input: PlanInput = { hub: routedHub ?? { model: route.model, messages: [] }, rawBody, ctx, stream, model: route.model, clientModel: model, upload: spooled };
     const replyCtx = { ...ctx, model };
     const outcome = await forwardWithFailover(
       {
@@ -212,6 +228,7 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     if (admission) Object.assign(e.headers, admission.headers);
     sendFormatError(res, door.format, e);
   } finally {
+    spooled?.dispose();
     const p = entry.prompt_tokens;
     const c = entry.completion_tokens;
     admission?.settle(p === null && c === null ? null : (p ?? 0) + (c ?? 0));

@@ -1,10 +1,11 @@
 // Test support: an OpenAI-format provider for the gateway's endpoints (images, audio, rerank, moderations,
 // embeddings, chat, video tasks incl. vendor A's shape). Every request is recorded; multipart bodies are parsed
 // with the platform's own FormData parser (not Switchboard's).
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type MediaRequest = { method: string; path: string; headers: http.IncomingHttpHeaders; bytes: number; fields: Record<string, string>; fileBytes: number };
+export type MediaRequest = { method: string; path: string; headers: http.IncomingHttpHeaders; bytes: number; fields: Record<string, string>; fileBytes: number; /** sha-256 (hex) of the file parts' bytes, in order. */ fileSha256: string };
 
 export const SPEECH_BYTES = Buffer.from(Array.from({ length: 3000 }, (_, i) => i % 256));
 
@@ -15,12 +16,14 @@ export type MockMedia = {
   /** Delay before answering chat completions (concurrency tests). */
   chatDelayMs: number;
   chatUsage: { prompt_tokens: number; completion_tokens: number };
+  /** When set, every POST is answered with this status (after reading the whole body): failover tests. */
+  failStatus: number;
   close: () => Promise<void>;
 };
 
 export async function startMockMedia(name: string): Promise<MockMedia> {
   let seq = 0;
-  const state: MockMedia = { url: '', baseUrl: '', requests: [], chatDelayMs: 0, chatUsage: { prompt_tokens: 5, completion_tokens: 5 }, close: async () => {} };
+  const state: MockMedia = { url: '', baseUrl: '', requests: [], chatDelayMs: 0, chatUsage: { prompt_tokens: 5, completion_tokens: 5 }, failStatus: 0, close: async () => {} };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -31,11 +34,15 @@ export async function startMockMedia(name: string): Promise<MockMedia> {
         const ct = req.headers['content-type'] ?? '';
         let fields: Record<string, string> = {};
         let fileBytes = 0;
+        const hash = createHash('sha256');
         if (ct.startsWith('multipart/form-data')) {
           const form = await new Response(body, { headers: { 'content-type': ct } }).formData();
           for (const [k, v] of form.entries()) {
             if (typeof v === 'string') fields[k] = v;
-            else fileBytes += v.size;
+            else {
+              fileBytes += v.size;
+              hash.update(new Uint8Array(await v.arrayBuffer()));
+            }
           }
         } else if (ct.includes('json') && body.length) {
           try {
@@ -44,13 +51,14 @@ export async function startMockMedia(name: string): Promise<MockMedia> {
             fields = {};
           }
         }
-        state.requests.push({ method: req.method ?? '', path, headers: req.headers, bytes: body.length, fields, fileBytes });
+        state.requests.push({ method: req.method ?? '', path, headers: req.headers, bytes: body.length, fields, fileBytes, fileSha256: hash.digest('hex') });
         const json = (status: number, v: unknown) => {
           const text = JSON.stringify(v);
           res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
           res.end(text);
         };
         const model = typeof fields.model === 'string' ? fields.model : 'none';
+        if (state.failStatus && req.method === 'POST') return json(state.failStatus, { error: { message: `mock ${name}: failing with ${state.failStatus}`, type: 'server_error' } });
         let m: RegExpExecArray | null;
         if (req.method === 'GET' && path === '/v1/models') return json(200, { object: 'list', data: [] });
         if (req.method === 'POST' && path === '/v1/chat/completions') {
@@ -78,7 +86,7 @@ export async function startMockMedia(name: string): Promise<MockMedia> {
         }
         if (path === '/v1/rerank') return json(200, { id: 'rr', results: [{ index: 1, relevance_score: 0.9 }, { index: 0, relevance_score: 0.1 }], provider: name });
         if (path === '/v1/moderations') return json(200, { id: 'modr', model, results: [{ flagged: false, categories: {}, category_scores: {} }] });
-        if (req.method === 'POST' && path === '/v1/videos') return json(200, { id: `video_${name}_${++seq}`, object: 'video', status: 'queued', model });
+        if (req.method === 'POST' && path === '/v1/videos') return json(200, { id: `video_${name}_${++seq}`, object: 'video', status: 'queued', model, ...(fileBytes ? { input_reference_bytes: fileBytes } : {}) });
         if (req.method === 'POST' && path === '/v1/video/generations') return json(200, { task_id: `gen_${name}_${++seq}`, status: 'queued' });
         if (req.method === 'POST' && (m = /^\/v1\/videos\/(text2video|image2video)$/.exec(path))) return json(200, { code: 0, data: { task_id: `va_${m[1]}_${name}_${++seq}`, task_status: 'submitted' } });
         if (req.method === 'GET' && (m = /^\/v1\/videos\/([^/]+)\/content$/.exec(path))) {
