@@ -15,7 +15,7 @@
 //   three pieces. `failAfterChunks` and `errorEventAfterChunks` count SSE events, message_start first.
 // - Default usage: input_tokens 10, output_tokens = the number of deltas.
 import http from 'node:http';
-import { type MockHttp, startMockHttp } from './mock-http.ts';
+import { type MockHttp, startMockHttp, writeStream } from './mock-http.ts';
 
 export type MockAnthropicBehavior = {
   /** Reply text pieces; default ['Hello', ' from', ' <name>']. */
@@ -197,27 +197,7 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     }
 
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': `req_mock${requestIds}` });
-    const failAfter = b.failAfterChunks;
-    if (failAfter !== undefined && failAfter <= 0) {
-      res.flushHeaders();
-      later(() => res.destroy(), 0);
-      return;
-    }
-    let next = 0;
-    const sendFrom = (): void => {
-      while (!res.destroyed && !res.writableEnded) {
-        const event = events[next++] as string;
-        if (failAfter !== undefined && next >= failAfter) {
-          // Destroy only once the event has reached the socket, so the client sees exactly N events.
-          res.write(event, () => res.destroy());
-          return;
-        }
-        res.write(event);
-        if (next === events.length) return void res.end();
-        if ((b.chunkDelayMs ?? 0) > 0) return later(sendFrom, b.chunkDelayMs as number);
-      }
-    };
-    sendFrom();
+    writeStream(res, later, events, { failAfter: b.failAfterChunks, delayMs: b.chunkDelayMs ?? 0 });
   };
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse, raw: string): void => {

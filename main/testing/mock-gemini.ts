@@ -19,7 +19,7 @@
 // - Default usage: prompt 10, candidates = number of tokens (1 for a tool call).
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { type MockHttp, startMockHttp } from './mock-http.ts';
+import { type MockHttp, startMockHttp, writeStream } from './mock-http.ts';
 
 export type MockGeminiBehavior = {
   /** Reply pieces; default ['Hello', ' from', ' <name>']. */
@@ -158,11 +158,6 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     const delay = b.chunkDelayMs ?? 0;
     const failAfter = b.failAfterChunks;
     res.writeHead(200, sse ? { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } : { 'content-type': 'application/json; charset=UTF-8' });
-    if (failAfter !== undefined && failAfter <= 0) {
-      res.flushHeaders();
-      later(() => res.destroy(), 0);
-      return;
-    }
     // A tool call event goes out in three pieces cut inside its arguments.
     const pieces = (frame: string): string[] => {
       if (!b.toolCall) return [frame];
@@ -172,22 +167,7 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
       return [frame.slice(0, at + 8), frame.slice(at + 8, mid), frame.slice(mid)].filter((p) => p !== '');
     };
     const queue: { text: string; endsEvent: boolean }[] = frames.flatMap((f) => pieces(f).map((text, i, all) => ({ text, endsEvent: i === all.length - 1 })));
-    let sentEvents = 0;
-    const sendNext = (): void => {
-      while (!finished(res)) {
-        const item = queue.shift();
-        if (!item) return void res.end();
-        if (item.endsEvent) sentEvents++;
-        if (failAfter !== undefined && item.endsEvent && sentEvents >= failAfter) {
-          res.write(item.text, () => res.destroy());
-          return;
-        }
-        res.write(item.text);
-        if (queue.length === 0) return void res.end();
-        if (delay > 0) return later(sendNext, delay);
-      }
-    };
-    sendNext();
+    writeStream(res, later, queue, { failAfter, delayMs: delay });
   };
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse, chunks: Buffer[], receivedAt: number): void => {

@@ -59,3 +59,48 @@ export async function startMockHttp(port: number | undefined, handle: MockHandle
     },
   };
 }
+
+/** A streamed reply's events (or pieces of one: only an event's last piece counts as the event being sent). */
+export type StreamItem = string | { text: string; endsEvent: boolean };
+
+export type StreamPlan = {
+  /** Cut the connection once this many events have reached the socket (0: right after the headers). */
+  failAfter?: number;
+  /** Delay before the next item, given how many items were written so far. */
+  delayMs?: number | ((written: number) => number);
+  /** Told after each write (e.g. to timestamp chunks). */
+  onWrite?: () => void;
+};
+
+/** Writes a reply's items one by one, with delays and a mid-stream cut on demand; the headers are the caller's. */
+export function writeStream(res: http.ServerResponse, later: MockHttp['later'], items: StreamItem[], plan: StreamPlan = {}): void {
+  const { failAfter } = plan;
+  if (failAfter !== undefined && failAfter <= 0) {
+    res.flushHeaders();
+    later(() => res.destroy(), 0);
+    return;
+  }
+  let next = 0;
+  let events = 0;
+  const step = (): void => {
+    // A pipelined response has no socket until the ones before it finish: that is not "gone".
+    while (!res.destroyed && !res.writableEnded && res.socket?.destroyed !== true) {
+      const item = items[next++]!;
+      const text = typeof item === 'string' ? item : item.text;
+      const endsEvent = typeof item === 'string' || item.endsEvent;
+      if (endsEvent) events++;
+      if (failAfter !== undefined && endsEvent && events >= failAfter) {
+        // Destroy only once the event has reached the socket, so the client sees exactly N events.
+        res.write(text, () => res.destroy());
+        plan.onWrite?.();
+        return;
+      }
+      res.write(text);
+      plan.onWrite?.();
+      if (next === items.length) return void res.end();
+      const delay = typeof plan.delayMs === 'function' ? plan.delayMs(next) : (plan.delayMs ?? 0);
+      if (delay > 0) return later(step, delay);
+    }
+  };
+  step();
+}

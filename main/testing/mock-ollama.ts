@@ -14,7 +14,7 @@
 //   (a name without a tag means ":latest"). Default usage: prompt 10, completion = number of tokens.
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import { type MockHttp, startMockHttp } from './mock-http.ts';
+import { type MockHttp, startMockHttp, writeStream } from './mock-http.ts';
 
 export type MockOllamaBehavior = {
   /** Reply pieces, one NDJSON line each; default ['Hello', ' from', ' <name>']. */
@@ -154,29 +154,7 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
     const failAfter = b.failAfterChunks;
     const delay = b.chunkDelayMs ?? 0;
     res.writeHead(200, NDJSON_HEADERS);
-    if (failAfter !== undefined && failAfter <= 0) {
-      res.flushHeaders();
-      later(() => res.destroy(), 0);
-      return;
-    }
-    let next = 0;
-    const step = (): void => {
-      while (!finished(res)) {
-        const line = lines[next++] as string;
-        if (failAfter !== undefined && next >= failAfter) {
-          // Destroy once the line has reached the socket, so the client sees exactly N lines.
-          res.write(line, () => res.destroy());
-          return;
-        }
-        res.write(line);
-        if (next === lines.length) {
-          res.end();
-          return;
-        }
-        if (delay > 0) return later(step, delay);
-      }
-    };
-    step();
+    writeStream(res, later, lines, { failAfter, delayMs: delay });
   };
 
   const answerChat = (res: http.ServerResponse, model: string, request: Record<string, unknown>, b: MockOllamaBehavior): void => {

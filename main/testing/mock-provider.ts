@@ -12,7 +12,7 @@
 // - A chat body that is not JSON answers 400; `model` is echoed back, or models[0] when the request has none.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { type MockHttp, startMockHttp } from './mock-http.ts';
+import { type MockHttp, startMockHttp, writeStream } from './mock-http.ts';
 
 export type MockBehavior = {
   /** Reply pieces; default ['Hello', ' from', ' <name>']. */
@@ -101,7 +101,7 @@ const STOP_TAIL = '{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n';
 const DONE = 'data: [DONE]\n\n';
 
 /** OpenAI's error type and code for a status, so clients classify the failure as they would in production. */
-function openAiError(status: number): { message: string; type: string; code: string } {
+export function openAiError(status: number): { message: string; type: string; code: string } {
   switch (status) {
     case 400:
       return { message: 'Invalid request (mock).', type: 'invalid_request_error', code: 'invalid_request' };
@@ -220,37 +220,14 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
 
     const b = p.behavior;
     const chunkDelay = b.chunkDelayMs ?? 0;
-    const failAfter = b.failAfterChunks;
     const times: number[] = [];
     latestChunkTimes = times;
-    let next = 0;
-
     res.writeHead(200, STREAM_HEADERS);
-    if (failAfter !== undefined && failAfter <= 0) {
-      res.flushHeaders();
-      later(() => res.destroy(), 0);
-      return;
-    }
-    const sendFrom = (): void => {
-      while (!finished(res)) {
-        const event = events[next++] as string;
-        if (failAfter !== undefined && next >= failAfter) {
-          // Destroy only once the chunk has reached the socket, so the client sees exactly N chunks.
-          res.write(event, () => res.destroy());
-          times.push(performance.now());
-          return;
-        }
-        res.write(event);
-        times.push(performance.now());
-        if (next === events.length) {
-          res.end();
-          return;
-        }
-        const delay = next === 1 && b.headersThenHangMs ? b.headersThenHangMs : chunkDelay;
-        if (delay > 0) return later(sendFrom, delay);
-      }
-    };
-    sendFrom();
+    writeStream(res, later, events, {
+      failAfter: b.failAfterChunks,
+      delayMs: (written) => (written === 1 && b.headersThenHangMs ? b.headersThenHangMs : chunkDelay),
+      onWrite: () => times.push(performance.now()),
+    });
   };
 
   const answer = (res: http.ServerResponse, body: unknown, isChat: boolean, p: Plan, failing: boolean): void => {

@@ -9,7 +9,8 @@
 // - `toolCall` replies with one function_call item (no text); its arguments stream in three deltas.
 // - GET /v1/models lists `models`; other paths answer 404 with an OpenAI error body.
 import http from 'node:http';
-import { type MockHttp, startMockHttp } from './mock-http.ts';
+import { type MockHttp, startMockHttp, writeStream } from './mock-http.ts';
+import { openAiError } from './mock-provider.ts';
 
 export type MockResponsesBehavior = {
   /** Reply pieces; default ['Hello', ' from', ' <name>']. */
@@ -52,24 +53,6 @@ export type MockResponsesProvider = {
 
 export type MockResponsesOptions = { name?: string; behavior?: MockResponsesBehavior; port?: number };
 
-function openAiError(status: number): { message: string; type: string; code: string } {
-  switch (status) {
-    case 400:
-      return { message: 'Invalid request (mock).', type: 'invalid_request_error', code: 'invalid_request' };
-    case 401:
-      return { message: 'Incorrect API key provided (mock).', type: 'invalid_request_error', code: 'invalid_api_key' };
-    case 404:
-      return { message: 'The model does not exist (mock).', type: 'invalid_request_error', code: 'model_not_found' };
-    case 429:
-      return { message: 'Rate limit reached (mock).', type: 'requests', code: 'rate_limit_exceeded' };
-    case 503:
-      return { message: 'The engine is currently overloaded (mock).', type: 'server_error', code: 'service_unavailable' };
-    default:
-      return status >= 500
-        ? { message: `The server had an error while processing your request (mock ${status}).`, type: 'server_error', code: 'server_error' }
-        : { message: `Request failed with status ${status} (mock).`, type: 'invalid_request_error', code: `http_${status}` };
-  }
-}
 
 const errorJson = (message: string, type: string, code: string): string => JSON.stringify({ error: { message, type, param: null, code } });
 
@@ -187,28 +170,8 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
 
   const stream = (res: http.ServerResponse, b: MockResponsesBehavior, r: Reply): void => {
     const events = eventsOf(b, r);
-    const failAfter = b.failAfterChunks;
-    const delay = b.chunkDelayMs ?? 0;
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-    if (failAfter !== undefined && failAfter <= 0) {
-      res.flushHeaders();
-      later(() => res.destroy(), 0);
-      return;
-    }
-    let next = 0;
-    const send = (): void => {
-      while (!res.destroyed && !res.writableEnded) {
-        const event = events[next++] as string;
-        if (failAfter !== undefined && next >= failAfter) {
-          res.write(event, () => res.destroy());
-          return;
-        }
-        res.write(event);
-        if (next === events.length) return void res.end();
-        if (delay > 0) return later(send, delay);
-      }
-    };
-    send();
+    writeStream(res, later, events, { failAfter: b.failAfterChunks, delayMs: b.chunkDelayMs ?? 0 });
   };
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse, raw: string): void => {
