@@ -23,7 +23,7 @@ if (!existsSync(entry)) {
   process.exitCode = 1;
 } else if (!binary) {
   process.stdout.write(
-    "Electron's binary is not installed here (it downloads on `npm ci` where that is allowed).\n" +
+    "Electron's binary is not installed here. Where Electron can be downloaded, fetch it with `node node_modules/electron/install.js` (npm 11 does not run its install script unless approved).\n" +
       'Run the same router and UI headless with:  npm run serve   (it prints the /ui link)\n',
   );
   process.exitCode = 1;
