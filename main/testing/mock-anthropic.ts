@@ -15,7 +15,7 @@
 //   three pieces. `failAfterChunks` and `errorEventAfterChunks` count SSE events, message_start first.
 // - Default usage: input_tokens 10, output_tokens = the number of deltas.
 import http from 'node:http';
-import { type MockHttp, startMockHttp, writeStream } from './mock-http.ts';
+import { type MockHttp, parseBodyText, startMockHttp, writeStream } from './mock-http.ts';
 
 export type MockAnthropicBehavior = {
   /** Reply text pieces; default ['Hello', ' from', ' <name>']. */
@@ -201,14 +201,7 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
   };
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse, raw: string): void => {
-    let body: unknown;
-    if (raw !== '') {
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        body = raw;
-      }
-    }
+    const body = parseBodyText(raw);
     const url = req.url ?? '/';
     const path = url.split('?')[0];
     requestIds++;

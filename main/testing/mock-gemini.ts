@@ -19,7 +19,7 @@
 // - Default usage: prompt 10, candidates = number of tokens (1 for a tool call).
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { type MockHttp, startMockHttp, writeStream } from './mock-http.ts';
+import { type MockHttp, parseBodyText, startMockHttp, writeStream } from './mock-http.ts';
 
 export type MockGeminiBehavior = {
   /** Reply pieces; default ['Hello', ' from', ' <name>']. */
@@ -172,14 +172,7 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse, chunks: Buffer[], receivedAt: number): void => {
     const raw = Buffer.concat(chunks).toString();
-    let body: unknown;
-    if (raw !== '') {
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        body = raw;
-      }
-    }
+    const body = parseBodyText(raw);
     const url = new URL(req.url ?? '/', 'http://mock');
     const header = req.headers['x-goog-api-key'];
     const apiKey = (Array.isArray(header) ? header[0] : header) ?? url.searchParams.get('key') ?? undefined;

@@ -104,3 +104,13 @@ export function writeStream(res: http.ServerResponse, later: MockHttp['later'], 
   };
   step();
 }
+
+/** A request body as the mocks record it: parsed JSON, else the raw text; undefined when empty. */
+export function parseBodyText(raw: string): unknown {
+  if (raw === '') return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}

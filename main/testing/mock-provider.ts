@@ -12,7 +12,7 @@
 // - A chat body that is not JSON answers 400; `model` is echoed back, or models[0] when the request has none.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { type MockHttp, startMockHttp, writeStream } from './mock-http.ts';
+import { type MockHttp, parseBodyText, startMockHttp, writeStream } from './mock-http.ts';
 
 export type MockBehavior = {
   /** Reply pieces; default ['Hello', ' from', ' <name>']. */
@@ -245,14 +245,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse, chunks: Buffer[], receivedAt: number): void => {
     const raw = chunks.length === 0 ? '' : chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString();
-    let body: unknown;
-    if (raw !== '') {
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        body = raw;
-      }
-    }
+    const body = parseBodyText(raw);
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);

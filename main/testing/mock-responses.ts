@@ -9,7 +9,7 @@
 // - `toolCall` replies with one function_call item (no text); its arguments stream in three deltas.
 // - GET /v1/models lists `models`; other paths answer 404 with an OpenAI error body.
 import http from 'node:http';
-import { type MockHttp, startMockHttp, writeStream } from './mock-http.ts';
+import { type MockHttp, parseBodyText, startMockHttp, writeStream } from './mock-http.ts';
 import { openAiError } from './mock-provider.ts';
 
 export type MockResponsesBehavior = {
@@ -175,14 +175,7 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
   };
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse, raw: string): void => {
-    let body: unknown;
-    if (raw !== '') {
-      try {
-        body = JSON.parse(raw);
-      } catch {
-        body = raw;
-      }
-    }
+    const body = parseBodyText(raw);
     const url = req.url ?? '/';
     const path = url.split('?')[0];
     requests.push({ method: req.method ?? '', url, headers: req.headers, body });
