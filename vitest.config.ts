@@ -1,12 +1,27 @@
 import { defineConfig } from 'vitest/config';
 
+const shared = { testTimeout: 30_000, hookTimeout: 30_000, pool: 'forks' } as const;
+
+// Two projects: `unit` (everything but the browser; needs no build) and `e2e` (Chromium against `serve`; its global
+// setup builds the UI). `npx vitest run --project unit` runs the first alone.
 export default defineConfig({
   test: {
-    include: ['main/**/*.test.ts', 'shared/**/*.test.ts', 'bench/**/*.test.ts', 'renderer/**/*.test.ts', 'e2e/**/*.e2e.test.ts'],
-    // Builds the UI once per run for the e2e tests (about a second).
-    globalSetup: ['e2e/global-setup.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    pool: 'forks',
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: 'unit',
+          include: ['main/**/*.test.ts', 'shared/**/*.test.ts', 'bench/**/*.test.ts', 'renderer/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts'],
+        },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'e2e',
+          include: ['e2e/**/*.e2e.test.ts'],
+          globalSetup: ['e2e/global-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -10,9 +10,9 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { Switchboard } from '../main/app.ts';
 import { createKey, keysFile } from '../main/orchestrator/keys.ts';
-import { openEvents } from '../main/testing/agent-api.ts';
-import { startMockProvider } from '../main/testing/mock-provider.ts';
-import { configFor } from '../main/testing/serve-process.ts';
+import { openEvents } from '../test/support/agent-api.ts';
+import { startMockProvider } from '../test/support/mock-provider.ts';
+import { configFor } from '../test/support/serve-process.ts';
 
 const CONCURRENCY = 16;
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { makeTempDir } from '../main/testing/temp.ts';
+import { makeTempDir } from '../test/support/temp.ts';
 import { lookupClientProcess } from '../main/proxy/apps/os-process.ts';
 import { type BenchChild, startChild } from './processes.ts';
 import { requestBody } from './proxy.ts';

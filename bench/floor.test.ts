@@ -4,7 +4,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startMockProvider, type MockProvider } from '../main/testing/mock-provider.ts';
+import { startMockProvider, type MockProvider } from '../test/support/mock-provider.ts';
 import { startChild, type BenchChild } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

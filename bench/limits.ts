@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { makeTempDir } from '../main/testing/temp.ts';
+import { makeTempDir } from '../test/support/temp.ts';
 import { startChild, type BenchChild } from './processes.ts';
 import { requestBody } from './proxy.ts';
 

@@ -3,7 +3,7 @@
 // Prints `listening on http://127.0.0.1:<port>`. With an IPC channel, {type:'setBehavior', behavior} changes the
 // behaviour and is answered {type:'behaviorSet'}; the process exits when its parent disconnects.
 import { parseArgs } from 'node:util';
-import { startMockProvider, type MockBehavior } from '../main/testing/mock-provider.ts';
+import { startMockProvider, type MockBehavior } from '../test/support/mock-provider.ts';
 
 export type MockServerMessage = { type: 'setBehavior'; behavior: MockBehavior };
 

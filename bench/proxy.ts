@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { makeTempDir } from '../main/testing/temp.ts';
-import type { MockBehavior } from '../main/testing/mock-provider.ts';
+import { makeTempDir } from '../test/support/temp.ts';
+import type { MockBehavior } from '../test/support/mock-provider.ts';
 import type { MockServerMessage } from './mock-server.ts';
 import { startChild, type BenchChild } from './processes.ts';
 

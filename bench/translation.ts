@@ -6,7 +6,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { makeTempDir } from '../main/testing/temp.ts';
+import { makeTempDir } from '../test/support/temp.ts';
 import { type BenchChild, startChild } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,26 +1,26 @@
 // The UI in a real Chromium: run an agent and watch its events; pause routing; test a provider; the Apps and
 // Settings pages (screenshots of each).
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockProvider, startMockProvider } from '../main/testing/mock-provider.ts';
-import { configFor, eventually, type ServeProcess } from '../main/testing/serve-process.ts';
-import { launchBrowser, openUi, screenshot, serveWithUi } from './harness.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type MockProvider, startMockProvider } from '../test/support/mock-provider.ts';
+import { configFor, eventually, type ServeProcess } from '../test/support/serve-process.ts';
+import { describeWithChromium, launchBrowser, openUi, screenshot, serveWithUi } from './harness.ts';
 
 let browser: Browser;
 let mock: MockProvider;
 let sb: ServeProcess;
 
-beforeAll(async () => {
-  [mock, browser] = await Promise.all([startMockProvider({ name: 'mock', behavior: { tokens: ['The answer', ' is 42.'] } }), launchBrowser()]);
-  sb = await serveWithUi({ config: configFor({ mock: mock.baseUrl }, { orchestrator: { sse_heartbeat_ms: 500 } }) });
-});
-afterAll(async () => {
-  await browser?.close();
-  await sb?.stop();
-  await mock?.close();
-});
+describeWithChromium('agents, apps and settings in the UI', () => {
+  beforeAll(async () => {
+    [mock, browser] = await Promise.all([startMockProvider({ name: 'mock', behavior: { tokens: ['The answer', ' is 42.'] } }), launchBrowser()]);
+    sb = await serveWithUi({ config: configFor({ mock: mock.baseUrl }, { orchestrator: { sse_heartbeat_ms: 500 } }) });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await sb?.stop();
+    await mock?.close();
+  });
 
-describe('agents, apps and settings in the UI', () => {
   it('creates and runs an agent and shows its events live', async () => {
     const page = await openUi(browser, sb, 'agents');
     await page.getByTestId('page-agents').waitFor();

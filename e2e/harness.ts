@@ -3,13 +3,22 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { inject } from 'vitest';
-import { type ServeOptions, type ServeProcess, startServe } from '../main/testing/serve-process.ts';
+import { describe, inject } from 'vitest';
+import { type ServeOptions, type ServeProcess, startServe } from '../test/support/serve-process.ts';
+import { findChromium } from './chromium.ts';
 
 export const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** The browser the tests drive, or null where none is installed (the tests are then reported as skipped). */
+export const CHROMIUM = findChromium();
+
+/**
+ * A suite that needs a browser: skipped (counted as skipped, never as passed) on a machine without Chromium;
+ * `npm test` then says so once, with how to get one.
+ */
+export const describeWithChromium = describe.skipIf(CHROMIUM === null);
 
 export async function launchBrowser(): Promise<Browser> {
+  if (!CHROMIUM) throw new Error('no Chromium found: install it (apt-get install chromium) or set CHROMIUM_PATH');
   return chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

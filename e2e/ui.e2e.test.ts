@@ -2,10 +2,10 @@
 // request, live logs, a bad value refused with words and nothing saved.
 import fs from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockProvider, startMockProvider } from '../main/testing/mock-provider.ts';
-import { configFor, eventually, type ServeProcess } from '../main/testing/serve-process.ts';
-import { launchBrowser, openUi, screenshot, serveWithUi } from './harness.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type MockProvider, startMockProvider } from '../test/support/mock-provider.ts';
+import { configFor, eventually, type ServeProcess } from '../test/support/serve-process.ts';
+import { describeWithChromium, launchBrowser, openUi, screenshot, serveWithUi } from './harness.ts';
 
 let browser: Browser;
 let alpha: MockProvider;
@@ -20,22 +20,22 @@ const ask = (model: string, app = 'e2e') =>
     body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
   });
 
-beforeAll(async () => {
-  [alpha, beta, browser] = await Promise.all([startMockProvider({ name: 'alpha' }), startMockProvider({ name: 'beta' }), launchBrowser()]);
-  sb = await serveWithUi({
-    config: configFor(
-      { alpha: alpha.baseUrl, beta: beta.baseUrl },
-      { rules: [{ pattern: 'gpt-*', provider: 'alpha' }, { pattern: 'gpt-*', provider: 'beta' }], default_provider: 'alpha' },
-    ),
+describeWithChromium('the UI served at /ui', () => {
+  beforeAll(async () => {
+    [alpha, beta, browser] = await Promise.all([startMockProvider({ name: 'alpha' }), startMockProvider({ name: 'beta' }), launchBrowser()]);
+    sb = await serveWithUi({
+      config: configFor(
+        { alpha: alpha.baseUrl, beta: beta.baseUrl },
+        { rules: [{ pattern: 'gpt-*', provider: 'alpha' }, { pattern: 'gpt-*', provider: 'beta' }], default_provider: 'alpha' },
+      ),
+    });
   });
-});
-afterAll(async () => {
-  await browser?.close();
-  await sb?.stop();
-  await Promise.all([alpha?.close(), beta?.close()]);
-});
+  afterAll(async () => {
+    await browser?.close();
+    await sb?.stop();
+    await Promise.all([alpha?.close(), beta?.close()]);
+  });
 
-describe('the UI served at /ui', () => {
   it('refuses the admin API without the token and serves the page with security headers', async () => {
     const res = await fetch(`${sb.url}/ui/`);
     expect(res.status).toBe(200);

@@ -3,10 +3,10 @@
 import net from 'node:net';
 import fs from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockProvider, startMockProvider } from '../main/testing/mock-provider.ts';
-import { configFor, eventually, type ServeProcess } from '../main/testing/serve-process.ts';
-import { launchBrowser, openUi, screenshot, serveWithUi } from './harness.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type MockProvider, startMockProvider } from '../test/support/mock-provider.ts';
+import { configFor, eventually, type ServeProcess } from '../test/support/serve-process.ts';
+import { describeWithChromium, launchBrowser, openUi, screenshot, serveWithUi } from './harness.ts';
 
 let browser: Browser;
 let mock: MockProvider;
@@ -14,26 +14,26 @@ let sb: ServeProcess;
 let holder: net.Server;
 let heldPort: number;
 
-beforeAll(async () => {
-  [mock, browser] = await Promise.all([
-    startMockProvider({
-      name: 'mock',
-      behavior: { script: [{ tokens: ['Bees', ' dance to share where food is.'] }, { tokens: ['Post:', ' honey bees dance.'] }], tokens: ['unexpected'] },
-    }),
-    launchBrowser(),
-  ]);
-  holder = net.createServer((s) => s.destroy());
-  heldPort = await new Promise<number>((r) => holder.listen(0, '127.0.0.1', () => r((holder.address() as net.AddressInfo).port)));
-  sb = await serveWithUi({ config: configFor({ mock: mock.baseUrl }, { orchestrator: { sse_heartbeat_ms: 500 } }) });
-});
-afterAll(async () => {
-  await browser?.close();
-  await sb?.stop();
-  await mock?.close();
-  await new Promise((r) => holder?.close(r));
-});
+describeWithChromium('workflows and settings in the UI', () => {
+  beforeAll(async () => {
+    [mock, browser] = await Promise.all([
+      startMockProvider({
+        name: 'mock',
+        behavior: { script: [{ tokens: ['Bees', ' dance to share where food is.'] }, { tokens: ['Post:', ' honey bees dance.'] }], tokens: ['unexpected'] },
+      }),
+      launchBrowser(),
+    ]);
+    holder = net.createServer((s) => s.destroy());
+    heldPort = await new Promise<number>((r) => holder.listen(0, '127.0.0.1', () => r((holder.address() as net.AddressInfo).port)));
+    sb = await serveWithUi({ config: configFor({ mock: mock.baseUrl }, { orchestrator: { sse_heartbeat_ms: 500 } }) });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await sb?.stop();
+    await mock?.close();
+    await new Promise((r) => holder?.close(r));
+  });
 
-describe('workflows and settings in the UI', () => {
   it('creates a two-step workflow, runs it and shows both steps completed with their outputs', async () => {
     const page = await openUi(browser, sb, 'agents');
     await page.getByTestId('page-agents').waitFor();

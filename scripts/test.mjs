@@ -1,6 +1,10 @@
-// `npm test`: type-check, run every vitest test, and print the plain count CI reads as the last line.
+// `npm test`: type-check, run every vitest project (unit, then e2e), and print the plain count CI reads as the last
+// line: `N passed, N failed` (`, N skipped` when some did not run). The line always agrees with the exit code: a
+// failure no test shows (a hook, a file that does not load, vitest itself) counts as a failed test.
+// Extra arguments go to vitest (`npm test -- --project unit` runs the unit tests alone, without building the UI).
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { summarize } from './test-summary.mjs';
 
 const run = (cmd, args) => spawnSync(cmd, args, { stdio: 'inherit', env: process.env }).status ?? 1;
 
@@ -12,20 +16,15 @@ if (tsc !== 0) console.error('type check failed');
 
 const out = '.vitest-result.json';
 rmSync(out, { force: true });
-const vitest = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`]);
+const vitest = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)]);
 
-let passed = 0;
-let failed = 0;
+let report = null;
 try {
-  const result = JSON.parse(readFileSync(out, 'utf8'));
-  passed = result.numPassedTests ?? 0;
-  // A test file that fails to load counts no tests: count it as one failure so it is never silent.
-  const brokenFiles = (result.testResults ?? []).filter((f) => f.status === 'failed' && (f.assertionResults ?? []).length === 0).length;
-  failed = (result.numFailedTests ?? 0) + brokenFiles;
+  report = JSON.parse(readFileSync(out, 'utf8'));
 } catch {
-  failed += 1; // no JSON result: vitest itself did not run
+  // no JSON result: vitest itself did not run (summarize counts that as a failure)
 }
-if (tsc !== 0) failed += 1;
-const code = tsc !== 0 || vitest !== 0 || failed > 0 || passed === 0 ? 1 : 0;
-console.log(`${passed} passed, ${failed} failed`);
+const { line, notes, code } = summarize(report, { tscFailed: tsc !== 0, vitestStatus: vitest });
+for (const n of notes) console.log(n);
+console.log(line);
 process.exit(code);

@@ -8,7 +8,7 @@ import micromatch from 'micromatch';
 import type { Config, LimitValues } from '../../shared/config.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { type Admission, Limiter, limitsFor } from '../proxy/limits.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../errors.ts';
 import { GatewayKeyRing, gatewayKeysFile, KEY_PREFIX, PAT_PREFIX } from './keys.ts';
 import { VideoTaskStore } from './video-tasks.ts';
 

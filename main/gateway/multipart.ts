@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { UploadBody } from '../proxy/forward.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { SpooledBody } from '../server/front-door.ts';
 
 export function boundaryOf(contentType: string | undefined): string {

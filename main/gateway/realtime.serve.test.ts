@@ -1,8 +1,8 @@
 // /v1/realtime through `switchboard serve`: a ws client ↔ Switchboard ↔ a mock realtime provider.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { type MockRealtime, startMockRealtime } from '../testing/mock-realtime.ts';
-import { configFor, type ServeProcess, startServe } from '../testing/serve-process.ts';
+import { type MockRealtime, startMockRealtime } from '../../test/support/mock-realtime.ts';
+import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 type Opened = { ws: WebSocket; messages: (Buffer | string)[]; closed: Promise<{ code: number; reason: string }>; served: string | undefined };
 

@@ -6,7 +6,7 @@ import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { Engine } from '../proxy/engine.ts';
 import { identifyApp } from '../proxy/identify-app.ts';
-import { ApiError, toApiError } from '../server/errors.ts';
+import { ApiError, toApiError } from '../errors.ts';
 import { checkOrigin, checkProxyHost } from '../server/guards.ts';
 import { gatewayFor, isGatewayMode } from './gateway.ts';
 

@@ -9,7 +9,7 @@ import type { Engine } from '../proxy/engine.ts';
 import type { ClientFormat } from '../proxy/formats/hub.ts';
 import { openaiFormat } from '../proxy/formats/openai.ts';
 import type { AttemptPlan, PlanTarget } from '../proxy/forward.ts';
-import { ApiError, toApiError } from '../server/errors.ts';
+import { ApiError, toApiError } from '../errors.ts';
 import { type FrontDoor, handleFrontDoor, type PlanInput, sendFormatError } from '../server/front-door.ts';
 import { gatewayFor } from './gateway.ts';
 import { isMultipart, spoolUpload } from './multipart.ts';

@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockMedia, startMockMedia } from '../testing/mock-media.ts';
-import { configFor, eventually, type ServeProcess, startServe } from '../testing/serve-process.ts';
+import { type MockMedia, startMockMedia } from '../../test/support/mock-media.ts';
+import { configFor, eventually, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 type Key = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../shared/admin.ts';
-import { makeTempDir, type TempDir } from '../testing/temp.ts';
+import { makeTempDir, type TempDir } from '../../test/support/temp.ts';
 import { RequestLog } from './request-log.ts';
 
 const entry = (i: number): RequestLogEntry => ({

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { AGENT_STATUSES, BUILTIN_TOOLS, CreateAgentSchema, RunTaskSchema, TASK_STATUSES, UpdateAgentSchema, type AgentEvent } from '../../shared/orchestrator.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Engine } from '../proxy/engine.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { WalLog } from '../wal/index.ts';
 import type { KeyRing } from './keys.ts';
 import { LIST_LIMIT, type Orchestrator } from './orchestrator.ts';

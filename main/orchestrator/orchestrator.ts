@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { OrchestratorConfig } from '../../shared/config.ts';
 import type { Agent, AgentEvent, CreateAgent, RunTask, Task, TaskOrigin, UpdateAgent } from '../../shared/orchestrator.ts';
 import type { Engine } from '../proxy/engine.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { WalLog } from '../wal/index.ts';
 import { agentId, taskId } from './ids.ts';
 import { DispatchQueue } from './queue.ts';

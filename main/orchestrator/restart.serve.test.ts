@@ -4,9 +4,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { call, createKey, openEvents } from '../testing/agent-api.ts';
-import { startMockProvider, type MockProvider } from '../testing/mock-provider.ts';
-import { configFor, eventually, startServe, type ServeProcess } from '../testing/serve-process.ts';
+import { call, createKey, openEvents } from '../../test/support/agent-api.ts';
+import { startMockProvider, type MockProvider } from '../../test/support/mock-provider.ts';
+import { configFor, eventually, startServe, type ServeProcess } from '../../test/support/serve-process.ts';
 
 let mock: MockProvider;
 let dir = '';

@@ -4,7 +4,7 @@ import {
   CreateSwarmSchema, MAX_ROUNDS_LIMIT, SwarmTaskSchema,
   type Swarm, type SwarmRound, type SwarmTask, type Task, type TaskOrigin, type TokenUsage,
 } from '../../shared/orchestrator.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../errors.ts';
 import { swarmId, swarmTaskId } from './ids.ts';
 import type { Orchestrator } from './orchestrator.ts';
 import type { ExtraTool } from './runner.ts';

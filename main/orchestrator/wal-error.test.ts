@@ -9,7 +9,8 @@ import { Metrics } from '../observability/metrics.ts';
 import { RequestLog } from '../observability/request-log.ts';
 import { Engine } from '../proxy/engine.ts';
 import { buildHttpApp } from '../server/app.ts';
-import { FaultyFs, openWal } from '../wal/index.ts';
+import { FaultyFs } from '../../test/support/wal/fs-faults.ts';
+import { openWal } from '../wal/index.ts';
 import { createKey, KeyRing, keysFile } from './keys.ts';
 import { Orchestrator } from './orchestrator.ts';
 

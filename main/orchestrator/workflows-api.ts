@@ -1,6 +1,6 @@
 // Routes of workflows and swarms under /api/v1 (mounted by api.ts after its key check, so `tenant` is set).
 import { Hono, type Context } from 'hono';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { Orchestrator } from './orchestrator.ts';
 
 type Env = { Variables: { tenant: string } };

@@ -4,7 +4,7 @@ import {
   CreateWorkflowSchema, ERROR_POLICIES, MAX_RETRIES_LIMIT, RunWorkflowSchema,
   type Agent, type ErrorPolicy, type StepRun, type Task, type TokenUsage, type Workflow, type WorkflowRun, type WorkflowStep,
 } from '../../shared/orchestrator.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../errors.ts';
 import { runId, workflowId } from './ids.ts';
 import type { Orchestrator } from './orchestrator.ts';
 import { missingInputs, renderTemplate, templateRefs } from './workflows-templates.ts';

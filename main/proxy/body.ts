@@ -1,6 +1,6 @@
 // Reads a request body up to a size limit and parses it as JSON, with errors a client can act on.
 import type { IncomingMessage } from 'node:http';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../errors.ts';
 
 export function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);

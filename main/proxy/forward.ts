@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { AttemptLog } from '../../shared/admin.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { ClientContext, ClientFormat, HubRequest, StreamDecoder, StreamEncoder, WireError } from './formats/hub.ts';
 import { UpstreamStreamError } from './formats/hub.ts';
 import { providerFormat } from './formats/index.ts';

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config.ts';
 import { RequestLog } from '../observability/request-log.ts';
-import { type MockProvider, startMockProvider } from '../testing/mock-provider.ts';
+import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
 import { Engine } from './engine.ts';
 import { foldChunks } from './formats/hub.ts';
 import { chatInProcess } from './in-process.ts';

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Writable } from 'node:stream';
 import type { RequestLogEntry } from '../../shared/admin.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../errors.ts';
 import type { Engine } from './engine.ts';
 import type { HubChunk, HubRequest } from './formats/hub.ts';
 import { openaiFormat } from './formats/openai.ts';

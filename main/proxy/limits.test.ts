@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../errors.ts';
 import { estimateTokens, formatReset, Limiter } from './limits.ts';
 
 const lim = (rpm: number, tpm: number, concurrency: number) => ({ rpm, tpm, concurrency, windowMs: 60_000 });

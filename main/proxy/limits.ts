@@ -2,7 +2,7 @@
 // in flight. Fixed windows that start at a scope's first request; tokens are estimated at admission and settled
 // with the provider's reported usage.
 import type { LimitsConfig, LimitValues } from '../../shared/config.ts';
-import { ApiError } from '../server/errors.ts';
+import { ApiError } from '../errors.ts';
 
 export type EffectiveLimits = { rpm: number; tpm: number; concurrency: number; windowMs: number };
 

@@ -5,7 +5,7 @@ import type { RouteExplanation, StatusResponse } from '../../shared/admin.ts';
 import { isMaskedKey, maskKey } from '../../shared/config.ts';
 import { ConfigError, type ConfigStore } from '../config/store.ts';
 import type { Engine } from '../proxy/engine.ts';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 import { performance } from 'node:perf_hooks';
 import { fetchModels } from '../proxy/models.ts';
 import { createKey, keysFile, readKeys, revokeKey } from '../orchestrator/keys.ts';

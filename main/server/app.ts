@@ -28,11 +28,10 @@ import {
   openaiEmbeddingsDoor,
   responsesDoor,
 } from './doors.ts';
-import { type FrontDoor, handleFrontDoor, wireError } from './front-door.ts';
-import { ApiError, toApiError } from './errors.ts';
+import { type FrontDoor, handleFrontDoor } from './front-door.ts';
+import { ApiError, toApiError } from '../errors.ts';
 import { checkAdminHost, checkAdminToken, checkOrigin, checkProxyHost } from './guards.ts';
 import { orchestratorRoutes, type OrchestratorApiDeps } from '../orchestrator/api.ts';
-import { isWalError } from '../wal/index.ts';
 import { gatewayAuth, isGatewayMode } from '../gateway/gateway.ts';
 import { gatewayRoutes } from '../gateway/routes.ts';
 import { realtimeUpgrade } from '../gateway/realtime.ts';
@@ -45,7 +44,7 @@ async function readJson(c: Ctx, format: ClientFormat): Promise<unknown> {
     return await c.req.json();
   } catch {
     const e = new ApiError('invalid_json', 'The request body is not valid JSON.', 'Send a JSON object.');
-    return c.json(format.errorBody(wireError(e)) as object, 400);
+    return c.json(format.errorBody(e.toWire()) as object, 400);
   }
 }
 
@@ -71,10 +70,8 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
 
   app.onError((err, c) => {
-    const e = isWalError(err)
-      ? new ApiError('wal_error', `The write-ahead log failed: ${(err as Error).message}`, (err as { action?: string }).action ?? 'Check the disk holding the data folder.')
-      : toApiError(err);
-    if (!(err instanceof ApiError)) logger.error({ err }, isWalError(err) ? 'WAL error' : 'unexpected error');
+    const e = toApiError(err);
+    if (!(err instanceof ApiError)) logger.error({ err }, e.code === 'wal_error' ? 'WAL error' : 'unexpected error');
     return c.json(isAgentApi(c.req.path) ? agentApiBody(e) : e.toBody(), e.status as 400, e.headers);
   });
   app.notFound((c) => {
@@ -82,9 +79,9 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
     // In the shape of the API the path belongs to, so each vendor's SDK shows the message.
     if (isAgentApi(c.req.path)) return c.json(agentApiBody(e), 404);
     const body = c.req.path.startsWith('/api/')
-      ? ollamaFormat.errorBody(wireError(e))
+      ? ollamaFormat.errorBody(e.toWire())
       : c.req.path.startsWith('/v1beta/')
-        ? geminiFormat.errorBody(wireError(e))
+        ? geminiFormat.errorBody(e.toWire())
         : e.toBody();
     return c.json(body as object, 404, { 'x-switchboard-version': VERSION });
   });
@@ -150,7 +147,7 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
       return c.json(geminiCountTokens(body));
     }
     const e = new ApiError('not_found', `Gemini action "${action || '(none)'}" is not supported for model "${model}".`, 'Use :generateContent, :streamGenerateContent or :countTokens.');
-    return c.json(geminiFormat.errorBody(wireError(e)) as object, 404);
+    return c.json(geminiFormat.errorBody(e.toWire()) as object, 404);
   });
 
   if (deps.agents) app.route('/api/v1', orchestratorRoutes({ ...deps.agents, engine: deps.engine, version: VERSION }));

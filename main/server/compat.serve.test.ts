@@ -5,8 +5,8 @@ import { GoogleGenAI } from '@google/genai';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type MockProvider, startMockProvider } from '../testing/mock-provider.ts';
-import { configFor, type ServeProcess, startServe } from '../testing/serve-process.ts';
+import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
+import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 let mock: MockProvider;
 let sb: ServeProcess;

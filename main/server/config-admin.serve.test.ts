@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockProvider, startMockProvider } from '../testing/mock-provider.ts';
-import { configFor, eventually, runServeToExit, type ServeProcess, startServe } from '../testing/serve-process.ts';
+import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
+import { configFor, eventually, runServeToExit, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 let a: MockProvider;
 let b: MockProvider;

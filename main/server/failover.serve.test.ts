@@ -3,8 +3,8 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type MockProvider, startMockProvider } from '../testing/mock-provider.ts';
-import { configFor, eventually, type ServeProcess, startServe } from '../testing/serve-process.ts';
+import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
+import { configFor, eventually, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 let primary: MockProvider;
 let backup: MockProvider;

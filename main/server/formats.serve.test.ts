@@ -5,11 +5,11 @@ import { GoogleGenAI, Type } from '@google/genai';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startMockAnthropic } from '../testing/mock-anthropic.ts';
-import { startMockGemini } from '../testing/mock-gemini.ts';
-import { startMockOllama } from '../testing/mock-ollama.ts';
-import { startMockProvider } from '../testing/mock-provider.ts';
-import { type ServeProcess, startServe } from '../testing/serve-process.ts';
+import { startMockAnthropic } from '../../test/support/mock-anthropic.ts';
+import { startMockGemini } from '../../test/support/mock-gemini.ts';
+import { startMockOllama } from '../../test/support/mock-ollama.ts';
+import { startMockProvider } from '../../test/support/mock-provider.ts';
+import { type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 type Mock = { name: string; baseUrl: string; setBehavior(b: object): void; close(): Promise<void>; chatCount(): number };
 type ToolCall = { name: string; args: unknown };

@@ -10,7 +10,7 @@ import type { Engine } from '../proxy/engine.ts';
 import type { ClientContext, ClientFormat, HubRequest, WireError } from '../proxy/formats/hub.ts';
 import { type AttemptPlan, chatPlan, forwardWithFailover, type Planner, type PlanTarget, type UploadBody } from '../proxy/forward.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
-import { ApiError, toApiError } from './errors.ts';
+import { ApiError, toApiError } from '../errors.ts';
 import { checkOrigin, checkProxyHost } from './guards.ts';
 import { gatewayFor, isGatewayMode } from '../gateway/gateway.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
@@ -56,24 +56,13 @@ export type FrontDoor = {
   plan?: (target: PlanTarget, input: PlanInput) => AttemptPlan | string;
 };
 
-export function wireError(e: ApiError): WireError {
-  return {
-    status: e.status,
-    code: e.code,
-    type: e.type,
-    message: e.message,
-    ...(e.action ? { action: e.action } : {}),
-    ...(e.details !== undefined ? { details: e.details } : {}),
-  };
-}
-
 /** Writes an ApiError in the client's own error shape. */
 export function sendFormatError(res: ServerResponse, format: ClientFormat, e: ApiError): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const body = JSON.stringify(format.errorBody(wireError(e)));
+  const body = JSON.stringify(format.errorBody(e.toWire()));
   res.writeHead(e.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...e.headers });
   res.end(body);
 }

@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockMedia, SPEECH_BYTES, startMockMedia } from '../testing/mock-media.ts';
-import { configFor, type ServeProcess, startServe } from '../testing/serve-process.ts';
+import { type MockMedia, SPEECH_BYTES, startMockMedia } from '../../test/support/mock-media.ts';
+import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 const run = promisify(execFile);
 const cli = (args: string[]) => run(process.execPath, ['--import', 'tsx', 'main/cli.ts', ...args], { cwd: path.resolve(import.meta.dirname, '../..') });

@@ -1,7 +1,7 @@
 // Request guards: Host (DNS rebinding), Origin (cross-site browsers) and the admin token.
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 

@@ -1,8 +1,8 @@
 // Provider status from active health checks, and a model list that survives a provider being down.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockProvider, startMockProvider } from '../testing/mock-provider.ts';
-import { eventually, type ServeProcess, startServe } from '../testing/serve-process.ts';
+import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
+import { eventually, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 let up: MockProvider;
 let sb: ServeProcess;

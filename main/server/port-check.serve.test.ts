@@ -1,8 +1,8 @@
 // GET /admin/v1/port-check (the Settings page's listen_port check) through serve: real listeners hold the ports.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MOCK_OLLAMA_VERSION, type MockOllama, startMockOllama } from '../testing/mock-ollama.ts';
-import { configFor, type ServeProcess, startServe } from '../testing/serve-process.ts';
+import { MOCK_OLLAMA_VERSION, type MockOllama, startMockOllama } from '../../test/support/mock-ollama.ts';
+import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 type PortCheck = { port: number; host: string; free: boolean; current: boolean; holder: { kind: string } | null; message: string | null };
 

@@ -1,8 +1,8 @@
 // Routing through `switchboard serve` with the official openai client: globs, default, app rules, overrides.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type MockProvider, startMockProvider } from '../testing/mock-provider.ts';
-import { configFor, type ServeProcess, startServe } from '../testing/serve-process.ts';
+import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
+import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 let a: MockProvider;
 let b: MockProvider;

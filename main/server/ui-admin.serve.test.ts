@@ -3,8 +3,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MockProvider, startMockProvider } from '../testing/mock-provider.ts';
-import { configFor, type ServeProcess, startServe } from '../testing/serve-process.ts';
+import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
+import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 let mock: MockProvider;
 let sb: ServeProcess;

@@ -2,9 +2,9 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FaultyFs, SimulatedCrash } from './fs-faults.ts';
-import { filesMatching, replayAll, segmentFiles } from './testing/log-files.ts';
-import { tempDir } from './testing/temp-dir.ts';
+import { FaultyFs, SimulatedCrash } from '../../test/support/wal/fs-faults.ts';
+import { filesMatching, replayAll, segmentFiles } from '../../test/support/wal/log-files.ts';
+import { tempDir } from '../../test/support/wal/temp-dir.ts';
 import { openWal, type WalLog } from './wal.ts';
 
 let dir: string;

@@ -3,11 +3,11 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { payloadFor, type ChildMessage, type CrashPayload } from './testing/crash-payload.ts';
-import { tempDir } from './testing/temp-dir.ts';
+import { payloadFor, type ChildMessage, type CrashPayload } from '../../test/support/wal/crash-payload.ts';
+import { tempDir } from '../../test/support/wal/temp-dir.ts';
 import { openWal } from './wal.ts';
 
-const CHILD = fileURLToPath(new URL('./testing/append-child.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('../../test/support/wal/append-child.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const ROUNDS = 20;
 

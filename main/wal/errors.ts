@@ -1,4 +1,4 @@
-// WalError: the one error the log raises for a storage fault; the server answers it with HTTP 503 `wal_error`.
+// WalError: the one error the log raises for a storage fault; main/errors.ts maps it to HTTP 503 `wal_error`.
 
 export type WalErrorCode =
   | 'disk_full' // ENOSPC / EDQUOT while writing
@@ -8,10 +8,6 @@ export type WalErrorCode =
   | 'damaged'; // acknowledged data is no longer where the log left it
 
 export class WalError extends Error {
-  /** What the HTTP layer answers: 503 with body code `wal_error`. */
-  readonly httpStatus = 503;
-  readonly apiCode = 'wal_error';
-
   constructor(
     readonly code: WalErrorCode,
     message: string,

@@ -1,10 +1,11 @@
 // Disk full and EIO through an injected file system: typed errors, status, the log stays readable and heals.
 import fsp from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { toApiError } from '../errors.ts';
 import { WalError } from './errors.ts';
-import { FaultyFs } from './fs-faults.ts';
-import { replayAll, segmentFiles } from './testing/log-files.ts';
-import { tempDir } from './testing/temp-dir.ts';
+import { FaultyFs } from '../../test/support/wal/fs-faults.ts';
+import { replayAll, segmentFiles } from '../../test/support/wal/log-files.ts';
+import { tempDir } from '../../test/support/wal/temp-dir.ts';
 import { openWal, type WalLog } from './wal.ts';
 
 let dir: string;
@@ -41,7 +42,8 @@ describe('write faults', () => {
       expect(result.status).toBe('rejected');
       const err = (result as PromiseRejectedResult).reason as WalError;
       expect(err).toBeInstanceOf(WalError);
-      expect(err).toMatchObject({ code: 'disk_full', httpStatus: 503, apiCode: 'wal_error' });
+      expect(err).toMatchObject({ code: 'disk_full' });
+      expect(toApiError(err)).toMatchObject({ status: 503, code: 'wal_error', action: err.action });
       expect(err.message).toMatch(/disk is full/);
       expect(err.action).toContain(dir);
     }
@@ -67,7 +69,8 @@ describe('write faults', () => {
     faulty.fail({ op: 'datasync', code: 'EIO', times: 1 });
 
     const err = await wal.append([{ type: 'lost', data: { i: 99 } }]).catch((e: unknown) => e);
-    expect(err).toMatchObject({ code: 'io_error', httpStatus: 503, apiCode: 'wal_error' });
+    expect(err).toMatchObject({ code: 'io_error' });
+    expect(toApiError(err)).toMatchObject({ status: 503, code: 'wal_error' });
     expect((err as WalError).message).toMatch(/fsync of wal-.*EIO/);
     // The bytes reached the page cache, but they were never acknowledged.
     expect((await fsp.stat(segment as string)).size).toBeGreaterThan(sizeBefore);
@@ -119,7 +122,7 @@ describe('write faults', () => {
     const faulty = new FaultyFs();
     const wal = await logWithFive(faulty);
     faulty.fail({ op: 'rename', code: 'ENOSPC' });
-    await expect(wal.compact(() => ({ seq: 5, data: 'state' }))).rejects.toMatchObject({ code: 'disk_full', httpStatus: 503 });
+    await expect(wal.compact(() => ({ seq: 5, data: 'state' }))).rejects.toMatchObject({ name: 'WalError', code: 'disk_full' });
     expect(wal.status()).toMatchObject({ last_compaction: null, total_entries: 5 });
     faulty.clear();
     expect((await wal.append([{ type: 'ok', data: { i: 6 } }])).firstSeq).toBe(6);
@@ -131,7 +134,7 @@ describe('write faults', () => {
     const faulty = new FaultyFs();
     const wal = await logWithFive(faulty);
     faulty.fail({ op: 'readFile', code: 'EIO', times: 1 });
-    await expect(replayAll(wal)).rejects.toMatchObject({ code: 'io_error', httpStatus: 503 });
+    await expect(replayAll(wal)).rejects.toMatchObject({ name: 'WalError', code: 'io_error' });
     expect(await replayAll(wal)).toHaveLength(5);
     await wal.close();
   });

@@ -48,5 +48,3 @@ export { WalError, isWalError } from './errors.ts';
 export type { WalErrorCode } from './errors.ts';
 export { nodeFs } from './fs.ts';
 export type { WalFs, WalFile, OpenMode } from './fs.ts';
-export { FaultyFs, SimulatedCrash } from './fs-faults.ts';
-export type { FaultRule, FsOp } from './fs-faults.ts';

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { nodeFs } from './fs.ts';
 import { decodeSnapshot, encodeSnapshot, SnapshotDamaged, writeSnapshot } from './snapshot.ts';
-import { filesMatching, replayAll } from './testing/log-files.ts';
-import { tempDir } from './testing/temp-dir.ts';
+import { filesMatching, replayAll } from '../../test/support/wal/log-files.ts';
+import { tempDir } from '../../test/support/wal/temp-dir.ts';
 import { openWal } from './wal.ts';
 
 let dir: string;

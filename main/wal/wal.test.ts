@@ -3,9 +3,9 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WalError } from './errors.ts';
-import { FaultyFs } from './fs-faults.ts';
-import { replayAll, segmentFiles } from './testing/log-files.ts';
-import { tempDir } from './testing/temp-dir.ts';
+import { FaultyFs } from '../../test/support/wal/fs-faults.ts';
+import { replayAll, segmentFiles } from '../../test/support/wal/log-files.ts';
+import { tempDir } from '../../test/support/wal/temp-dir.ts';
 import { defaultWalDir, openWal } from './wal.ts';
 
 let dir: string;
@@ -62,7 +62,7 @@ describe('append and replay', () => {
     const pending = wal.append([{ type: 1, data: 'flushed by close' }]);
     await wal.close();
     await expect(pending).resolves.toEqual({ firstSeq: 1, lastSeq: 1 });
-    await expect(wal.append([{ type: 1, data: 'late' }])).rejects.toMatchObject({ code: 'closed', httpStatus: 503 });
+    await expect(wal.append([{ type: 1, data: 'late' }])).rejects.toMatchObject({ name: 'WalError', code: 'closed' });
   });
 });
 

@@ -2,7 +2,7 @@
 // the edge cases the format leaves open (decisions listed at the top of anthropic.ts).
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../errors.ts';
 import { anthropicFormat, anthropicModelList, countTokens } from './anthropic.ts';
 import { foldChunks, type HubChunk, type HubRequest, type HubResponse, UpstreamStreamError, type WireError } from './hub.ts';
 

@@ -35,7 +35,7 @@
 //   model_context_window_exceeded → length; tool_use → tool_calls; refusal → content_filter.
 // - A stream that ends without message_stop and without a stop_reason throws UpstreamStreamError (it is cut).
 import { createParser } from 'eventsource-parser';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../errors.ts';
 import {
   type ClientFormat,
   contentText,

@@ -2,7 +2,7 @@
 import http from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../errors.ts';
 import { completionsFormat } from './completions.ts';
 import { type HubChunk, type HubRequest, type HubResponse, responseToChunks } from './hub.ts';
 

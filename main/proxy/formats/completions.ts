@@ -9,7 +9,7 @@
 // - `tool_calls` finishes (impossible without tools) read as "stop".
 // - Stream: role-only chunks send nothing; each choice's finish is held until the usage is known (or the stream
 //   ends) and sent with it, so a client reading `choices[0]` never meets a chunk with no choices.
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../errors.ts';
 import {
   type ClientContext,
   type ClientFormat,

@@ -1,6 +1,6 @@
 // Embeddings in every dialect: OpenAI /v1/embeddings (and the old /v1/engines/{model}/embeddings), Ollama
 // /api/embed and /api/embeddings on the client side; OpenAI, Ollama and Gemini providers on the other.
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../errors.ts';
 import type { ProviderKind } from '../providers/index.ts';
 import type { ClientContext, ClientFormat, HubRequest, WireError } from './hub.ts';
 

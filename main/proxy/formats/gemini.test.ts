@@ -3,7 +3,7 @@
 import http from 'node:http';
 import { GoogleGenAI } from '@google/genai';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../errors.ts';
 import { countTokens, geminiChatPath, geminiFormat, geminiModelList, schemaToJsonSchema, SKIP_THOUGHT_SIGNATURE } from './gemini.ts';
 import { foldChunks, type HubChunk, type HubRequest, type HubResponse, responseToChunks, UpstreamStreamError } from './hub.ts';
 

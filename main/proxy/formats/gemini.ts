@@ -22,7 +22,7 @@
 // - Streams: text is sent as it arrives; tool calls are buffered and sent whole with the final event, which also
 //   carries finishReason and usageMetadata (held until the usage chunk or the end of the hub stream).
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../errors.ts';
 import type { ErrorCode } from '../../../shared/errors.ts';
 import {
   type ClientContext,

@@ -3,7 +3,7 @@
 import http from 'node:http';
 import { Ollama } from 'ollama';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../errors.ts';
 import { foldChunks, type HubChunk, type HubRequest, type HubResponse, responseToChunks, UpstreamStreamError } from './hub.ts';
 import { generateResponseFromHub, generateStreamEncoder, generateToHub, ollamaFormat } from './ollama.ts';
 

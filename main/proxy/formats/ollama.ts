@@ -1,7 +1,7 @@
 // Ollama's native API: /api/chat as a client front door and a provider kind, plus helpers for /api/generate.
 // Ollama differs from the hub in four ways that matter: NDJSON streams (one JSON object a line, a final
 // `done: true` line), tool arguments as JSON objects, no tool call ids, and `stream` defaulting to true.
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../errors.ts';
 import {
   type ClientFormat,
   contentText,

@@ -1,7 +1,7 @@
 // OpenAI chat completions: the hub's own wire format (front door /v1/chat/completions, and OpenAI-compatible providers).
 import { createParser } from 'eventsource-parser';
 import { ChatRequestSchema } from '../../../shared/openai.ts';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../errors.ts';
 import {
   type ClientFormat,
   type HubChunk,

@@ -4,7 +4,7 @@ import http from 'node:http';
 import { createParser } from 'eventsource-parser';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../errors.ts';
 import { foldChunks, type HubChunk, type HubRequest, type HubResponse, responseToChunks, UpstreamStreamError } from './hub.ts';
 import { responsesFormat } from './responses.ts';
 

@@ -15,7 +15,7 @@
 //   with an explicit `strict` (Responses defaults it to true, chat to false); `max_output_tokens` is raised to
 //   OpenAI's minimum of 16; `store: false` so routed traffic is not kept by the provider.
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { ApiError } from '../../server/errors.ts';
+import { ApiError } from '../../errors.ts';
 import {
   type ClientContext,
   type ClientFormat,

@@ -1,8 +1,8 @@
 // The Responses mock, driven by the official openai client (and read back by Switchboard's Responses decoder).
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { foldChunks, type HubChunk } from '../proxy/formats/hub.ts';
-import { responsesFormat } from '../proxy/formats/responses.ts';
+import { foldChunks, type HubChunk } from '../../main/proxy/formats/hub.ts';
+import { responsesFormat } from '../../main/proxy/formats/responses.ts';
 import { startMockResponses, type MockResponsesOptions, type MockResponsesProvider } from './mock-responses.ts';
 
 const opened: MockResponsesProvider[] = [];

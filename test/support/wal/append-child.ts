@@ -1,7 +1,7 @@
 // Crash-test child: rebuilds its state from the log, then appends in a loop (8 writers, some multi-record appends,
 // auto-compaction on) and tells the parent over IPC which ids are durable. The parent kills it with SIGKILL.
 // Usage: node --import tsx append-child.ts <dir> <first id>
-import { openWal } from '../index.ts';
+import { openWal } from '../../../main/wal/index.ts';
 import { payloadFor, type ChildMessage, type CrashPayload } from './crash-payload.ts';
 
 const [dir, firstId] = process.argv.slice(2);

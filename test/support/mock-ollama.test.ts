@@ -2,8 +2,8 @@
 // meet Ollama's real habits: NDJSON streams, whole tool calls with object arguments, {"error": "<text>"} bodies.
 import { Ollama } from 'ollama';
 import { afterEach, describe, expect, it } from 'vitest';
-import { foldChunks, type HubChunk } from '../proxy/formats/hub.ts';
-import { ollamaFormat } from '../proxy/formats/ollama.ts';
+import { foldChunks, type HubChunk } from '../../main/proxy/formats/hub.ts';
+import { ollamaFormat } from '../../main/proxy/formats/ollama.ts';
 import { type MockOllama, type MockOllamaOptions, startMockOllama } from './mock-ollama.ts';
 
 const opened: MockOllama[] = [];

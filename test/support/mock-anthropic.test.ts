@@ -1,8 +1,8 @@
 // The Anthropic mock, driven by the official @anthropic-ai/sdk, so tests that use it test against real Anthropic habits.
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { anthropicFormat } from '../proxy/formats/anthropic.ts';
-import { foldChunks } from '../proxy/formats/hub.ts';
+import { anthropicFormat } from '../../main/proxy/formats/anthropic.ts';
+import { foldChunks } from '../../main/proxy/formats/hub.ts';
 import { type MockAnthropic, type MockAnthropicOptions, startMockAnthropic } from './mock-anthropic.ts';
 
 const opened: MockAnthropic[] = [];

@@ -1,8 +1,8 @@
 // Test helpers that look at a log folder directly: its segment files and where each frame starts and ends.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { readFrameAt } from '../framing.ts';
-import type { WalLog } from '../wal.ts';
+import { readFrameAt } from '../../../main/wal/framing.ts';
+import type { WalLog } from '../../../main/wal/wal.ts';
 
 export async function segmentFiles(dir: string): Promise<string[]> {
   return (await fsp.readdir(dir)).filter((name) => /^wal-\d{20}\.log$/.test(name)).sort().map((name) => path.join(dir, name));

@@ -1,5 +1,5 @@
 // FaultyFs: a WalFs wrapper that injects errno faults (disk full, EIO) and simulated crashes at a chosen call.
-import { nodeFs, type OpenMode, type WalFile, type WalFs } from './fs.ts';
+import { nodeFs, type OpenMode, type WalFile, type WalFs } from '../../../main/wal/fs.ts';
 
 export type FsOp =
   | 'mkdirp'

@@ -1,0 +1,123 @@
+// The one error a client can see, and the one catalogue of its codes, statuses and suggested actions. Every room may
+// import this file (it imports only the shared contract and the WAL's own error type): translation, routing, the
+// gateway and the orchestrator raise ApiError, the WAL raises WalError, and toApiError turns either into the body.
+import { ERROR_CODES, type ErrorBody, type ErrorCode } from '../shared/errors.ts';
+import { WalError } from './wal/errors.ts';
+
+export type { ErrorCode } from '../shared/errors.ts';
+
+/** What to do about each code when the place that raises it has nothing more precise to say. */
+const ACTIONS: Record<ErrorCode, string> = {
+  invalid_json: 'Send a well-formed JSON object with Content-Type: application/json.',
+  invalid_request: 'Fix the fields named in the message (and error.details) and send the request again.',
+  model_required: 'Add "model": "<name>" to the request.',
+  body_too_large: 'Send a smaller request, or raise max_body_mb in config.json.',
+  unsupported_media_type: 'Send the body as JSON (or as multipart/form-data where the endpoint takes uploads).',
+  no_route: 'Add a routing rule for this model, or set routing.default_provider in config.json.',
+  not_found: "See the README's reference section for the endpoints Switchboard serves.",
+  method_not_allowed: "See the README's reference section for the methods each endpoint takes.",
+  invalid_admin_token: 'Open the UI from the link `switchboard serve` prints, or send X-Switchboard-Token.',
+  host_not_allowed: 'Call Switchboard as localhost, 127.0.0.1 or [::1].',
+  origin_not_allowed: 'Call Switchboard from a local tool, not from a web page of another origin.',
+  config_invalid: 'Fix the fields listed in error.details; config.json on disk is unchanged.',
+  no_healthy_provider: 'Wait for the cool-down (circuit_breaker.cooldown_ms) or fix the provider.',
+  upstream_unreachable: "Check that the provider is running and its base_url is right, or add a backup provider.",
+  upstream_error: 'Retry, or add a backup provider with a routing rule for this model.',
+  upstream_timeout: 'Retry, raise timeouts in config.json, or add a backup provider for this model.',
+  upstream_rate_limited: 'Wait and retry, or add a backup provider with a routing rule for this model.',
+  routing_paused: 'Resume routing from the tray menu or the Switchboard window.',
+  unsupported_endpoint: "Route this model to a provider that offers this endpoint (see the README's endpoint table).",
+  internal_error: 'Retry the request; if it keeps failing, look at the Switchboard log and report the error shown there.',
+  unauthorized: 'Send a key made by `switchboard keys create` in the X-API-Key header.',
+  agent_not_found: 'List agents with GET /api/v1/agents.',
+  task_not_found: 'List tasks with GET /api/v1/tasks.',
+  agent_busy: 'Wait for the running task to end (or stop it), or retry after the window.',
+  agent_running: 'Stop its task first (POST /api/v1/tasks/<task_id>/stop), then retry.',
+  task_not_running: 'Nothing to do: only queued or running tasks can be stopped.',
+  tenant_forbidden: 'Use a key of that tenant, or leave out the tenant filter.',
+  queue_full: 'Retry in 5 seconds.',
+  wal_error: 'Check the disk holding the data folder.',
+  workflow_invalid: 'Fix every problem listed in error.details, then send it again.',
+  workflow_not_found: 'List workflows with GET /api/v1/workflows.',
+  workflow_exists: 'Choose another name.',
+  run_not_found: 'List the runs with GET /api/v1/workflows/<name>/runs.',
+  swarm_invalid: 'Fix every problem listed in error.details, then send it again.',
+  swarm_not_found: 'List swarms with GET /api/v1/swarms.',
+  swarm_exists: 'Choose another name.',
+  swarm_task_not_found: 'List the tasks with GET /api/v1/swarms/<name>/tasks.',
+  rate_limit_exceeded: 'Wait for the time in Retry-After, or raise the limits in config.json.',
+  invalid_api_key: 'Send Authorization: Bearer <key> with a valid gateway key, PAT or JWT.',
+  model_not_allowed: 'Use an allowed model, or issue a credential whose models cover it.',
+  video_task_not_found: 'Use the task_id returned by the create call.',
+};
+
+/** An error in its plain form, as each wire format writes it (HTTP body or mid-stream event). */
+export type WireError = { status: number; code: string; type: string; message: string; action?: string; details?: unknown };
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly type: string;
+  readonly action: string;
+  /** Response headers that go with the error (Retry-After, x-ratelimit-*). */
+  readonly headers: Record<string, string> = {};
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    action?: string,
+    readonly details?: unknown,
+    status?: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status ?? ERROR_CODES[code].status;
+    this.type = ERROR_CODES[code].type;
+    this.action = action ?? ACTIONS[code];
+  }
+
+  /** The spec's body: {error: {code, message, type, action, details?}}. */
+  toBody(): ErrorBody {
+    const error: ErrorBody['error'] = { code: this.code, message: this.message, type: this.type, action: this.action };
+    if (this.details !== undefined) error.details = this.details;
+    return { error };
+  }
+
+  toWire(): WireError {
+    return {
+      status: this.status,
+      code: this.code,
+      type: this.type,
+      message: this.message,
+      action: this.action,
+      ...(this.details !== undefined ? { details: this.details } : {}),
+    };
+  }
+}
+
+/**
+ * Any thrown value as an ApiError: an ApiError as it is; a WalError (the log could not make a change durable) as
+ * 503 wal_error with the log's own message and action; anything else as internal_error, without leaking a stack.
+ */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof WalError) return new ApiError('wal_error', `The write-ahead log failed: ${err.message}`, err.action);
+  return new ApiError('internal_error', 'Switchboard hit an unexpected error while handling this request.');
+}
+
+/** A field and what is wrong with it, as error.details lists them. */
+export type FieldProblem = { field: string; message: string };
+
+/** zod's issues as field problems ("(body)" for the body itself). */
+export function issuesToProblems(issues: readonly { path: readonly PropertyKey[]; message: string }[]): FieldProblem[] {
+  return issues.map((i) => ({ field: i.path.map(String).join('.') || '(body)', message: i.message }));
+}
+
+/** 400 invalid_request listing every problem in its message and in error.details. */
+export function invalidRequest(problems: FieldProblem[], action?: string): ApiError {
+  return new ApiError(
+    'invalid_request',
+    `Invalid request: ${problems.map((p) => `${p.field} ${p.message}`).join('; ')}.`,
+    action ?? 'Fix the fields listed in error.details and send the request again.',
+    problems,
+  );
+}
