@@ -6,8 +6,8 @@ import { type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono } from 'hono';
 import type { Engine } from '../proxy/engine.ts';
-import type { ClientFormat } from '../proxy/formats/hub.ts';
-import { openaiFormat } from '../proxy/formats/openai.ts';
+import type { ClientFormat } from '../proxy/formats/hub/index.ts';
+import { openaiFormat } from '../proxy/formats/openai/index.ts';
 import type { AttemptPlan, PlanTarget } from '../proxy/forward.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import { type FrontDoor, handleFrontDoor, type PlanInput, sendFormatError } from '../server/front-door.ts';
@@ -20,7 +20,7 @@ type Ctx = Context<{ Bindings: HttpBindings }>;
 /** An OpenAI-shaped endpoint whose body is forwarded as is: only the model (required) is read. */
 const passthroughFormat: ClientFormat = {
   name: 'openai',
-  toHub(body) {
+  requestToHub(body) {
     const b = body as { model?: unknown; stream?: unknown } | null;
     if (!b || typeof b !== 'object' || Array.isArray(b)) {
       throw new ApiError('invalid_request', 'The request body must be a JSON object (or multipart fields).', 'Send the fields this endpoint takes, with "model".');
@@ -30,7 +30,7 @@ const passthroughFormat: ClientFormat = {
     }
     return { model: b.model, messages: [], stream: b.stream === true };
   },
-  fromHubResponse: () => ({}),
+  responseFromHub: () => ({}),
   streamEncoder: (ctx) => openaiFormat.streamEncoder(ctx),
   errorBody: (e) => openaiFormat.errorBody(e),
 };

@@ -1,7 +1,7 @@
 // The agent loop: model call through the engine's routing → tool calls through the registry → model again, until a
 // final answer or config.max_iterations. Each step's events are durable before the next step starts.
 import type { Agent, AgentEvent, Task, TokenUsage } from '../../shared/orchestrator.ts';
-import { foldChunks, type HubChunk, type HubMessage, type HubRequest, type HubTool } from '../proxy/formats/hub.ts';
+import { foldChunks, type HubChunk, type HubMessage, type HubRequest, type HubTool } from '../proxy/formats/hub/index.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { chatInProcess } from '../proxy/in-process.ts';
 import { runTool, TOOLS, type ToolContext } from './tools/registry.ts';

@@ -5,8 +5,8 @@ import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { AttemptLog } from '../../shared/admin.ts';
 import { ApiError } from '../errors.ts';
-import type { ClientContext, ClientFormat, HubRequest, StreamDecoder, StreamEncoder, WireError } from './formats/hub.ts';
-import { UpstreamStreamError } from './formats/hub.ts';
+import type { ClientContext, ClientFormat, HubRequest, StreamDecoder, StreamEncoder, WireError } from './formats/hub/index.ts';
+import { UpstreamStreamError } from './formats/hub/index.ts';
 import { providerFormat } from './formats/index.ts';
 import type { AttemptFailure, ProviderPool, ProviderRuntime } from './provider-pool.ts';
 import type { ProviderKind } from './providers/index.ts';
@@ -82,9 +82,9 @@ export function chatPlan(
   const pf = providerFormat(target.kind.format);
   return {
     path: target.kind.chatPath(hub.model, stream),
-    body: Buffer.from(JSON.stringify(pf.fromHubRequest(hub))),
+    body: Buffer.from(JSON.stringify(pf.requestFromHub(hub))),
     translate: {
-      json: (body) => client.fromHubResponse(pf.toHubResponse(body, hub.model), ctx),
+      json: (body) => client.responseFromHub(pf.responseToHub(body, hub.model), ctx),
       stream: () => ({ decoder: pf.streamDecoder(hub.model), encoder: client.streamEncoder(ctx) }),
       errorMessage: (body) => pf.errorMessage(body),
     },

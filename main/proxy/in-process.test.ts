@@ -4,7 +4,7 @@ import { parseConfig } from '../../shared/config.ts';
 import { RequestLog } from '../observability/request-log.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
 import { Engine } from './engine.ts';
-import { foldChunks } from './formats/hub.ts';
+import { foldChunks } from './formats/hub/index.ts';
 import { chatInProcess } from './in-process.ts';
 
 let a: MockProvider;

@@ -7,8 +7,8 @@ import { Writable } from 'node:stream';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import { ApiError } from '../errors.ts';
 import type { Engine } from './engine.ts';
-import type { HubChunk, HubRequest } from './formats/hub.ts';
-import { openaiFormat } from './formats/openai.ts';
+import type { HubChunk, HubRequest } from './formats/hub/index.ts';
+import { openaiFormat } from './formats/openai/index.ts';
 import { chatPlan, forwardWithFailover } from './forward.ts';
 
 /** A ServerResponse stand-in that hands what is written to a reader. */

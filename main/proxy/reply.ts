@@ -2,8 +2,8 @@
 // format, or decoded to the hub and encoded in the client's format. Both commit at their first output byte.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import type { ClientContext, ClientFormat, HubChunk, StreamDecoder, StreamEncoder, WireError } from './formats/hub.ts';
-import { UpstreamStreamError } from './formats/hub.ts';
+import type { ClientContext, ClientFormat, HubChunk, StreamDecoder, StreamEncoder, WireError } from './formats/hub/index.ts';
+import { UpstreamStreamError } from './formats/hub/index.ts';
 
 /** Response headers not copied back to the client. */
 const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'set-cookie', 'proxy-authenticate']);

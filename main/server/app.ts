@@ -12,7 +12,7 @@ import { uiRoutes } from './ui.ts';
 import type { Context } from 'hono';
 import { anthropicFormat, countTokens as anthropicCountTokens } from '../proxy/formats/anthropic.ts';
 import { geminiFormat, countTokens as geminiCountTokens } from '../proxy/formats/gemini.ts';
-import type { ClientContext, ClientFormat } from '../proxy/formats/hub.ts';
+import type { ClientContext, ClientFormat } from '../proxy/formats/hub/index.ts';
 import { ollamaFormat } from '../proxy/formats/ollama.ts';
 import { compatRoutes } from './compat.ts';
 import {

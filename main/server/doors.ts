@@ -10,11 +10,12 @@ import {
   openaiEmbedClient,
 } from '../proxy/formats/embeddings.ts';
 import { geminiFormat } from '../proxy/formats/gemini.ts';
-import type { ClientFormat } from '../proxy/formats/hub.ts';
+import type { ClientFormat } from '../proxy/formats/hub/index.ts';
 import { generateResponseFromHub, generateStreamEncoder, generateToHub, ollamaFormat } from '../proxy/formats/ollama.ts';
-import { openaiFormat } from '../proxy/formats/openai.ts';
+import { openaiFormat } from '../proxy/formats/openai/index.ts';
 import { responsesFormat } from '../proxy/formats/responses.ts';
 import type { AttemptPlan, PlanTarget } from '../proxy/forward.ts';
+import { geminiModelPath } from '../proxy/formats/gemini/urls.ts';
 import type { FrontDoor, PlanInput } from './front-door.ts';
 
 export const openaiChatDoor: FrontDoor = {
@@ -40,8 +41,8 @@ export const geminiGenerateDoor: FrontDoor = {
   nativePath: ({ kind }, model, stream, ctx) => {
     if (kind.format !== 'gemini') return null;
     if (!stream) return kind.chatPath(model, false);
-    const sse = ctx.query?.get('alt') === 'sse';
-    return sse ? kind.chatPath(model, true) : `/models/${encodeURIComponent(model)}:streamGenerateContent`;
+    // The JSON-array stream (no alt=sse) passes through as such.
+    return geminiModelPath(model, 'streamGenerateContent', ctx.query?.get('alt') === 'sse');
   },
   modelInBody: false,
 };
@@ -68,8 +69,8 @@ export const ollamaChatDoor: FrontDoor = {
 
 const ollamaGenerateFormat: ClientFormat = {
   name: 'ollama',
-  toHub: (body) => generateToHub(body),
-  fromHubResponse: (res, ctx) => generateResponseFromHub(res, ctx.model),
+  requestToHub: (body) => generateToHub(body),
+  responseFromHub: (res, ctx) => generateResponseFromHub(res, ctx.model),
   streamEncoder: (ctx) => generateStreamEncoder(ctx.model),
   errorBody: (e) => ollamaFormat.errorBody(e),
 };
@@ -118,7 +119,7 @@ function genericErrorMessage(body: unknown): string | undefined {
 function embeddingsPlan(client: EmbedClient, nativeFor: 'openai' | 'ollama' | null) {
   return (t: PlanTarget, input: PlanInput): AttemptPlan | string => {
     const embed = { ...(input.hub as EmbedHubRequest).embed, model: input.model };
-    const call = embedCall(t.kind, embed);
+    const call = embedCall(t.kind.format, embed);
     if (!call) return `provider "${t.name}" (type ${t.kind.type}) has no embeddings endpoint`;
     if (nativeFor && t.kind.format === nativeFor) return { path: call.path, body: input.rawBody };
     return {

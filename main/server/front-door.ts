@@ -7,7 +7,7 @@ import type { RequestLogEntry } from '../../shared/admin.ts';
 import { logger } from '../observability/logger.ts';
 import { parseJson, readBody } from '../proxy/body.ts';
 import type { Engine } from '../proxy/engine.ts';
-import type { ClientContext, ClientFormat, HubRequest, WireError } from '../proxy/formats/hub.ts';
+import type { ClientContext, ClientFormat, HubRequest, WireError } from '../proxy/formats/hub/index.ts';
 import { type AttemptPlan, chatPlan, forwardWithFailover, type Planner, type PlanTarget, type UploadBody } from '../proxy/forward.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { ApiError, toApiError } from '../errors.ts';
@@ -150,7 +150,7 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     let hub: HubRequest | null = null;
     let untranslatable: ApiError | null = null;
     try {
-      hub = door.format.toHub(json, ctx);
+      hub = door.format.requestToHub(json, ctx);
     } catch (err) {
       if (!door.passthroughUntranslatable || !(err instanceof ApiError) || err.code !== 'invalid_request' || !rawModel(json, ctx)) throw err;
       untranslatable = err;

@@ -2,7 +2,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { anthropicFormat } from '../../main/proxy/formats/anthropic.ts';
-import { foldChunks } from '../../main/proxy/formats/hub.ts';
+import { foldChunks } from '../../main/proxy/formats/hub/index.ts';
 import { type MockAnthropic, type MockAnthropicOptions, startMockAnthropic } from './mock-anthropic.ts';
 
 const opened: MockAnthropic[] = [];
@@ -212,15 +212,15 @@ describe('mock anthropic: read by the Anthropic provider format', () => {
 
   it('accepts a converted hub request and its reply converts back', async () => {
     const { mock: m } = await mock({ name: 'alpha' });
-    const res = await post(m, anthropicFormat.fromHubRequest({ model: 'claude-test-1', messages: [{ role: 'user', content: 'Hi' }] }));
-    const hub = anthropicFormat.toHubResponse(await res.json(), 'claude-test-1');
+    const res = await post(m, anthropicFormat.requestFromHub({ model: 'claude-test-1', messages: [{ role: 'user', content: 'Hi' }] }));
+    const hub = anthropicFormat.responseToHub(await res.json(), 'claude-test-1');
     expect(hub.choices[0]).toMatchObject({ message: { content: 'Hello from alpha' }, finish_reason: 'stop' });
     expect(hub.usage).toEqual({ prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 });
   });
 
   it('decodes a streamed tool call without losing arguments, fed as the socket delivers it', async () => {
     const { mock: m } = await mock({ behavior: { toolCall: weather } });
-    const res = await post(m, anthropicFormat.fromHubRequest({ model: 'claude-test-1', messages: [{ role: 'user', content: 'Paris?' }], stream: true }));
+    const res = await post(m, anthropicFormat.requestFromHub({ model: 'claude-test-1', messages: [{ role: 'user', content: 'Paris?' }], stream: true }));
     const dec = anthropicFormat.streamDecoder('claude-test-1');
     const chunks = [];
     const decoder = new TextDecoder();

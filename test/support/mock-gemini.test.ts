@@ -2,7 +2,7 @@
 import { ApiError, GoogleGenAI, type GenerateContentResponse } from '@google/genai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { geminiFormat } from '../../main/proxy/formats/gemini.ts';
-import { foldChunks } from '../../main/proxy/formats/hub.ts';
+import { foldChunks } from '../../main/proxy/formats/hub/index.ts';
 import { startMockGemini, type MockGemini, type MockGeminiOptions } from './mock-gemini.ts';
 
 const opened: MockGemini[] = [];

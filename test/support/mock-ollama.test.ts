@@ -2,7 +2,7 @@
 // meet Ollama's real habits: NDJSON streams, whole tool calls with object arguments, {"error": "<text>"} bodies.
 import { Ollama } from 'ollama';
 import { afterEach, describe, expect, it } from 'vitest';
-import { foldChunks, type HubChunk } from '../../main/proxy/formats/hub.ts';
+import { foldChunks, type HubChunk } from '../../main/proxy/formats/hub/index.ts';
 import { ollamaFormat } from '../../main/proxy/formats/ollama.ts';
 import { type MockOllama, type MockOllamaOptions, startMockOllama } from './mock-ollama.ts';
 
@@ -160,7 +160,7 @@ describe('mock ollama and the ollama format module agree', () => {
 
   it('a streamed tool call decodes to hub chunks with its arguments intact', async () => {
     const { mock: m } = await mock({ behavior: { toolCall: weather, usage: { prompt_tokens: 20, completion_tokens: 5 } } });
-    const body = ollamaFormat.fromHubRequest({ ...hubAsk, stream: true });
+    const body = ollamaFormat.requestFromHub({ ...hubAsk, stream: true });
     const res = await fetch(`${m.baseUrl}/api/chat`, { method: 'POST', body: JSON.stringify(body) });
     const decoder = ollamaFormat.streamDecoder('llama3.2');
     const chunks: HubChunk[] = [];
@@ -176,14 +176,14 @@ describe('mock ollama and the ollama format module agree', () => {
 
   it('a non-stream reply reads back as a hub response; the mid-stream error line raises', async () => {
     const { mock: m } = await mock({ name: 'zeta' });
-    const body = ollamaFormat.fromHubRequest({ ...hubAsk, stream: false });
+    const body = ollamaFormat.requestFromHub({ ...hubAsk, stream: false });
     const res = await fetch(`${m.baseUrl}/api/chat`, { method: 'POST', body: JSON.stringify(body) });
-    const hub = ollamaFormat.toHubResponse(await res.json(), 'llama3.2');
+    const hub = ollamaFormat.responseToHub(await res.json(), 'llama3.2');
     expect(hub.choices[0]).toMatchObject({ message: { content: 'Hello from zeta' }, finish_reason: 'stop' });
     expect(hub.usage).toEqual({ prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 });
 
     m.setBehavior({ errorAfterChunks: 1 });
-    const text = await (await fetch(`${m.baseUrl}/api/chat`, { method: 'POST', body: JSON.stringify(ollamaFormat.fromHubRequest({ ...hubAsk, stream: true })) })).text();
+    const text = await (await fetch(`${m.baseUrl}/api/chat`, { method: 'POST', body: JSON.stringify(ollamaFormat.requestFromHub({ ...hubAsk, stream: true })) })).text();
     const decoder = ollamaFormat.streamDecoder('llama3.2');
     expect(() => {
       decoder.push(text);

@@ -1,7 +1,7 @@
 // The Responses mock, driven by the official openai client (and read back by Switchboard's Responses decoder).
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { foldChunks, type HubChunk } from '../../main/proxy/formats/hub.ts';
+import { foldChunks, type HubChunk } from '../../main/proxy/formats/hub/index.ts';
 import { responsesFormat } from '../../main/proxy/formats/responses.ts';
 import { startMockResponses, type MockResponsesOptions, type MockResponsesProvider } from './mock-responses.ts';
 
@@ -136,7 +136,7 @@ describe('mock responses: read by the Responses provider side', () => {
     const res = await fetch(`${m.baseUrl}/responses`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(responsesFormat.fromHubRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true })),
+      body: JSON.stringify(responsesFormat.requestFromHub({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true })),
     });
     const dec = responsesFormat.streamDecoder('m');
     const chunks: HubChunk[] = [];
@@ -168,7 +168,7 @@ describe('mock responses: read by the Responses provider side', () => {
   it('reads the mock non-stream body as a hub response', async () => {
     const { mock: m, client } = await mock({ behavior: { toolCall: weather } });
     const raw = await client.responses.create({ model: 'm', input: 'x' });
-    const hub = responsesFormat.toHubResponse(JSON.parse(JSON.stringify(raw)), 'm');
+    const hub = responsesFormat.responseToHub(JSON.parse(JSON.stringify(raw)), 'm');
     expect(hub.choices[0]?.finish_reason).toBe('tool_calls');
     expect(JSON.parse(hub.choices[0]!.message.tool_calls![0]!.function.arguments)).toEqual(weather.arguments);
     expect(m.chatCount()).toBe(1);

@@ -1,6 +1,6 @@
 // The tool registry: each built-in tool's schema (sent to the model) and its implementation (input, signal) → text.
 import path from 'node:path';
-import type { HubTool } from '../../proxy/formats/hub.ts';
+import type { HubTool } from '../../proxy/formats/hub/index.ts';
 import { evaluate } from './calculator.ts';
 import { listFiles, readFile, writeFile } from './files.ts';
 import { httpGet, type HttpGetLimits } from './http-get.ts';

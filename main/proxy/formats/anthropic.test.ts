@@ -4,7 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../errors.ts';
 import { anthropicFormat, anthropicModelList, countTokens } from './anthropic.ts';
-import { foldChunks, type HubChunk, type HubRequest, type HubResponse, UpstreamStreamError, type WireError } from './hub.ts';
+import { foldChunks, type HubChunk, type HubRequest, type HubResponse, UpstreamStreamError, type WireError } from './hub/index.ts';
 
 const ctx = { model: 'claude-test-1' };
 const base = { id: 'chatcmpl-1', object: 'chat.completion' as const, created: 1700000000, model: 'gpt-4o' };
@@ -78,7 +78,7 @@ describe('client side: Anthropic request → hub', () => {
       metadata: { user_id: 'u-42' },
       thinking: { type: 'enabled', budget_tokens: 2048 },
     };
-    expect(anthropicFormat.toHub(body, {})).toEqual({
+    expect(anthropicFormat.requestToHub(body, {})).toEqual({
       model: 'claude-test-1',
       messages: [
         { role: 'system', content: 'You are a weather bot.\n\nBe brief.' },
@@ -103,7 +103,7 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('accepts role "system" messages inside messages, where they stand', () => {
-    const hub = anthropicFormat.toHub(
+    const hub = anthropicFormat.requestToHub(
       {
         model: 'm',
         max_tokens: 10,
@@ -123,7 +123,7 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('maps base64 images to data: URLs and url images to the URL', () => {
-    const hub = anthropicFormat.toHub(
+    const hub = anthropicFormat.requestToHub(
       {
         model: 'm',
         max_tokens: 10,
@@ -153,7 +153,7 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('turns each tool_result into a tool message; text after the results stays a user message, in order', () => {
-    const hub = anthropicFormat.toHub(
+    const hub = anthropicFormat.requestToHub(
       {
         model: 'm',
         max_tokens: 10,
@@ -204,7 +204,7 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('puts tool results ahead of text that precedes them in the same turn, and keeps images in results', () => {
-    const hub = anthropicFormat.toHub(
+    const hub = anthropicFormat.requestToHub(
       {
         model: 'm',
         max_tokens: 10,
@@ -229,7 +229,7 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('gives an assistant turn of only tool calls null content', () => {
-    const hub = anthropicFormat.toHub(
+    const hub = anthropicFormat.requestToHub(
       { model: 'm', max_tokens: 10, messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'now', input: {} }] }] },
       {},
     );
@@ -243,13 +243,13 @@ describe('client side: Anthropic request → hub', () => {
     [{ type: 'tool', name: 'get_weather' }, { type: 'function', function: { name: 'get_weather' } }, undefined],
     [{ type: 'auto', disable_parallel_tool_use: true }, 'auto', false],
   ])('maps tool_choice %j', (choice, hubChoice, parallel) => {
-    const hub = anthropicFormat.toHub({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }], tools: [{ name: 'get_weather', input_schema: { type: 'object' } }], tool_choice: choice }, {});
+    const hub = anthropicFormat.requestToHub({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }], tools: [{ name: 'get_weather', input_schema: { type: 'object' } }], tool_choice: choice }, {});
     expect(hub.tool_choice).toEqual(hubChoice);
     expect(hub.parallel_tool_calls).toBe(parallel);
   });
 
   it('maps plain-text documents to text, title first', () => {
-    const hub = anthropicFormat.toHub(
+    const hub = anthropicFormat.requestToHub(
       {
         model: 'm',
         max_tokens: 10,
@@ -293,7 +293,7 @@ describe('client side: Anthropic request → hub', () => {
     ['a bad max_tokens', { model: 'm', max_tokens: 0, messages: [{ role: 'user', content: 'x' }] }, '"max_tokens" must be a positive integer; got 0'],
     ['a bad temperature', { model: 'm', temperature: 'hot', messages: [{ role: 'user', content: 'x' }] }, '"temperature" must be a number; got "hot"'],
   ])('refuses %s with a 400 naming the field', (_name, body, message) => {
-    const e = apiError(() => anthropicFormat.toHub(body, {}));
+    const e = apiError(() => anthropicFormat.requestToHub(body, {}));
     expect(e.status).toBe(400);
     expect(e.code).toBe('invalid_request');
     expect(e.message).toContain(message);
@@ -301,7 +301,7 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('refuses a request without a model as model_required', () => {
-    const e = apiError(() => anthropicFormat.toHub({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }, {}));
+    const e = apiError(() => anthropicFormat.requestToHub({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }, {}));
     expect([e.status, e.code]).toEqual([400, 'model_required']);
   });
 
@@ -312,7 +312,7 @@ describe('client side: Anthropic request → hub', () => {
       maxRetries: 0,
       fetch: async (_url, init) => {
         sent = JSON.parse(String(init?.body));
-        return new Response(JSON.stringify(anthropicFormat.fromHubResponse(textResponse, ctx)), { headers: { 'content-type': 'application/json' } });
+        return new Response(JSON.stringify(anthropicFormat.responseFromHub(textResponse, ctx)), { headers: { 'content-type': 'application/json' } });
       },
     });
     await client.messages.create({
@@ -326,7 +326,7 @@ describe('client side: Anthropic request → hub', () => {
       ],
       tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }],
     });
-    expect(anthropicFormat.toHub(sent, {}).messages).toEqual([
+    expect(anthropicFormat.requestToHub(sent, {}).messages).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'Weather?' },
       { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
@@ -343,7 +343,7 @@ const textResponse: HubResponse = {
 
 describe('client side: hub response → Anthropic message', () => {
   it('writes a text reply exactly, with the model the client asked for', () => {
-    const body = anthropicFormat.fromHubResponse(textResponse, ctx) as { id: string };
+    const body = anthropicFormat.responseFromHub(textResponse, ctx) as { id: string };
     expect(body.id).toMatch(/^msg_/);
     expect(body).toEqual({
       id: body.id,
@@ -377,7 +377,7 @@ describe('client side: hub response → Anthropic message', () => {
         },
       ],
     };
-    const body = anthropicFormat.fromHubResponse(res, ctx) as Record<string, unknown>;
+    const body = anthropicFormat.responseFromHub(res, ctx) as Record<string, unknown>;
     expect(body.content).toEqual([
       { type: 'text', text: 'Let me check.' },
       { type: 'tool_use', id: 'call_a', name: 'get_weather', input: { city: 'Paris' } },
@@ -396,14 +396,14 @@ describe('client side: hub response → Anthropic message', () => {
     [null, 'end_turn'],
   ] as const)('maps finish_reason %s to stop_reason %s', (finish, stop) => {
     const res: HubResponse = { ...base, choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: finish }] };
-    expect((anthropicFormat.fromHubResponse(res, ctx) as { stop_reason: string }).stop_reason).toBe(stop);
+    expect((anthropicFormat.responseFromHub(res, ctx) as { stop_reason: string }).stop_reason).toBe(stop);
   });
 
   it('is read by the official SDK', async () => {
     const client = new Anthropic({
       apiKey: 'x',
       maxRetries: 0,
-      fetch: async () => new Response(JSON.stringify(anthropicFormat.fromHubResponse(textResponse, ctx)), { headers: { 'content-type': 'application/json' } }),
+      fetch: async () => new Response(JSON.stringify(anthropicFormat.responseFromHub(textResponse, ctx)), { headers: { 'content-type': 'application/json' } }),
     });
     const msg = await client.messages.create({ model: 'claude-test-1', max_tokens: 10, messages: [{ role: 'user', content: 'Hi' }] });
     expect(msg.content).toEqual([{ type: 'text', text: 'Hi! My name is Claude.' }]);
@@ -604,7 +604,7 @@ describe('provider side: hub request → Anthropic body', () => {
       user: 'u-1',
       seed: 7,
     };
-    expect(anthropicFormat.fromHubRequest(hub)).toEqual({
+    expect(anthropicFormat.requestFromHub(hub)).toEqual({
       model: 'claude-test-1',
       max_tokens: 4096,
       system: [
@@ -648,14 +648,14 @@ describe('provider side: hub request → Anthropic body', () => {
   });
 
   it('keeps max_tokens (or max_completion_tokens), a single system string and top_p without temperature', () => {
-    const body = anthropicFormat.fromHubRequest({ model: 'm', messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'Hi' }], max_completion_tokens: 99, top_p: 0.5 });
+    const body = anthropicFormat.requestFromHub({ model: 'm', messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'Hi' }], max_completion_tokens: 99, top_p: 0.5 });
     expect(body).toEqual({ model: 'm', max_tokens: 99, system: 'S', messages: [{ role: 'user', content: 'Hi' }], top_p: 0.5 });
-    expect(anthropicFormat.fromHubRequest({ model: 'm', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 5 })).toMatchObject({ max_tokens: 5 });
+    expect(anthropicFormat.requestFromHub({ model: 'm', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 5 })).toMatchObject({ max_tokens: 5 });
   });
 
   it('sends tool_choice only with tools, and a tool without parameters gets an empty object schema', () => {
-    expect(anthropicFormat.fromHubRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], tool_choice: 'none' })).not.toHaveProperty('tool_choice');
-    const body = anthropicFormat.fromHubRequest({
+    expect(anthropicFormat.requestFromHub({ model: 'm', messages: [{ role: 'user', content: 'x' }], tool_choice: 'none' })).not.toHaveProperty('tool_choice');
+    const body = anthropicFormat.requestFromHub({
       model: 'm',
       messages: [{ role: 'user', content: 'x' }],
       tools: [{ type: 'function', function: { name: 'now' } }],
@@ -677,7 +677,7 @@ describe('provider side: Anthropic response → hub', () => {
       stop_sequence: null,
       usage: { input_tokens: 2095, output_tokens: 503 },
     };
-    const res = anthropicFormat.toHubResponse(body, 'asked');
+    const res = anthropicFormat.responseToHub(body, 'asked');
     expect(res).toEqual({
       id: 'msg_013Zva2CMHLNnXjNJJKqJ2EF',
       object: 'chat.completion',
@@ -690,7 +690,7 @@ describe('provider side: Anthropic response → hub', () => {
   });
 
   it('reads thinking, tool_use and cached usage', () => {
-    const res = anthropicFormat.toHubResponse(
+    const res = anthropicFormat.responseToHub(
       {
         id: 'msg_1',
         type: 'message',
@@ -729,15 +729,15 @@ describe('provider side: Anthropic response → hub', () => {
     ['tool_use', 'tool_calls'],
     ['refusal', 'content_filter'],
   ])('maps stop_reason %s to %s', (stop, finish) => {
-    const res = anthropicFormat.toHubResponse({ id: 'msg_1', type: 'message', content: [], stop_reason: stop }, 'asked');
+    const res = anthropicFormat.responseToHub({ id: 'msg_1', type: 'message', content: [], stop_reason: stop }, 'asked');
     expect(res.choices[0]!.finish_reason).toBe(finish);
     expect(res.choices[0]!.message.content).toBeNull();
     expect(res.model).toBe('asked');
   });
 
   it('refuses an error body or a body that is not a message', () => {
-    expect(() => anthropicFormat.toHubResponse({ type: 'error', error: { type: 'api_error', message: 'Internal' } }, 'm')).toThrow(/Internal/);
-    expect(() => anthropicFormat.toHubResponse('<html>', 'm')).toThrow(ApiError);
+    expect(() => anthropicFormat.responseToHub({ type: 'error', error: { type: 'api_error', message: 'Internal' } }, 'm')).toThrow(/Internal/);
+    expect(() => anthropicFormat.responseToHub('<html>', 'm')).toThrow(ApiError);
   });
 
   it('reads the message of an error body', () => {

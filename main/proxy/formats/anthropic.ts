@@ -57,7 +57,7 @@ import {
   type StreamEncoder,
   UpstreamStreamError,
   type WireError,
-} from './hub.ts';
+} from './hub/index.ts';
 
 /** Anthropic requires max_tokens; a hub request without one gets this. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -942,12 +942,12 @@ export function anthropicModelList(ids: string[], createdAt = '1970-01-01T00:00:
 
 export const anthropicFormat: ClientFormat & ProviderFormat = {
   name: 'anthropic',
-  toHub: (body) => anthropicToHub(body),
-  fromHubResponse: (res, ctx) => fromHubResponse(res, ctx.model),
+  requestToHub: (body) => anthropicToHub(body),
+  responseFromHub: (res, ctx) => fromHubResponse(res, ctx.model),
   streamEncoder: (ctx) => streamEncoder(ctx.model),
   errorBody,
-  fromHubRequest,
-  toHubResponse,
+  requestFromHub: fromHubRequest,
+  responseToHub: toHubResponse,
   streamDecoder,
   errorMessage,
 };

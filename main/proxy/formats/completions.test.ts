@@ -4,7 +4,8 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../errors.ts';
 import { completionsFormat } from './completions.ts';
-import { type HubChunk, type HubRequest, type HubResponse, responseToChunks } from './hub.ts';
+import { type HubChunk, type HubRequest, type HubResponse } from './hub/index.ts';
+import { responseToChunks } from './conformance.case.ts';
 
 const ctx = { model: 'gpt-3.5-turbo-instruct' };
 const base = { id: 'chatcmpl-1', object: 'chat.completion' as const, created: 1700000000, model: 'provider-model' };
@@ -13,7 +14,7 @@ const chunkBase = { id: 'chatcmpl-1', object: 'chat.completion.chunk' as const, 
 
 function refusal(body: unknown): ApiError {
   try {
-    completionsFormat.toHub(body, {});
+    completionsFormat.requestToHub(body, {});
   } catch (e) {
     expect(e).toBeInstanceOf(ApiError);
     expect((e as ApiError).status).toBe(400);
@@ -37,7 +38,7 @@ function dataLines(text: string): unknown[] {
 describe('completions: request → hub', () => {
   it('converts a request exactly', () => {
     expect(
-      completionsFormat.toHub(
+      completionsFormat.requestToHub(
         {
           model: 'gpt-3.5-turbo-instruct',
           prompt: 'Say this is a test',
@@ -77,7 +78,7 @@ describe('completions: request → hub', () => {
   });
 
   it('accepts a prompt array holding one prompt', () => {
-    expect(completionsFormat.toHub({ model: 'm', prompt: ['Once upon'] }, {}).messages).toEqual([{ role: 'user', content: 'Once upon' }]);
+    expect(completionsFormat.requestToHub({ model: 'm', prompt: ['Once upon'] }, {}).messages).toEqual([{ role: 'user', content: 'Once upon' }]);
   });
 
   it('refuses more than one prompt, saying to send one request per prompt', () => {
@@ -98,14 +99,14 @@ describe('completions: request → hub', () => {
   });
 
   it('asks for a model when there is none', () => {
-    expect(() => completionsFormat.toHub({ prompt: 'x' }, {})).toThrow(expect.objectContaining({ code: 'model_required' }));
+    expect(() => completionsFormat.requestToHub({ prompt: 'x' }, {})).toThrow(expect.objectContaining({ code: 'model_required' }));
   });
 });
 
 describe('completions: hub → response and stream', () => {
   it('writes a response exactly', () => {
     const res: HubResponse = { ...base, choices: [{ index: 0, message: { role: 'assistant', content: '\n\nThis is indeed a test' }, finish_reason: 'length' }], usage };
-    const wire = completionsFormat.fromHubResponse(res, ctx) as Record<string, unknown>;
+    const wire = completionsFormat.responseFromHub(res, ctx) as Record<string, unknown>;
     expect(wire.id).toMatch(/^cmpl-/);
     expect({ ...wire, id: 'cmpl-X' }).toEqual({
       id: 'cmpl-X',
@@ -170,7 +171,7 @@ describe('completions: the official openai client reads what Switchboard writes'
       req.on('end', () => {
         let hub: HubRequest;
         try {
-          hub = completionsFormat.toHub(JSON.parse(raw), {});
+          hub = completionsFormat.requestToHub(JSON.parse(raw), {});
         } catch (e) {
           const err = e as ApiError;
           res.writeHead(err.status, { 'content-type': 'application/json' });
@@ -178,7 +179,7 @@ describe('completions: the official openai client reads what Switchboard writes'
         }
         if (!hub.stream) {
           res.writeHead(200, { 'content-type': 'application/json' });
-          return res.end(JSON.stringify(completionsFormat.fromHubResponse(answer, { model: hub.model })));
+          return res.end(JSON.stringify(completionsFormat.responseFromHub(answer, { model: hub.model })));
         }
         const enc = completionsFormat.streamEncoder({ model: hub.model });
         res.writeHead(200, { 'content-type': enc.contentType });

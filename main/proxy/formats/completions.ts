@@ -2,6 +2,7 @@
 // only speak chat. ClientFormat only: OpenAI-compatible providers get /v1/completions passed through unchanged.
 //
 // Decisions (pinned in completions.test.ts):
+// - Sampling fields are read by the hub's parameter map: a value of the wrong type is a 400 naming the field.
 // - One prompt per request: a prompt array of more than one string, token-id prompts, `suffix`, `echo: true`
 //   and `logprobs` are refused (400) — a chat model cannot honour them.
 // - The prompt becomes one user message. `max_tokens` is passed on as given; the legacy default of 16 is not
@@ -9,7 +10,6 @@
 // - `tool_calls` finishes (impossible without tools) read as "stop".
 // - Stream: role-only chunks send nothing; each choice's finish is held until the usage is known (or the stream
 //   ends) and sent with it, so a client reading `choices[0]` never meets a chunk with no choices.
-import { ApiError } from '../../errors.ts';
 import {
   type ClientContext,
   type ClientFormat,
@@ -19,18 +19,28 @@ import {
   type HubRequest,
   type HubResponse,
   type HubUsage,
+  invalid,
+  isObject,
+  type Json,
   newId,
+  type ParamMap,
+  paramsToHub,
+  requireModel,
   type StreamEncoder,
   type WireError,
-} from './hub.ts';
+} from './hub/index.ts';
 
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function invalid(message: string, action: string): ApiError {
-  return new ApiError('invalid_request', message, action);
-}
+/** The sampling fields: the same names as the hub's (this is OpenAI's own family). */
+const PARAMS: ParamMap = {
+  temperature: 'temperature',
+  top_p: 'top_p',
+  max_tokens: 'max_tokens',
+  stop: 'stop',
+  n: 'n',
+  seed: 'seed',
+  presence_penalty: 'presence_penalty',
+  frequency_penalty: 'frequency_penalty',
+};
 
 const present = (v: unknown): boolean => v !== undefined && v !== null;
 
@@ -50,9 +60,7 @@ function promptOf(prompt: unknown): string {
 
 function completionsRequestToHub(body: unknown): HubRequest {
   if (!isObject(body)) throw invalid('The request body must be a JSON object.', 'Send {"model": "...", "prompt": "..."}.');
-  if (typeof body.model !== 'string' || !body.model) {
-    throw new ApiError('model_required', 'The request has no "model"; Switchboard routes by model name.', 'Add "model": "<name>", e.g. "gpt-3.5-turbo-instruct".');
-  }
+  const model = requireModel(body.model, '"gpt-3.5-turbo-instruct"');
   if (!present(body.prompt)) throw invalid('The request has no "prompt".', 'Send "prompt": "..." with the text to complete.');
   const prompt = promptOf(body.prompt);
   if (present(body.suffix) && body.suffix !== '') {
@@ -65,21 +73,14 @@ function completionsRequestToHub(body: unknown): HubRequest {
     throw invalid('"logprobs" is not supported for completions answered by a chat model.', 'Leave "logprobs" out, or route this model to a provider that serves /v1/completions.');
   }
 
-  const hub: HubRequest = { model: body.model, messages: [{ role: 'user', content: prompt }] };
+  const hub: HubRequest = { model, messages: [{ role: 'user', content: prompt }] };
   if (body.stream === true) {
     hub.stream = true;
     if (isObject(body.stream_options) && typeof body.stream_options.include_usage === 'boolean') {
       hub.stream_options = { include_usage: body.stream_options.include_usage };
     }
   }
-  if (typeof body.max_tokens === 'number') hub.max_tokens = body.max_tokens;
-  if (typeof body.temperature === 'number') hub.temperature = body.temperature;
-  if (typeof body.top_p === 'number') hub.top_p = body.top_p;
-  if (typeof body.stop === 'string' || (Array.isArray(body.stop) && body.stop.every((s) => typeof s === 'string'))) hub.stop = body.stop as string | string[];
-  if (typeof body.n === 'number') hub.n = body.n;
-  if (typeof body.seed === 'number') hub.seed = body.seed;
-  if (typeof body.presence_penalty === 'number') hub.presence_penalty = body.presence_penalty;
-  if (typeof body.frequency_penalty === 'number') hub.frequency_penalty = body.frequency_penalty;
+  paramsToHub(PARAMS, body, hub);
   if (typeof body.user === 'string') hub.user = body.user;
   return hub;
 }
@@ -151,11 +152,12 @@ class CompletionsStreamEncoder implements StreamEncoder {
   error(e: WireError): string {
     if (this.ended) return '';
     this.ended = true;
-    return `data: ${JSON.stringify(errorBody(e))}\n\n`;
+    return `data: ${JSON.stringify(openaiParamErrorBody(e))}\n\n`;
   }
 }
 
-function errorBody(e: WireError): unknown {
+/** OpenAI's error body with `param`, as the legacy endpoint answers (and Responses: responses/ uses it too). */
+export function openaiParamErrorBody(e: WireError): unknown {
   const error: Json = { message: e.message, type: e.type, param: null, code: e.code };
   if (e.action) error.action = e.action;
   return { error };
@@ -165,8 +167,8 @@ export const completionsFormat: ClientFormat = {
   // FormatName has no 'completions': this is OpenAI's own family, and an OpenAI-compatible provider receives
   // /v1/completions untranslated, which is what the same-format pass-through means.
   name: 'openai',
-  toHub: (body: unknown, _ctx: ClientContext) => completionsRequestToHub(body),
-  fromHubResponse: (res, ctx) => completionsResponse(res, ctx.model),
+  requestToHub: (body: unknown, _ctx: ClientContext) => completionsRequestToHub(body),
+  responseFromHub: (res, ctx) => completionsResponse(res, ctx.model),
   streamEncoder: (ctx) => new CompletionsStreamEncoder(ctx.model),
-  errorBody,
+  errorBody: openaiParamErrorBody,
 };

@@ -10,9 +10,30 @@ import {
   type HubRequest,
   type HubResponse,
   type ProviderFormat,
-  responseToChunks,
   UpstreamStreamError,
-} from './hub.ts';
+} from './hub/index.ts';
+
+/** A hub response as the chunks a stream of it would carry (the suite's streams, and tests). */
+export function responseToChunks(res: HubResponse): HubChunk[] {
+  const base = { id: res.id, object: 'chat.completion.chunk' as const, created: res.created, model: res.model };
+  const choice = res.choices[0];
+  const out: HubChunk[] = [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }];
+  if (choice?.message.reasoning_content) {
+    out.push({ ...base, choices: [{ index: 0, delta: { reasoning_content: choice.message.reasoning_content }, finish_reason: null }] });
+  }
+  if (choice?.message.content) {
+    const text = typeof choice.message.content === 'string' ? choice.message.content : '';
+    if (text) out.push({ ...base, choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
+  }
+  choice?.message.tool_calls?.forEach((tc, index) => {
+    out.push({
+      ...base,
+      choices: [{ index: 0, delta: { tool_calls: [{ index, id: tc.id, type: 'function', function: { name: tc.function.name, arguments: tc.function.arguments } }] }, finish_reason: null }],
+    });
+  });
+  out.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: choice?.finish_reason ?? 'stop' }], ...(res.usage ? { usage: res.usage } : {}) });
+  return out;
+}
 
 export type FormatModule = ClientFormat & ProviderFormat;
 
@@ -213,8 +234,8 @@ export function runConformance(format: FormatModule, caps: Capabilities): void {
     for (const c of REQUEST_CASES) {
       if (c.needs && !caps[c.needs]) continue;
       it(c.name, () => {
-        const wire = format.fromHubRequest(c.req);
-        const back = format.toHub(JSON.parse(JSON.stringify(wire)), ctxFor(c.req));
+        const wire = format.requestFromHub(c.req);
+        const back = format.requestToHub(JSON.parse(JSON.stringify(wire)), ctxFor(c.req));
         expect(comparableRequest(back)).toEqual(comparableRequest(c.req));
         if (c.req.temperature !== undefined) expect(back.temperature).toBe(c.req.temperature);
         if (c.req.max_tokens !== undefined) expect(back.max_tokens ?? back.max_completion_tokens).toBe(c.req.max_tokens);
@@ -222,12 +243,12 @@ export function runConformance(format: FormatModule, caps: Capabilities): void {
       });
     }
     it('ignores fields it does not know instead of failing', () => {
-      const wire = format.fromHubRequest(REQUEST_CASES[0]!.req) as Record<string, unknown>;
-      const back = format.toHub({ ...wire, some_future_field: { x: 1 } }, ctxFor(REQUEST_CASES[0]!.req));
+      const wire = format.requestFromHub(REQUEST_CASES[0]!.req) as Record<string, unknown>;
+      const back = format.requestToHub({ ...wire, some_future_field: { x: 1 } }, ctxFor(REQUEST_CASES[0]!.req));
       expect(comparableRequest(back)).toEqual(comparableRequest(REQUEST_CASES[0]!.req));
     });
     it('refuses a request that is not an object with a clear error', () => {
-      expect(() => format.toHub('nonsense', ctxFor(REQUEST_CASES[0]!.req))).toThrow();
+      expect(() => format.requestToHub('nonsense', ctxFor(REQUEST_CASES[0]!.req))).toThrow();
     });
   });
 
@@ -235,8 +256,8 @@ export function runConformance(format: FormatModule, caps: Capabilities): void {
     for (const c of RESPONSE_CASES) {
       if (c.needs && !caps[c.needs]) continue;
       it(c.name, () => {
-        const wire = format.fromHubResponse(c.res, { ...ctxFor({ model: 'm', messages: [] }), model: 'm' });
-        const back = format.toHubResponse(JSON.parse(JSON.stringify(wire)), 'm');
+        const wire = format.responseFromHub(c.res, { ...ctxFor({ model: 'm', messages: [] }), model: 'm' });
+        const back = format.responseToHub(JSON.parse(JSON.stringify(wire)), 'm');
         expect(comparableResponse(back, caps)).toEqual(comparableResponse(c.res, caps));
       });
     }

@@ -1,8 +1,8 @@
 // Embeddings in every dialect: OpenAI /v1/embeddings (and the old /v1/engines/{model}/embeddings), Ollama
 // /api/embed and /api/embeddings on the client side; OpenAI, Ollama and Gemini providers on the other.
 import { ApiError } from '../../errors.ts';
-import type { ProviderKind } from '../providers/index.ts';
-import type { ClientContext, ClientFormat, HubRequest, WireError } from './hub.ts';
+import { geminiModelId, geminiModelPath } from './gemini/urls.ts';
+import type { ClientContext, ClientFormat, FormatName, HubRequest, WireError } from './hub/index.ts';
 
 /** The hub of embeddings: a model and a list of texts in; a vector per text out. */
 export type EmbedRequest = { model: string; inputs: string[]; dimensions?: number };
@@ -52,7 +52,7 @@ const noStream = {
 
 export const openaiEmbedClient: EmbedClient = {
   name: 'openai',
-  toHub(body, ctx) {
+  requestToHub(body, ctx) {
     const b = object(body);
     const model = modelOf(b, ctx);
     const dims = typeof b.dimensions === 'number' ? { dimensions: b.dimensions } : {};
@@ -64,7 +64,7 @@ export const openaiEmbedClient: EmbedClient = {
     model,
     usage: { prompt_tokens: r.promptTokens ?? 0, total_tokens: r.promptTokens ?? 0 },
   }),
-  fromHubResponse: () => ({}),
+  responseFromHub: () => ({}),
   streamEncoder: () => noStream,
   errorBody: openaiError,
 };
@@ -72,13 +72,13 @@ export const openaiEmbedClient: EmbedClient = {
 /** Ollama's current endpoint: {model, input} → {model, embeddings}. */
 export const ollamaEmbedClient: EmbedClient = {
   name: 'ollama',
-  toHub(body, ctx) {
+  requestToHub(body, ctx) {
     const b = object(body);
     const model = modelOf(b, ctx);
     return toHub(model, { model, inputs: inputs(b.input, 'input') });
   },
   fromEmbed: (r, model) => ({ model, embeddings: r.vectors, total_duration: 0, load_duration: 0, prompt_eval_count: r.promptTokens ?? 0 }),
-  fromHubResponse: () => ({}),
+  responseFromHub: () => ({}),
   streamEncoder: () => noStream,
   errorBody: ollamaError,
 };
@@ -86,14 +86,14 @@ export const ollamaEmbedClient: EmbedClient = {
 /** Ollama's older endpoint: {model, prompt} → {embedding}. */
 export const ollamaLegacyEmbedClient: EmbedClient = {
   name: 'ollama',
-  toHub(body, ctx) {
+  requestToHub(body, ctx) {
     const b = object(body);
     const model = modelOf(b, ctx);
     if (typeof b.prompt !== 'string') throw bad('"prompt" must be a string.', 'Send {"model": "...", "prompt": "text"}, or use /api/embed.');
     return toHub(model, { model, inputs: [b.prompt] });
   },
   fromEmbed: (r) => ({ embedding: r.vectors[0] ?? [] }),
-  fromHubResponse: () => ({}),
+  responseFromHub: () => ({}),
   streamEncoder: () => noStream,
   errorBody: ollamaError,
 };
@@ -106,9 +106,9 @@ function numbers(v: unknown): number[] {
   return Array.isArray(v) ? v.map(Number) : [];
 }
 
-/** How a provider kind embeds, or null when it has no embeddings endpoint (Anthropic). */
-export function embedCall(kind: ProviderKind, req: EmbedRequest): EmbedProviderCall | null {
-  switch (kind.format) {
+/** How a provider of this wire format embeds, or null when it has no embeddings endpoint (Anthropic). */
+export function embedCall(format: FormatName, req: EmbedRequest): EmbedProviderCall | null {
+  switch (format) {
     case 'openai':
       return {
         path: '/embeddings',
@@ -130,10 +130,10 @@ export function embedCall(kind: ProviderKind, req: EmbedRequest): EmbedProviderC
       };
     case 'gemini':
       return {
-        path: `/models/${encodeURIComponent(req.model)}:batchEmbedContents`,
+        path: geminiModelPath(req.model, 'batchEmbedContents'),
         body: {
           requests: req.inputs.map((text) => ({
-            model: `models/${req.model}`,
+            model: `models/${geminiModelId(req.model)}`,
             content: { parts: [{ text }] },
             ...(req.dimensions ? { outputDimensionality: req.dimensions } : {}),
           })),

@@ -5,7 +5,8 @@ import { GoogleGenAI } from '@google/genai';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../errors.ts';
 import { countTokens, geminiChatPath, geminiFormat, geminiModelList, schemaToJsonSchema, SKIP_THOUGHT_SIGNATURE } from './gemini.ts';
-import { foldChunks, type HubChunk, type HubRequest, type HubResponse, responseToChunks, UpstreamStreamError } from './hub.ts';
+import { foldChunks, type HubChunk, type HubRequest, type HubResponse, UpstreamStreamError } from './hub/index.ts';
+import { responseToChunks } from './conformance.case.ts';
 
 const ctx = { pathModel: 'gemini-2.5-flash' };
 const sseCtx = { model: 'gemini-2.5-flash', pathStream: true, query: new URLSearchParams('alt=sse') };
@@ -51,7 +52,7 @@ describe('client side: a Gemini request as the hub request', () => {
       generationConfig: { temperature: 0.4, topP: 0.9, topK: 40, maxOutputTokens: 256, stopSequences: ['END'], candidateCount: 1, seed: 7 },
       safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }],
     };
-    const hub = geminiFormat.toHub(body, { ...ctx, pathStream: true });
+    const hub = geminiFormat.requestToHub(body, { ...ctx, pathStream: true });
     const callId = (hub.messages[2] as { tool_calls: { id: string }[] }).tool_calls[0]!.id;
     expect(callId).toMatch(/^call_/);
     expect(hub).toEqual({
@@ -86,7 +87,7 @@ describe('client side: a Gemini request as the hub request', () => {
   });
 
   it('reads snake_case fields everywhere but never renames argument, result or schema property names', () => {
-    const hub = geminiFormat.toHub(
+    const hub = geminiFormat.requestToHub(
       {
         system_instruction: { parts: [{ text: 'Be brief.' }] },
         contents: [
@@ -119,7 +120,7 @@ describe('client side: a Gemini request as the hub request', () => {
   });
 
   it('prefers camelCase when a field comes in both casings', () => {
-    const hub = geminiFormat.toHub({ contents: [{ parts: [{ text: 'a' }] }], generationConfig: { temperature: 0.1 }, generation_config: { temperature: 0.9 } }, ctx);
+    const hub = geminiFormat.requestToHub({ contents: [{ parts: [{ text: 'a' }] }], generationConfig: { temperature: 0.1 }, generation_config: { temperature: 0.9 } }, ctx);
     expect(hub.temperature).toBe(0.1);
   });
 
@@ -132,7 +133,7 @@ describe('client side: a Gemini request as the hub request', () => {
     const callIds = (hub: HubRequest) => (hub.messages.find((m) => m.role === 'assistant') as { tool_calls: { id: string }[] }).tool_calls.map((c) => c.id);
 
     it('keeps ids when the calls carry them and matches responses by id, in any order', () => {
-      const hub = geminiFormat.toHub(
+      const hub = geminiFormat.requestToHub(
         {
           contents: [
             { parts: [{ text: 'go' }] },
@@ -150,7 +151,7 @@ describe('client side: a Gemini request as the hub request', () => {
     });
 
     it('matches by name order when calls have no ids (minted ids), and when a response id matches no call (Gemini CLI)', () => {
-      const hub = geminiFormat.toHub(
+      const hub = geminiFormat.requestToHub(
         {
           contents: [
             { parts: [{ text: 'go' }] },
@@ -177,7 +178,7 @@ describe('client side: a Gemini request as the hub request', () => {
     });
 
     it('answers two calls of one name in order, and text after the results becomes a user message', () => {
-      const hub = geminiFormat.toHub(
+      const hub = geminiFormat.requestToHub(
         {
           contents: [
             { parts: [{ text: 'go' }] },
@@ -193,7 +194,7 @@ describe('client side: a Gemini request as the hub request', () => {
 
     it('refuses a functionResponse that answers no call of the previous model turn', () => {
       badRequest(
-        () => geminiFormat.toHub({ contents: [{ parts: [{ text: 'go' }] }, callTurn(['a']), { parts: [{ functionResponse: { name: 'other', response: {} } }] }] }, ctx),
+        () => geminiFormat.requestToHub({ contents: [{ parts: [{ text: 'go' }] }, callTurn(['a']), { parts: [{ functionResponse: { name: 'other', response: {} } }] }] }, ctx),
         'contents[2].parts[0].functionResponse "other"',
       );
     });
@@ -207,7 +208,7 @@ describe('client side: a Gemini request as the hub request', () => {
     [{ mode: 'any', allowedFunctionNames: ['g', 'h'] }, 'required', ['g']],
     [{ mode: 'VALIDATED' }, 'auto', ['f', 'g']],
   ])('maps functionCallingConfig %j to tool_choice %j', (config, choice, toolNames) => {
-    const hub = geminiFormat.toHub(
+    const hub = geminiFormat.requestToHub(
       { contents: [{ parts: [{ text: 'x' }] }], tools: [{ functionDeclarations: [{ name: 'f' }, { name: 'g' }] }, { googleSearch: {} }], toolConfig: { functionCallingConfig: config } },
       ctx,
     );
@@ -216,7 +217,7 @@ describe('client side: a Gemini request as the hub request', () => {
   });
 
   it('maps JSON output with a schema to json_schema (Gemini Schema converted, JSON Schema kept)', () => {
-    const withSchema = geminiFormat.toHub(
+    const withSchema = geminiFormat.requestToHub(
       {
         contents: [{ parts: [{ text: 'x' }] }],
         generationConfig: { responseMimeType: 'application/json', responseSchema: { type: 'ARRAY', items: { type: 'STRING', nullable: true } } },
@@ -225,12 +226,12 @@ describe('client side: a Gemini request as the hub request', () => {
     );
     expect(withSchema.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'response', schema: { type: 'array', items: { type: ['string', 'null'] } } } });
     const jsonSchema = { type: 'object', properties: { a_b: { type: 'integer' } }, additionalProperties: false };
-    const withJsonSchema = geminiFormat.toHub({ contents: [{ parts: [{ text: 'x' }] }], generation_config: { response_mime_type: 'application/json', response_json_schema: jsonSchema } }, ctx);
+    const withJsonSchema = geminiFormat.requestToHub({ contents: [{ parts: [{ text: 'x' }] }], generation_config: { response_mime_type: 'application/json', response_json_schema: jsonSchema } }, ctx);
     expect(withJsonSchema.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'response', schema: jsonSchema } });
   });
 
   it('reads thought parts of model turns as reasoning, and skips parts the hub cannot carry', () => {
-    const hub = geminiFormat.toHub(
+    const hub = geminiFormat.requestToHub(
       {
         contents: [
           { parts: [{ text: 'Hi' }] },
@@ -244,31 +245,31 @@ describe('client side: a Gemini request as the hub request', () => {
   });
 
   it('takes the model from the path (or models/-prefixed) and accepts a string systemInstruction', () => {
-    const hub = geminiFormat.toHub({ systemInstruction: 'Be kind.', contents: [{ parts: [{ text: 'x' }] }] }, { pathModel: 'models/gemini-2.5-pro' });
+    const hub = geminiFormat.requestToHub({ systemInstruction: 'Be kind.', contents: [{ parts: [{ text: 'x' }] }] }, { pathModel: 'models/gemini-2.5-pro' });
     expect(hub.model).toBe('gemini-2.5-pro');
     expect(hub.stream).toBeUndefined();
     expect(hub.messages[0]).toEqual({ role: 'system', content: 'Be kind.' });
   });
 
   it('refuses invalid requests with a 400 naming the field and the fix', () => {
-    badRequest(() => geminiFormat.toHub([], ctx), 'must be a JSON object');
-    badRequest(() => geminiFormat.toHub({}, ctx), 'contents is required');
-    badRequest(() => geminiFormat.toHub({ contents: [] }, ctx), 'contents is required');
-    badRequest(() => geminiFormat.toHub({ contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] }, ctx), 'contents[0].role must be "user" or "model"');
-    badRequest(() => geminiFormat.toHub({ contents: [{ role: 'user', parts: 'x' }] }, ctx), 'contents[0].parts must be an array');
-    badRequest(() => geminiFormat.toHub({ contents: [{ parts: [{ text: 5 }] }] }, ctx), 'contents[0].parts[0].text must be a string');
-    badRequest(() => geminiFormat.toHub({ contents: [{ parts: [{ inlineData: { data: 'x' } }] }] }, ctx), 'contents[0].parts[0].inlineData needs a mimeType');
-    badRequest(() => geminiFormat.toHub({ contents: [{ parts: [{ text: 'x' }] }], generationConfig: { temperature: 'hot' } }, ctx), 'generationConfig.temperature must be a number');
-    badRequest(() => geminiFormat.toHub({ contents: [{ parts: [{ text: 'x' }] }], tools: [{ functionDeclarations: [{ description: 'no name' }] }] }, ctx), 'tools[0].functionDeclarations[0].name');
+    badRequest(() => geminiFormat.requestToHub([], ctx), 'must be a JSON object');
+    badRequest(() => geminiFormat.requestToHub({}, ctx), 'contents is required');
+    badRequest(() => geminiFormat.requestToHub({ contents: [] }, ctx), 'contents is required');
+    badRequest(() => geminiFormat.requestToHub({ contents: [{ role: 'assistant', parts: [{ text: 'x' }] }] }, ctx), 'contents[0].role must be "user" or "model"');
+    badRequest(() => geminiFormat.requestToHub({ contents: [{ role: 'user', parts: 'x' }] }, ctx), 'contents[0].parts must be an array');
+    badRequest(() => geminiFormat.requestToHub({ contents: [{ parts: [{ text: 5 }] }] }, ctx), 'contents[0].parts[0].text must be a string');
+    badRequest(() => geminiFormat.requestToHub({ contents: [{ parts: [{ inlineData: { data: 'x' } }] }] }, ctx), 'contents[0].parts[0].inlineData needs a mimeType');
+    badRequest(() => geminiFormat.requestToHub({ contents: [{ parts: [{ text: 'x' }] }], generationConfig: { temperature: 'hot' } }, ctx), 'generationConfig.temperature must be a number');
+    badRequest(() => geminiFormat.requestToHub({ contents: [{ parts: [{ text: 'x' }] }], tools: [{ functionDeclarations: [{ description: 'no name' }] }] }, ctx), 'tools[0].functionDeclarations[0].name');
     badRequest(
-      () => geminiFormat.toHub({ contents: [{ parts: [{ text: 'x' }] }], tools: [{ functionDeclarations: [{ name: 'f' }] }], toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } }, ctx),
+      () => geminiFormat.requestToHub({ contents: [{ parts: [{ text: 'x' }] }], tools: [{ functionDeclarations: [{ name: 'f' }] }], toolConfig: { functionCallingConfig: { mode: 'SOMETIMES' } } }, ctx),
       'toolConfig.functionCallingConfig.mode',
     );
-    expect(() => geminiFormat.toHub({ contents: [{ parts: [{ text: 'x' }] }] }, {})).toThrow(/model is missing/);
+    expect(() => geminiFormat.requestToHub({ contents: [{ parts: [{ text: 'x' }] }] }, {})).toThrow(/model is missing/);
   });
 
   it('accepts numbers written as strings, as proto3 JSON does', () => {
-    expect(geminiFormat.toHub({ contents: [{ parts: [{ text: 'x' }] }], generationConfig: { maxOutputTokens: '64', temperature: '0.5' } }, ctx)).toMatchObject({
+    expect(geminiFormat.requestToHub({ contents: [{ parts: [{ text: 'x' }] }], generationConfig: { maxOutputTokens: '64', temperature: '0.5' } }, ctx)).toMatchObject({
       max_tokens: 64,
       temperature: 0.5,
     });
@@ -303,7 +304,7 @@ describe('client side: hub responses as Gemini responses', () => {
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }],
       usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
     };
-    expect(geminiFormat.fromHubResponse(res, { model: 'gemini-2.5-flash' })).toEqual({
+    expect(geminiFormat.responseFromHub(res, { model: 'gemini-2.5-flash' })).toEqual({
       candidates: [{ content: { parts: [{ text: 'Hello there' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
       usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, totalTokenCount: 7 },
       modelVersion: 'gpt-4o',
@@ -331,7 +332,7 @@ describe('client side: hub responses as Gemini responses', () => {
         },
       ],
     };
-    expect(geminiFormat.fromHubResponse(res, { model: 'gemini-2.5-flash' })).toEqual({
+    expect(geminiFormat.responseFromHub(res, { model: 'gemini-2.5-flash' })).toEqual({
       candidates: [
         {
           content: {
@@ -359,7 +360,7 @@ describe('client side: hub responses as Gemini responses', () => {
     ['stop', 'STOP'],
   ] as const)('maps finish_reason %s to %s', (finish, reason) => {
     const res: HubResponse = { ...hubBase, choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: finish }] };
-    const candidate = (geminiFormat.fromHubResponse(res, { model: 'm' }) as { candidates: Record<string, unknown>[] }).candidates[0]!;
+    const candidate = (geminiFormat.responseFromHub(res, { model: 'm' }) as { candidates: Record<string, unknown>[] }).candidates[0]!;
     expect(candidate.finishReason).toBe(reason);
     // A blocked reply has no content, as in Gemini; others keep an empty text part.
     expect(candidate.content).toEqual(finish === 'content_filter' ? undefined : { parts: [{ text: '' }], role: 'model' });
@@ -377,7 +378,7 @@ describe('client side: hub responses as Gemini responses', () => {
       ],
       usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
     };
-    const body = JSON.stringify(geminiFormat.fromHubResponse(res, { model: 'gemini-2.5-flash' }));
+    const body = JSON.stringify(geminiFormat.responseFromHub(res, { model: 'gemini-2.5-flash' }));
     await withServer(
       (_req, out) => {
         out.writeHead(200, { 'content-type': 'application/json' });
@@ -574,7 +575,7 @@ describe('provider side: the hub request as a Gemini request', () => {
   };
 
   it('writes system, turns (merged where roles repeat), results by function name, media, tools and config', () => {
-    expect(geminiFormat.fromHubRequest(conversation)).toEqual({
+    expect(geminiFormat.requestFromHub(conversation)).toEqual({
       contents: [
         {
           role: 'user',
@@ -626,10 +627,10 @@ describe('provider side: the hub request as a Gemini request', () => {
   });
 
   it('signs replayed function calls for models after Gemini 2 (Gemini 3 refuses unsigned ones)', () => {
-    const body = geminiFormat.fromHubRequest({ ...conversation, model: 'gemini-3-pro-preview' }) as { contents: { parts: Record<string, unknown>[] }[] };
+    const body = geminiFormat.requestFromHub({ ...conversation, model: 'gemini-3-pro-preview' }) as { contents: { parts: Record<string, unknown>[] }[] };
     const calls = body.contents[1]!.parts.filter((p) => p.functionCall);
     expect(calls.map((p) => p.thoughtSignature)).toEqual([SKIP_THOUGHT_SIGNATURE, SKIP_THOUGHT_SIGNATURE]);
-    const old = geminiFormat.fromHubRequest({ ...conversation, model: 'models/gemini-2.0-flash' }) as { contents: { parts: Record<string, unknown>[] }[] };
+    const old = geminiFormat.requestFromHub({ ...conversation, model: 'models/gemini-2.0-flash' }) as { contents: { parts: Record<string, unknown>[] }[] };
     expect(old.contents[1]!.parts.some((p) => 'thoughtSignature' in p)).toBe(false);
   });
 
@@ -638,11 +639,11 @@ describe('provider side: the hub request as a Gemini request', () => {
     ['none', { mode: 'NONE' }],
     [{ type: 'function', function: { name: 'get_weather' } }, { mode: 'ANY', allowedFunctionNames: ['get_weather'] }],
   ] as const)('maps tool_choice %j to %j', (choice, config) => {
-    expect((geminiFormat.fromHubRequest({ ...conversation, tool_choice: choice }) as { toolConfig: unknown }).toolConfig).toEqual({ functionCallingConfig: config });
+    expect((geminiFormat.requestFromHub({ ...conversation, tool_choice: choice }) as { toolConfig: unknown }).toolConfig).toEqual({ functionCallingConfig: config });
   });
 
   it('keeps tool arguments that are not a JSON object, and takes a result name from the tool message', () => {
-    const body = geminiFormat.fromHubRequest({
+    const body = geminiFormat.requestFromHub({
       model: 'gemini-2.5-flash',
       messages: [
         { role: 'user', content: 'x' },
@@ -656,7 +657,7 @@ describe('provider side: the hub request as a Gemini request', () => {
 
   it('refuses a tool result whose call it cannot name', () => {
     badRequest(
-      () => geminiFormat.fromHubRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'tool', tool_call_id: 'nope', content: 'r' }] }),
+      () => geminiFormat.requestFromHub({ model: 'm', messages: [{ role: 'user', content: 'x' }, { role: 'tool', tool_call_id: 'nope', content: 'r' }] }),
       'messages[1].tool_call_id "nope"',
     );
   });
@@ -669,7 +670,7 @@ describe('provider side: the hub request as a Gemini request', () => {
 
 describe('provider side: Gemini responses as hub responses', () => {
   it('reads text, thoughts and usage (thought tokens count as completion tokens)', () => {
-    const res = geminiFormat.toHubResponse(
+    const res = geminiFormat.responseToHub(
       {
         candidates: [{ content: { parts: [{ text: 'Thinking…', thought: true }, { text: 'Hello' }, { text: ' there' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
         usageMetadata: { promptTokenCount: 4, candidatesTokenCount: 2, thoughtsTokenCount: 10, totalTokenCount: 16 },
@@ -689,7 +690,7 @@ describe('provider side: Gemini responses as hub responses', () => {
   });
 
   it('reads function calls as tool_calls with minted ids (or Gemini ids) and finish_reason tool_calls', () => {
-    const res = geminiFormat.toHubResponse(
+    const res = geminiFormat.responseToHub(
       {
         candidates: [
           {
@@ -720,17 +721,17 @@ describe('provider side: Gemini responses as hub responses', () => {
     ['MALFORMED_FUNCTION_CALL', 'stop'],
     ['OTHER', 'stop'],
   ])('maps finishReason %s to %s', (reason, finish) => {
-    expect(geminiFormat.toHubResponse({ candidates: [{ finishReason: reason, index: 0 }] }, 'm').choices[0]!.finish_reason).toBe(finish);
+    expect(geminiFormat.responseToHub({ candidates: [{ finishReason: reason, index: 0 }] }, 'm').choices[0]!.finish_reason).toBe(finish);
   });
 
   it('reads a blocked prompt (no candidates) as content_filter', () => {
-    const res = geminiFormat.toHubResponse({ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 } }, 'm');
+    const res = geminiFormat.responseToHub({ promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 3, totalTokenCount: 3 } }, 'm');
     expect(res.choices).toEqual([{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'content_filter' }]);
     expect(res.usage).toEqual({ prompt_tokens: 3, completion_tokens: 0, total_tokens: 3 });
   });
 
   it('raises an error body given as a response', () => {
-    expect(() => geminiFormat.toHubResponse({ error: { code: 429, message: 'Quota.', status: 'RESOURCE_EXHAUSTED' } }, 'm')).toThrow(UpstreamStreamError);
+    expect(() => geminiFormat.responseToHub({ error: { code: 429, message: 'Quota.', status: 'RESOURCE_EXHAUSTED' } }, 'm')).toThrow(UpstreamStreamError);
   });
 
   it('reads the message of Gemini error bodies: object, JSON-stream array, text', () => {

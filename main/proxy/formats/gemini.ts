@@ -46,7 +46,7 @@ import {
   type StreamEncoder,
   UpstreamStreamError,
   type WireError,
-} from './hub.ts';
+} from './hub/index.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Gemini wire types (the fields we read and write)
@@ -1029,12 +1029,12 @@ export function geminiChatPath(model: string, stream: boolean): string {
 
 export const geminiFormat: ClientFormat & ProviderFormat = {
   name: 'gemini',
-  toHub,
-  fromHubResponse,
+  requestToHub: toHub,
+  responseFromHub: fromHubResponse,
   streamEncoder: (ctx) => new GeminiStreamEncoder(ctx),
   errorBody: geminiError,
-  fromHubRequest,
-  toHubResponse,
+  requestFromHub: fromHubRequest,
+  responseToHub: toHubResponse,
   streamDecoder: (model) => new GeminiStreamDecoder(model),
   errorMessage(body) {
     const message = errorOf(body)?.message;

@@ -1,9 +1,9 @@
 // The registry of wire formats a provider may speak (the provider side of each format module).
 import { anthropicFormat } from './anthropic.ts';
 import { geminiFormat } from './gemini.ts';
-import type { FormatName, ProviderFormat } from './hub.ts';
+import type { FormatName, ProviderFormat } from './hub/index.ts';
 import { ollamaFormat } from './ollama.ts';
-import { openaiFormat } from './openai.ts';
+import { openaiFormat } from './openai/index.ts';
 import { responsesFormat } from './responses.ts';
 
 const PROVIDER_FORMATS: Record<FormatName, ProviderFormat> = {

@@ -4,7 +4,8 @@ import http from 'node:http';
 import { Ollama } from 'ollama';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../errors.ts';
-import { foldChunks, type HubChunk, type HubRequest, type HubResponse, responseToChunks, UpstreamStreamError } from './hub.ts';
+import { foldChunks, type HubChunk, type HubRequest, type HubResponse, UpstreamStreamError } from './hub/index.ts';
+import { responseToChunks } from './conformance.case.ts';
 import { generateResponseFromHub, generateStreamEncoder, generateToHub, ollamaFormat } from './ollama.ts';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -19,7 +20,7 @@ const timingsShape = {
 
 function toHubError(body: unknown): ApiError {
   try {
-    ollamaFormat.toHub(body, {});
+    ollamaFormat.requestToHub(body, {});
   } catch (e) {
     if (e instanceof ApiError) return e;
     throw e;
@@ -44,7 +45,7 @@ const hubText = (over: Partial<HubResponse['choices'][0]> = {}, usage = { prompt
 // ---------------------------------------------------------------------------------------------------------------
 describe('ollama client side: /api/chat request → hub', () => {
   it('reads the reference streaming request, streaming by default and asking for usage', () => {
-    const hub = ollamaFormat.toHub({ model: 'llama3.2', messages: [{ role: 'user', content: 'why is the sky blue?' }] }, {});
+    const hub = ollamaFormat.requestToHub({ model: 'llama3.2', messages: [{ role: 'user', content: 'why is the sky blue?' }] }, {});
     expect(hub).toEqual({
       model: 'llama3.2',
       messages: [{ role: 'user', content: 'why is the sky blue?' }],
@@ -54,7 +55,7 @@ describe('ollama client side: /api/chat request → hub', () => {
   });
 
   it('reads every field of a full request; ignores keep_alive, think, num_ctx and top_k', () => {
-    const hub = ollamaFormat.toHub(
+    const hub = ollamaFormat.requestToHub(
       {
         model: 'llava',
         messages: [
@@ -119,14 +120,14 @@ describe('ollama client side: /api/chat request → hub', () => {
 
   it('maps a JSON schema format to json_schema and leaves num_predict -1 (no limit) out', () => {
     const schema = { type: 'object', properties: { age: { type: 'integer' } }, required: ['age'] };
-    const hub = ollamaFormat.toHub({ model: 'm', messages: [], format: schema, options: { num_predict: -1 }, stream: false }, {});
+    const hub = ollamaFormat.requestToHub({ model: 'm', messages: [], format: schema, options: { num_predict: -1 }, stream: false }, {});
     expect(hub.response_format).toEqual({ type: 'json_schema', json_schema: { name: 'response', schema } });
     expect(hub.max_tokens).toBeUndefined();
     expect(hub.stream_options).toBeUndefined();
   });
 
   it('keeps an image sent as a data: URL as it is, and a text-less image message as image parts only', () => {
-    const hub = ollamaFormat.toHub({ model: 'm', messages: [{ role: 'user', images: ['data:image/webp;base64,UklGRg=='] }] }, {});
+    const hub = ollamaFormat.requestToHub({ model: 'm', messages: [{ role: 'user', images: ['data:image/webp;base64,UklGRg=='] }] }, {});
     expect(hub.messages[0]).toEqual({ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/webp;base64,UklGRg==' } }] });
   });
 
@@ -142,7 +143,7 @@ describe('ollama client side: /api/chat request → hub', () => {
     };
 
     it('by tool_name, whatever the order of the results', () => {
-      const hub = ollamaFormat.toHub(
+      const hub = ollamaFormat.requestToHub(
         { model: 'm', messages: [{ role: 'user', content: 'q' }, twoCalls, { role: 'tool', tool_name: 'get_time', content: '10:00' }, { role: 'tool', tool_name: 'get_weather', content: 'sunny' }] },
         {},
       );
@@ -153,25 +154,25 @@ describe('ollama client side: /api/chat request → hub', () => {
     });
 
     it('by `name` when an older client sends that instead of tool_name', () => {
-      const hub = ollamaFormat.toHub({ model: 'm', messages: [twoCalls, { role: 'tool', name: 'get_time', content: '10:00' }] }, {});
+      const hub = ollamaFormat.requestToHub({ model: 'm', messages: [twoCalls, { role: 'tool', name: 'get_time', content: '10:00' }] }, {});
       const [calls, time] = ids(hub) as [string[], string];
       expect(time).toBe(calls[1]);
     });
 
     it('in order when the results carry no tool_name', () => {
-      const hub = ollamaFormat.toHub({ model: 'm', messages: [twoCalls, { role: 'tool', content: 'sunny' }, { role: 'tool', content: '10:00' }] }, {});
+      const hub = ollamaFormat.requestToHub({ model: 'm', messages: [twoCalls, { role: 'tool', content: 'sunny' }, { role: 'tool', content: '10:00' }] }, {});
       const [calls, first, second] = ids(hub) as [string[], string, string];
       expect([first, second]).toEqual(calls);
     });
 
     it('by the ids a newer Ollama client sends, when it sends them', () => {
       const withIds = { ...twoCalls, tool_calls: twoCalls.tool_calls.map((c, i) => ({ id: `call_x${i}`, ...c })) };
-      const hub = ollamaFormat.toHub({ model: 'm', messages: [withIds, { role: 'tool', tool_call_id: 'call_x1', content: '10:00' }, { role: 'tool', content: 'sunny' }] }, {});
+      const hub = ollamaFormat.requestToHub({ model: 'm', messages: [withIds, { role: 'tool', tool_call_id: 'call_x1', content: '10:00' }, { role: 'tool', content: 'sunny' }] }, {});
       expect(ids(hub)).toEqual([['call_x0', 'call_x1'], 'call_x1', 'call_x0']);
     });
 
     it('only to the latest assistant message; a result with no call to answer gets its own id', () => {
-      const hub = ollamaFormat.toHub(
+      const hub = ollamaFormat.requestToHub(
         { model: 'm', messages: [twoCalls, { role: 'tool', content: 'sunny' }, { role: 'assistant', content: 'Done.' }, { role: 'tool', tool_name: 'get_time', content: 'late' }] },
         {},
       );
@@ -218,7 +219,7 @@ describe('ollama client side: /api/chat request → hub', () => {
 // ---------------------------------------------------------------------------------------------------------------
 describe('ollama client side: hub response → /api/chat response', () => {
   it('writes the reference non-stream reply, with the client\'s model and nanosecond timings', () => {
-    const body = ollamaFormat.fromHubResponse(hubText(), ctx);
+    const body = ollamaFormat.responseFromHub(hubText(), ctx);
     expect(body).toEqual({
       model: 'llama3.2',
       created_at: expect.stringMatching(ISO),
@@ -234,7 +235,7 @@ describe('ollama client side: hub response → /api/chat response', () => {
   it('measures the durations from the response\'s creation, split between prompt and reply by tokens', () => {
     const res = hubText({}, { prompt_tokens: 100, completion_tokens: 300, total_tokens: 400 });
     res.created = Math.floor(Date.now() / 1000) - 2;
-    const body = ollamaFormat.fromHubResponse(res, ctx) as Record<string, number>;
+    const body = ollamaFormat.responseFromHub(res, ctx) as Record<string, number>;
     for (const k of ['total_duration', 'prompt_eval_duration', 'eval_duration']) expect(Number.isInteger(body[k])).toBe(true);
     expect(body.total_duration).toBeGreaterThanOrEqual(1e9);
     expect(body.total_duration).toBeLessThan(4e9);
@@ -254,7 +255,7 @@ describe('ollama client side: hub response → /api/chat response', () => {
       },
       finish_reason: 'tool_calls',
     });
-    const body = ollamaFormat.fromHubResponse(res, ctx) as Record<string, unknown>;
+    const body = ollamaFormat.responseFromHub(res, ctx) as Record<string, unknown>;
     expect(body.message).toEqual({
       role: 'assistant',
       content: '',
@@ -271,7 +272,7 @@ describe('ollama client side: hub response → /api/chat response', () => {
       message: { role: 'assistant', content: 'Once', reasoning_content: 'hmm', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"city":"Par' } }] },
       finish_reason: 'length',
     });
-    const body = ollamaFormat.fromHubResponse(res, ctx) as { message: unknown; done_reason: string };
+    const body = ollamaFormat.responseFromHub(res, ctx) as { message: unknown; done_reason: string };
     expect(body.done_reason).toBe('length');
     expect(body.message).toEqual({ role: 'assistant', content: 'Once', thinking: 'hmm', tool_calls: [{ function: { name: 'f', arguments: '{"city":"Par' } }] });
   });
@@ -387,7 +388,7 @@ describe('ollama provider side: hub request → /api/chat body', () => {
   };
 
   it('writes the reference shape, with stream always explicit', () => {
-    expect(ollamaFormat.fromHubRequest(full)).toEqual({
+    expect(ollamaFormat.requestFromHub(full)).toEqual({
       model: 'llama3.2',
       messages: [
         { role: 'system', content: 'Be brief.' },
@@ -400,7 +401,7 @@ describe('ollama provider side: hub request → /api/chat body', () => {
       format: 'json',
       options: { temperature: 0.5, top_p: 0.9, num_predict: 64, stop: ['END'], seed: 7 },
     });
-    expect(ollamaFormat.fromHubRequest({ model: 'm', messages: [], stream: true })).toEqual({ model: 'm', messages: [], stream: true });
+    expect(ollamaFormat.requestFromHub({ model: 'm', messages: [], stream: true })).toEqual({ model: 'm', messages: [], stream: true });
   });
 
   it('sends a JSON schema as format, and approximates tool_choice (none: no tools; named: only that tool)', () => {
@@ -409,7 +410,7 @@ describe('ollama provider side: hub request → /api/chat body', () => {
       { type: 'function', function: { name: 'a' } },
       { type: 'function', function: { name: 'b' } },
     ];
-    const body = (r: Partial<HubRequest>) => ollamaFormat.fromHubRequest({ model: 'm', messages: [], ...r }) as Record<string, unknown>;
+    const body = (r: Partial<HubRequest>) => ollamaFormat.requestFromHub({ model: 'm', messages: [], ...r }) as Record<string, unknown>;
     expect(body({ response_format: { type: 'json_schema', json_schema: { name: 'x', schema } } }).format).toEqual(schema);
     expect(body({ tools, tool_choice: 'none' }).tools).toBeUndefined();
     expect(body({ tools, tool_choice: { type: 'function', function: { name: 'b' } } }).tools).toEqual([{ type: 'function', function: { name: 'b' } }]);
@@ -419,14 +420,14 @@ describe('ollama provider side: hub request → /api/chat body', () => {
 
   it('refuses a remote image URL (Ollama takes only inline images) with a 400 naming the part', () => {
     const req: HubRequest = { model: 'm', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/cat.png' } }] }] };
-    expect(() => ollamaFormat.fromHubRequest(req)).toThrow(ApiError);
-    expect(() => ollamaFormat.fromHubRequest(req)).toThrow('"messages[0].content[0].image_url.url"');
+    expect(() => ollamaFormat.requestFromHub(req)).toThrow(ApiError);
+    expect(() => ollamaFormat.requestFromHub(req)).toThrow('"messages[0].content[0].image_url.url"');
   });
 });
 
 describe('ollama provider side: /api/chat response → hub', () => {
   it('reads the reference tool call reply: minted ids, finish "tool_calls", usage from the counts', () => {
-    const hub = ollamaFormat.toHubResponse(
+    const hub = ollamaFormat.responseToHub(
       {
         model: 'llama3.2',
         created_at: '2024-07-22T20:33:28.123648Z',
@@ -459,10 +460,10 @@ describe('ollama provider side: /api/chat response → hub', () => {
   });
 
   it('reads text, "length" and thinking; a body carrying {"error"} raises', () => {
-    const hub = ollamaFormat.toHubResponse({ model: 'qwen3', message: { role: 'assistant', content: 'Once', thinking: 'Story time.' }, done: true, done_reason: 'length', eval_count: 2 }, 'qwen3');
+    const hub = ollamaFormat.responseToHub({ model: 'qwen3', message: { role: 'assistant', content: 'Once', thinking: 'Story time.' }, done: true, done_reason: 'length', eval_count: 2 }, 'qwen3');
     expect(hub.choices[0]).toEqual({ index: 0, message: { role: 'assistant', content: 'Once', reasoning_content: 'Story time.' }, finish_reason: 'length' });
     expect(hub.usage).toEqual({ prompt_tokens: 0, completion_tokens: 2, total_tokens: 2 });
-    expect(() => ollamaFormat.toHubResponse({ error: 'model "x" not found' }, 'x')).toThrow(UpstreamStreamError);
+    expect(() => ollamaFormat.responseToHub({ error: 'model "x" not found' }, 'x')).toThrow(UpstreamStreamError);
   });
 });
 
@@ -606,7 +607,7 @@ describe('the official ollama client reads what the format writes', () => {
       let raw = '';
       req.on('data', (c: Buffer) => (raw += c.toString()));
       req.on('end', () => {
-        const hub = ollamaFormat.toHub(JSON.parse(raw), {});
+        const hub = ollamaFormat.requestToHub(JSON.parse(raw), {});
         const said = contentOf(hub);
         if (said === 'fail') {
           res.writeHead(404, { 'content-type': 'application/json' });
@@ -615,7 +616,7 @@ describe('the official ollama client reads what the format writes', () => {
         }
         if (!hub.stream) {
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(ollamaFormat.fromHubResponse(toolReply, { model: hub.model })));
+          res.end(JSON.stringify(ollamaFormat.responseFromHub(toolReply, { model: hub.model })));
           return;
         }
         const enc = ollamaFormat.streamEncoder({ model: hub.model });

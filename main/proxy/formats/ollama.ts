@@ -21,7 +21,7 @@ import {
   type StreamEncoder,
   UpstreamStreamError,
   type WireError,
-} from './hub.ts';
+} from './hub/index.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Wire types (the subset Switchboard reads and writes)
@@ -739,13 +739,13 @@ function chatStreamDecoder(model: string): StreamDecoder {
 /** Ollama's /api/chat, both as a client front door and as a provider kind (`<base_url>/api/chat`). */
 export const ollamaFormat: ClientFormat & ProviderFormat = {
   name: 'ollama',
-  toHub: (body: unknown) => chatToHub(body),
-  fromHubResponse: (res: HubResponse, ctx) => chatResponseFromHub(res, ctx.model),
+  requestToHub: (body: unknown) => chatToHub(body),
+  responseFromHub: (res: HubResponse, ctx) => chatResponseFromHub(res, ctx.model),
   streamEncoder: (ctx) => ndjsonEncoder(ctx.model, 'chat'),
   // Ollama clients read `error` as a string (an object shows as "[object Object]").
   errorBody: (e: WireError) => ({ error: errorText(e) }),
-  fromHubRequest: (req: HubRequest) => chatRequestFromHub(req),
-  toHubResponse: (body: unknown, model: string) => chatResponseToHub(body, model),
+  requestFromHub: (req: HubRequest) => chatRequestFromHub(req),
+  responseToHub: (body: unknown, model: string) => chatResponseToHub(body, model),
   streamDecoder: (model: string) => chatStreamDecoder(model),
   errorMessage(body: unknown): string | undefined {
     if (typeof body === 'string') return body.trim() || undefined;

@@ -5,7 +5,8 @@ import { createParser } from 'eventsource-parser';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../errors.ts';
-import { foldChunks, type HubChunk, type HubRequest, type HubResponse, responseToChunks, UpstreamStreamError } from './hub.ts';
+import { foldChunks, type HubChunk, type HubRequest, type HubResponse, UpstreamStreamError } from './hub/index.ts';
+import { responseToChunks } from './conformance.case.ts';
 import { responsesFormat } from './responses.ts';
 
 const ctx = { model: 'gpt-4.1' };
@@ -49,7 +50,7 @@ function sse(...payloads: Record<string, unknown>[]): string {
 function expectInvalid(body: unknown, ...fragments: string[]): void {
   let err: unknown;
   try {
-    responsesFormat.toHub(body, {});
+    responsesFormat.requestToHub(body, {});
   } catch (e) {
     err = e;
   }
@@ -85,7 +86,7 @@ const echoed = {
 
 describe('responses client side: request → hub', () => {
   it('converts a full request (instructions, items, tools, text format) exactly', () => {
-    const hub = responsesFormat.toHub(
+    const hub = responsesFormat.requestToHub(
       {
         model: 'gpt-4.1',
         instructions: 'Be brief.',
@@ -166,7 +167,7 @@ describe('responses client side: request → hub', () => {
   });
 
   it('takes a string input as one user message and json_object as response_format', () => {
-    expect(responsesFormat.toHub({ model: 'm', input: 'Hi', text: { format: { type: 'json_object' } } }, {})).toEqual({
+    expect(responsesFormat.requestToHub({ model: 'm', input: 'Hi', text: { format: { type: 'json_object' } } }, {})).toEqual({
       model: 'm',
       messages: [{ role: 'user', content: 'Hi' }],
       response_format: { type: 'json_object' },
@@ -174,7 +175,7 @@ describe('responses client side: request → hub', () => {
   });
 
   it('starts a new assistant message for a function call that follows a tool result', () => {
-    const hub = responsesFormat.toHub(
+    const hub = responsesFormat.requestToHub(
       {
         model: 'm',
         input: [
@@ -193,7 +194,7 @@ describe('responses client side: request → hub', () => {
   it('refuses previous_response_id and says to send the full input', () => {
     expectInvalid({ model: 'm', input: 'Hi', previous_response_id: 'resp_123' }, 'previous_response_id', 'does not store');
     try {
-      responsesFormat.toHub({ model: 'm', input: 'Hi', previous_response_id: 'resp_123' }, {});
+      responsesFormat.requestToHub({ model: 'm', input: 'Hi', previous_response_id: 'resp_123' }, {});
     } catch (e) {
       expect((e as ApiError).code).toBe('invalid_request');
       expect((e as ApiError).action).toContain('whole conversation in "input"');
@@ -224,14 +225,14 @@ describe('responses client side: request → hub', () => {
   });
 
   it('asks for a model when there is none', () => {
-    expect(() => responsesFormat.toHub({ input: 'Hi' }, {})).toThrow(expect.objectContaining({ code: 'model_required', status: 400 }));
+    expect(() => responsesFormat.requestToHub({ input: 'Hi' }, {})).toThrow(expect.objectContaining({ code: 'model_required', status: 400 }));
   });
 });
 
 describe('responses client side: hub response → response object', () => {
   it('writes a text response exactly', () => {
     const res: HubResponse = { ...base, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }], usage };
-    const wire = JSON.parse(stableIds(JSON.stringify(responsesFormat.fromHubResponse(res, ctx))));
+    const wire = JSON.parse(stableIds(JSON.stringify(responsesFormat.responseFromHub(res, ctx))));
     expect(wire).toEqual({
       id: 'resp_1',
       object: 'response',
@@ -265,7 +266,7 @@ describe('responses client side: hub response → response object', () => {
       ],
       usage,
     };
-    const wire = JSON.parse(stableIds(JSON.stringify(responsesFormat.fromHubResponse(res, ctx))));
+    const wire = JSON.parse(stableIds(JSON.stringify(responsesFormat.responseFromHub(res, ctx))));
     expect(wire.status).toBe('completed');
     expect(wire.output).toEqual([
       { type: 'reasoning', id: 'rs_1', status: 'completed', summary: [], content: [{ type: 'reasoning_text', text: 'The user wants weather.' }] },
@@ -276,7 +277,7 @@ describe('responses client side: hub response → response object', () => {
 
   it('reports a length finish as incomplete with reason max_output_tokens', () => {
     const res: HubResponse = { ...base, choices: [{ index: 0, message: { role: 'assistant', content: 'Once upon' }, finish_reason: 'length' }], usage };
-    const wire = responsesFormat.fromHubResponse(res, ctx) as any;
+    const wire = responsesFormat.responseFromHub(res, ctx) as any;
     expect(wire.status).toBe('incomplete');
     expect(wire.incomplete_details).toEqual({ reason: 'max_output_tokens' });
     expect(wire.output[0].status).toBe('incomplete');
@@ -447,7 +448,7 @@ describe('responses provider side: hub request → Responses request', () => {
       stream: true,
       stream_options: { include_usage: true },
     };
-    expect(responsesFormat.fromHubRequest(req)).toEqual({
+    expect(responsesFormat.requestFromHub(req)).toEqual({
       model: 'gpt-4.1',
       input: [
         { type: 'message', role: 'system', content: 'Be brief.' },
@@ -481,7 +482,7 @@ describe('responses provider side: hub request → Responses request', () => {
   });
 
   it('names a function in tool_choice the Responses way', () => {
-    const wire = responsesFormat.fromHubRequest({ model: 'm', messages: [{ role: 'user', content: 'x' }], tool_choice: { type: 'function', function: { name: 'f' } }, max_completion_tokens: 500 }) as any;
+    const wire = responsesFormat.requestFromHub({ model: 'm', messages: [{ role: 'user', content: 'x' }], tool_choice: { type: 'function', function: { name: 'f' } }, max_completion_tokens: 500 }) as any;
     expect(wire.tool_choice).toEqual({ type: 'function', name: 'f' });
     expect(wire.max_output_tokens).toBe(500);
   });
@@ -524,7 +525,7 @@ describe('responses provider side: response → hub', () => {
   };
 
   it('reads a text response exactly', () => {
-    expect(responsesFormat.toHubResponse(referenceText, 'm')).toEqual({
+    expect(responsesFormat.responseToHub(referenceText, 'm')).toEqual({
       id: 'resp_67ccd2bed1ec8190b14f964abc0542670bb6a6b452d3795b',
       object: 'chat.completion',
       created: 1741476542,
@@ -535,7 +536,7 @@ describe('responses provider side: response → hub', () => {
   });
 
   it('reads function calls and reasoning', () => {
-    const hub = responsesFormat.toHubResponse(
+    const hub = responsesFormat.responseToHub(
       {
         ...referenceText,
         output: [
@@ -558,10 +559,10 @@ describe('responses provider side: response → hub', () => {
   });
 
   it('reads incomplete as length or content_filter, and throws on failed', () => {
-    const incomplete = (reason: string) => responsesFormat.toHubResponse({ ...referenceText, status: 'incomplete', incomplete_details: { reason } }, 'm').choices[0]?.finish_reason;
+    const incomplete = (reason: string) => responsesFormat.responseToHub({ ...referenceText, status: 'incomplete', incomplete_details: { reason } }, 'm').choices[0]?.finish_reason;
     expect(incomplete('max_output_tokens')).toBe('length');
     expect(incomplete('content_filter')).toBe('content_filter');
-    expect(() => responsesFormat.toHubResponse({ ...referenceText, status: 'failed', error: { code: 'server_error', message: 'boom' } }, 'm')).toThrow(
+    expect(() => responsesFormat.responseToHub({ ...referenceText, status: 'failed', error: { code: 'server_error', message: 'boom' } }, 'm')).toThrow(
       expect.objectContaining({ name: 'UpstreamStreamError', message: 'boom', code: 'server_error' }),
     );
   });
@@ -732,7 +733,7 @@ describe('responses client side: the official openai client reads what Switchboa
       req.on('end', () => {
         let hub: HubRequest;
         try {
-          hub = responsesFormat.toHub(JSON.parse(raw), {});
+          hub = responsesFormat.requestToHub(JSON.parse(raw), {});
         } catch (e) {
           const err = e as ApiError;
           res.writeHead(err.status, { 'content-type': 'application/json' });
@@ -741,7 +742,7 @@ describe('responses client side: the official openai client reads what Switchboa
         const result = reply === 'tool' ? toolRes : textRes;
         if (!hub.stream) {
           res.writeHead(200, { 'content-type': 'application/json' });
-          return res.end(JSON.stringify(responsesFormat.fromHubResponse(result, { model: hub.model })));
+          return res.end(JSON.stringify(responsesFormat.responseFromHub(result, { model: hub.model })));
         }
         const enc = responsesFormat.streamEncoder({ model: hub.model });
         res.writeHead(200, { 'content-type': enc.contentType });

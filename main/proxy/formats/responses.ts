@@ -37,7 +37,7 @@ import {
   type StreamEncoder,
   UpstreamStreamError,
   type WireError,
-} from './hub.ts';
+} from './hub/index.ts';
 
 type Json = Record<string, unknown>;
 
@@ -935,12 +935,12 @@ class ResponsesStreamDecoder implements StreamDecoder {
 
 export const responsesFormat: ClientFormat & ProviderFormat = {
   name: 'responses',
-  toHub: (body: unknown, _ctx: ClientContext) => responsesRequestToHub(body),
-  fromHubResponse: (res, ctx) => hubResponseToResponses(res, ctx.model),
+  requestToHub: (body: unknown, _ctx: ClientContext) => responsesRequestToHub(body),
+  responseFromHub: (res, ctx) => hubResponseToResponses(res, ctx.model),
   streamEncoder: (ctx) => new ResponsesStreamEncoder(ctx.model),
   errorBody,
-  fromHubRequest: hubRequestToResponses,
-  toHubResponse: responsesToHubResponse,
+  requestFromHub: hubRequestToResponses,
+  responseToHub: responsesToHubResponse,
   streamDecoder: (model) => new ResponsesStreamDecoder(model),
   errorMessage,
 };

@@ -1,10 +1,11 @@
 // The Gemini provider kind: <base_url>/models/{model}:generateContent (SSE with alt=sse), key in x-goog-api-key.
+import { geminiModelPath } from '../formats/gemini/urls.ts';
 import { idsOf, type ProviderKind } from './kind.ts';
 
 export const geminiKind: ProviderKind = {
   type: 'gemini',
   format: 'gemini',
-  chatPath: (model, stream) => `/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+  chatPath: (model, stream) => (stream ? geminiModelPath(model, 'streamGenerateContent', true) : geminiModelPath(model, 'generateContent')),
   modelsPath: '/models',
   authHeaders: (key): Record<string, string> => (key ? { 'x-goog-api-key': key } : {}),
   parseModels: (json) => idsOf((json as { models?: unknown })?.models, 'name', 'models/'),

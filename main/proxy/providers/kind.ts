@@ -1,6 +1,6 @@
 // What a provider kind is: its wire format, URL layout, auth headers and model-list shape.
 import type { ProviderType } from '../../../shared/config.ts';
-import type { FormatName } from '../formats/hub.ts';
+import type { FormatName } from '../formats/hub/index.ts';
 
 export interface ProviderKind {
   readonly type: ProviderType;

@@ -1,4 +1,4 @@
-import { runConformance } from './conformance.case.ts';
-import { openaiFormat } from './openai.ts';
+import { runConformance } from '../conformance.case.ts';
+import { openaiFormat } from './index.ts';
 
 runConformance(openaiFormat, { images: true, toolChoice: true, toolCallIds: true, usage: true, lengthFinish: true });

@@ -1,0 +1,193 @@
+// The hub form every wire format converts to and from: OpenAI chat completions (request, response, stream chunk),
+// and the two faces a format module shows: ClientFormat (its front door) and ProviderFormat (talking to a provider
+// of that kind). When a client's format equals its provider's, bytes pass through untranslated.
+//
+// One naming scheme in every format, by direction: `…ToHub` reads the format's wire form into the hub's,
+// `…FromHub` writes the hub's as the format's (requestToHub, responseFromHub, requestFromHub, responseToHub,
+// finishToHub, finishFromHub, usage, tool arguments…).
+import type { WireError } from '../../../errors.ts';
+
+export type { WireError } from '../../../errors.ts';
+
+export type FormatName = 'openai' | 'anthropic' | 'gemini' | 'ollama' | 'responses';
+
+export type HubContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } };
+
+export type HubToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
+
+export type HubMessage =
+  | { role: 'system' | 'developer'; content: string | HubContentPart[]; name?: string }
+  | { role: 'user'; content: string | HubContentPart[]; name?: string }
+  | {
+      role: 'assistant';
+      content: string | HubContentPart[] | null;
+      tool_calls?: HubToolCall[];
+      /** Reasoning text some providers return (DeepSeek, Ollama "thinking"); optional everywhere. */
+      reasoning_content?: string;
+      name?: string;
+    }
+  | { role: 'tool'; tool_call_id: string; content: string | HubContentPart[]; name?: string };
+
+export type HubTool = {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+};
+
+export type HubToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+
+export type HubResponseFormat = {
+  type: 'text' | 'json_object' | 'json_schema';
+  json_schema?: { name: string; schema?: Record<string, unknown>; strict?: boolean };
+};
+
+export type HubRequest = {
+  model: string;
+  messages: HubMessage[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  tools?: HubTool[];
+  tool_choice?: HubToolChoice;
+  parallel_tool_calls?: boolean;
+  temperature?: number;
+  top_p?: number;
+  /** Not OpenAI's: carried between the formats that have it (Anthropic, Gemini, Ollama), never sent to OpenAI. */
+  top_k?: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  stop?: string | string[];
+  seed?: number;
+  n?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
+  response_format?: HubResponseFormat;
+  user?: string;
+  /** Fields the hub does not model are carried along for same-format providers and ignored by others. */
+  [extra: string]: unknown;
+};
+
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
+/**
+ * Token counts as OpenAI reports them: prompt_tokens includes cached tokens (read from and written to the cache),
+ * completion_tokens includes reasoning tokens. The details are present when the provider reported them.
+ */
+export type HubUsage = {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
+};
+
+export type HubAssistantMessage = {
+  role: 'assistant';
+  content: string | null;
+  tool_calls?: HubToolCall[];
+  reasoning_content?: string;
+};
+
+export type HubResponse = {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: { index: number; message: HubAssistantMessage; finish_reason: FinishReason | null }[];
+  usage?: HubUsage;
+};
+
+export type HubChunkToolCall = {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function?: { name?: string; arguments?: string };
+};
+
+export type HubDelta = {
+  role?: 'assistant';
+  content?: string | null;
+  tool_calls?: HubChunkToolCall[];
+  reasoning_content?: string;
+};
+
+export type HubChunk = {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: { index: number; delta: HubDelta; finish_reason: FinishReason | null }[];
+  usage?: HubUsage | null;
+};
+
+/** Writes a hub stream as a client's stream format. Each call returns the text to send (possibly ''). */
+export interface StreamEncoder {
+  /** Content type of the stream (text/event-stream, application/x-ndjson, application/json). */
+  readonly contentType: string;
+  chunk(c: HubChunk): string;
+  /** The upstream stream ended normally. */
+  end(): string;
+  /** The upstream failed mid-stream: the format's own error event or line, ending the stream. */
+  error(e: WireError): string;
+}
+
+/**
+ * Reads a provider's stream bytes (already UTF-8 decoded) as hub chunks. A failure the stream reports (or a stream
+ * that is cut or unreadable) is thrown as UpstreamStreamError; chunks decoded before it are never lost: push()
+ * returns them and throws at the next call, and end() attaches them to the error it throws (`error.chunks`).
+ */
+export interface StreamDecoder {
+  push(text: string): HubChunk[];
+  end(): HubChunk[];
+}
+
+export type ClientContext = {
+  /** The model named by the URL (Gemini `/models/{model}:…`), if any. */
+  pathModel?: string;
+  /** Streaming asked for by the URL rather than the body (Gemini `:streamGenerateContent`). */
+  pathStream?: boolean;
+  /** Query parameters (Gemini `alt=sse`). */
+  query?: URLSearchParams;
+};
+
+/** What a reply is written with: the client's context and the model the client asked for. */
+export type ReplyContext = ClientContext & { model: string };
+
+/** A client-facing wire format (a front door). */
+export interface ClientFormat {
+  readonly name: FormatName;
+  /** Validates the client's request body and converts it to the hub form; throws ApiError (400) on bad input. */
+  requestToHub(body: unknown, ctx: ClientContext): HubRequest;
+  /** A hub (non-stream) response as this format's response body. */
+  responseFromHub(res: HubResponse, ctx: ReplyContext): unknown;
+  /** A streaming encoder for one reply. */
+  streamEncoder(ctx: ReplyContext): StreamEncoder;
+  /** This format's HTTP error body. */
+  errorBody(e: WireError): unknown;
+}
+
+/** A provider-facing wire format. */
+export interface ProviderFormat {
+  readonly name: FormatName;
+  /** The hub request as this format's request body (the model may also go in the URL: see the provider kind). */
+  requestFromHub(req: HubRequest): unknown;
+  /** This format's non-stream response body as a hub response; throws UpstreamStreamError for an error body. */
+  responseToHub(body: unknown, model: string): HubResponse;
+  /** A decoder for one streamed reply of this format. */
+  streamDecoder(model: string): StreamDecoder;
+  /** The message inside this format's error body, if any (for the attempt log and the client's error). */
+  errorMessage(body: unknown): string | undefined;
+}
+
+/** Thrown by a StreamDecoder (or responseToHub) when the provider's reply carries its own error, or is cut. */
+export class UpstreamStreamError extends Error {
+  /** Chunks decoded before the failure that could not be handed over (see StreamDecoder). */
+  chunks: HubChunk[] = [];
+
+  constructor(
+    message: string,
+    readonly code = 'upstream_error',
+    readonly status = 502,
+  ) {
+    super(message);
+    this.name = 'UpstreamStreamError';
+  }
+}
