@@ -1,5 +1,5 @@
 // Proxy bench: Switchboard against the raw node:http floor and the mock itself, measured in one run.
-// Method and reference figures: /work/shared/FACTS.md ("Proxies measured side by side"). CPU per request is the
+// Method: every target is measured in this run against the same mock. CPU per request is the
 // figure to trust on a noisy machine; req/s and latency move with whatever else runs.
 // Run: node --import tsx bench/proxy.ts   (or npm run bench, which runs every bench)
 import autocannon from 'autocannon';

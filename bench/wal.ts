@@ -1,7 +1,7 @@
 // WAL bench: durable appends/s for 1, 16 and 256 concurrent writers (200-byte records) against a baseline
 // measured in the same run (fs.appendFile + fsync per record, no group commit), and recovery time of a big log.
 // Each figure is the median of WAL_BENCH_ROUNDS rounds (default 3) of WAL_BENCH_SECONDS (default 1) per case,
-// baseline and WAL interleaved, because the machine is noisy (FACTS.md): compare ratios, not absolute rates.
+// baseline and WAL interleaved, because the machine is noisy: compare ratios, not absolute rates.
 // Recovery: a log of WAL_BENCH_RECOVERY_MB megabytes (default 1024) of 200-byte records, opened (every record's
 // checksums verified) and replayed in full. The page cache is warm (the log was just written).
 // Run: node --import tsx bench/wal.ts   (or npm run bench, which runs every bench)
@@ -179,7 +179,7 @@ export async function main(): Promise<{ table: string; pass: boolean; rows: WalB
     const top = rows[rows.length - 1] as WalBenchRow;
     const rateOk = top.walPerSec >= TARGET_RATE;
     // The target's baseline is "appendFile + fsync per record, no group commit": one record per fsync, which is
-    // one writer (FACTS.md: about 7,400/s). Concurrent baseline writers are shown too, and not hidden when lower.
+    // one writer (about 7,400/s on an ext4 disk here). Concurrent baseline writers are shown too, and not hidden when lower.
     const ratioOk = top.ratioVsOneWriter >= TARGET_RATIO;
     const lines = [
       `## WAL: durable appends/s, 200-byte records (median of ${rounds} × ${seconds} s, node ${process.version}, ${os.cpus().length} cores)`,

@@ -5,7 +5,7 @@ import { Switchboard } from './app.ts';
 import { resolveConfigPath } from './config/paths.ts';
 import { ConfigError, ConfigStore } from './config/store.ts';
 import { PortInUseError } from './server/port-conflict.ts';
-import { VERSION } from './server/admin.ts';
+import { VERSION } from './version.ts';
 import { createKey, keysFile, readKeys, revokeKey } from './orchestrator/keys.ts';
 import { gatewayKeysCommand } from './gateway/cli.ts';
 

@@ -75,7 +75,7 @@ export class ApiError extends Error {
     this.action = action ?? ACTIONS[code];
   }
 
-  /** The spec's body: {error: {code, message, type, action, details?}}. */
+  /** The error body every OpenAI-shaped route answers: {error: {code, message, type, action, details?}}. */
   toBody(): ErrorBody {
     const error: ErrorBody['error'] = { code: this.code, message: this.message, type: this.type, action: this.action };
     if (this.details !== undefined) error.details = this.details;

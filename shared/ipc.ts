@@ -4,7 +4,7 @@ import type { ConfigProblem } from './config.ts';
 import type { RequestLogEntry, RouteExplanation, StatusResponse } from './admin.ts';
 import type { AgentEvent } from './orchestrator.ts';
 
-/** An error as the server said it: status plus the spec's error body. */
+/** An error as the server said it: status plus the error body. */
 export type ApiFailure = {
   status: number;
   error: { code: string; message: string; type?: string; action?: string; details?: unknown };

@@ -90,7 +90,7 @@ export type Task = {
 export const EVENT_TYPES = ['thinking', 'tool_call', 'tool_result', 'output', 'completed', 'failed', 'stopped'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** One frame of GET /events: the spec's fields plus where it comes from. */
+/** One frame of GET /events: its type's fields plus where it comes from. */
 export type AgentEvent = {
   id: number;
   type: EventType;

@@ -11,7 +11,7 @@ import type { PortConflictInfo } from '../../shared/ipc.ts';
 import { Switchboard } from '../app.ts';
 import { resolveConfigPath } from '../config/paths.ts';
 import { ConfigError } from '../config/store.ts';
-import { VERSION } from '../server/admin.ts';
+import { VERSION } from '../version.ts';
 import { PortInUseError } from '../server/port-conflict.ts';
 import { applyStartOnLogin } from './autostart.ts';
 import { configJsonSchemaProperties } from './config-schema.ts';

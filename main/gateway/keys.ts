@@ -1,10 +1,10 @@
 // Gateway keys (sk-sb-…) and personal access tokens (sbp_…): stored as sha-256 hashes in gateway-keys.json beside
-// config.json (0600, atomic), with a name, allowed model globs, limits and an expiry. Revoked keys stay listed.
+// config.json (a locked key file: ../config/key-file.ts), with a name, allowed model globs, limits and an expiry.
+// Revoked keys stay listed.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { LimitValues } from '../../shared/config.ts';
-import { writeFileAtomic } from '../config/atomic-write.ts';
+import { KeyIndex, readKeyFile, updateKeyFile } from '../config/key-file.ts';
 
 export type CredentialKind = 'key' | 'pat';
 export const KEY_PREFIX = 'sk-sb-';
@@ -28,17 +28,7 @@ export type GatewayKeyRecord = {
 export const gatewayKeysFile = (configDir: string): string => path.join(configDir, 'gateway-keys.json');
 export const hashSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 
-export async function readGatewayKeys(file: string): Promise<GatewayKeyRecord[]> {
-  try {
-    const parsed = JSON.parse(await fs.readFile(file, 'utf8')) as { keys?: GatewayKeyRecord[] };
-    return Array.isArray(parsed.keys) ? parsed.keys : [];
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
-}
-
-const writeGatewayKeys = (file: string, keys: GatewayKeyRecord[]) => writeFileAtomic(file, `${JSON.stringify({ keys }, null, 2)}\n`, 0o600);
+export const readGatewayKeys = (file: string): Promise<GatewayKeyRecord[]> => readKeyFile<GatewayKeyRecord>(file);
 
 export type CreateOptions = { kind: CredentialKind; name: string; models?: string[]; expiresAt?: Date | null; limits?: LimitValues };
 
@@ -58,17 +48,17 @@ export async function createGatewayKey(file: string, opts: CreateOptions): Promi
     models: opts.models ?? [],
     limits: opts.limits ?? {},
   };
-  await writeGatewayKeys(file, [...(await readGatewayKeys(file)), record]);
+  await updateKeyFile<GatewayKeyRecord, void>(file, (keys) => ({ keys: [...keys, record], result: undefined }));
   return { secret, record };
 }
 
-export async function revokeGatewayKey(file: string, id: string): Promise<boolean> {
-  const keys = await readGatewayKeys(file);
-  const rec = keys.find((k) => k.id === id);
-  if (!rec) return false;
-  rec.revoked_at ??= new Date().toISOString();
-  await writeGatewayKeys(file, keys);
-  return true;
+export function revokeGatewayKey(file: string, id: string): Promise<boolean> {
+  return updateKeyFile<GatewayKeyRecord, boolean>(file, (keys) => {
+    const rec = keys.find((k) => k.id === id);
+    if (!rec) return { keys: null, result: false };
+    rec.revoked_at ??= new Date().toISOString();
+    return { keys, result: true };
+  });
 }
 
 /** "30d", "12h", "90m" or an ISO date → the expiry time. */
@@ -80,27 +70,15 @@ export function parseExpiry(text: string, now = Date.now()): Date {
   return d;
 }
 
-/** The server's view of the key file, re-read when its mtime changes (so create/revoke apply while it runs). */
+/** The server's view of the key file (re-read when it changes, so create/revoke apply while it runs). */
 export class GatewayKeyRing {
-  private byHash = new Map<string, GatewayKeyRecord>();
-  private mtimeMs = -1;
+  private readonly index: KeyIndex<GatewayKeyRecord>;
 
-  constructor(readonly file: string) {}
-
-  async lookup(secret: string): Promise<GatewayKeyRecord | null> {
-    await this.refresh();
-    return this.byHash.get(hashSecret(secret)) ?? null;
+  constructor(readonly file: string) {
+    this.index = new KeyIndex(file);
   }
 
-  private async refresh(): Promise<void> {
-    let mtime = 0;
-    try {
-      mtime = (await fs.stat(this.file)).mtimeMs;
-    } catch {
-      mtime = 0;
-    }
-    if (mtime === this.mtimeMs) return;
-    this.mtimeMs = mtime;
-    this.byHash = new Map((await readGatewayKeys(this.file)).map((k) => [k.sha256, k]));
+  async lookup(secret: string): Promise<GatewayKeyRecord | null> {
+    return (await this.index.get(hashSecret(secret))) ?? null;
   }
 }

@@ -8,9 +8,9 @@ import type { IncomingMessage } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import type { UploadBody } from '../proxy/forward.ts';
+import type { UploadBody } from '../proxy/forward/index.ts';
 import { ApiError } from '../errors.ts';
-import type { SpooledBody } from '../server/front-door.ts';
+import type { SpooledBody } from '../proxy/door.ts';
 
 export function boundaryOf(contentType: string | undefined): string {
   const m = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? '');

@@ -7,8 +7,8 @@ import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import type { Engine } from '../proxy/engine.ts';
 import { identifyApp } from '../proxy/identify-app.ts';
 import { ApiError, toApiError } from '../errors.ts';
-import { checkOrigin, checkProxyHost } from '../server/guards.ts';
-import { gatewayFor, isGatewayMode } from './gateway.ts';
+import { noRouteError } from '../proxy/request.ts';
+import { gatewayFor } from './gateway.ts';
 
 /** Browsers cannot set headers on a WebSocket: OpenAI's clients send the key as this subprotocol. */
 const KEY_PROTOCOL = 'openai-insecure-api-key.';
@@ -73,7 +73,13 @@ function bridge(client: WebSocket, upstream: WebSocket, done: () => void): void 
   upstream.on('error', () => upstream.terminate());
 }
 
-export function realtimeUpgrade(engine: () => Engine): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+export type RealtimeDeps = {
+  engine: () => Engine;
+  /** The server's host and origin guards for this request (throws ApiError): main/server/app.ts hands them in. */
+  guard: (req: IncomingMessage) => void;
+};
+
+export function realtimeUpgrade({ engine, guard }: RealtimeDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (_p, req) => (req as IncomingMessage & { chosenProtocol?: string }).chosenProtocol ?? false });
   // Who served the session, in the handshake's response headers (as x-switchboard-provider on HTTP replies).
   wss.on('headers', (headers, req) => {
@@ -87,8 +93,7 @@ export function realtimeUpgrade(engine: () => Engine): (req: IncomingMessage, so
       const e = engine();
       let settle: ((n: number | null) => void) | null = null;
       try {
-        if (!isGatewayMode(e.config, req)) checkProxyHost(req.headers);
-        checkOrigin(req.headers);
+        guard(req);
         const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
         const keyProto = offered.find((p) => p.startsWith(KEY_PROTOCOL));
         if (keyProto && !req.headers.authorization) req.headers.authorization = `Bearer ${keyProto.slice(KEY_PROTOCOL.length)}`;
@@ -98,10 +103,7 @@ export function realtimeUpgrade(engine: () => Engine): (req: IncomingMessage, so
         if (!model) throw new ApiError('model_required', 'The realtime URL has no ?model=; Switchboard routes by it.', 'Connect to /v1/realtime?model=<model>.');
         const app = await identifyApp(req, { hasRule: e.router.hasAppRules ? e.router.hasAppRule : null, timeoutMs: 250 });
         const route = e.router.resolve(model, app?.name ?? null);
-        if (route.candidates.length === 0) {
-          const { message, action } = e.router.noRouteMessage(route);
-          throw new ApiError('no_route', message, action);
-        }
+        if (route.candidates.length === 0) throw noRouteError(e.router, route);
         gateway.checkModel(principal, route.model);
         // A session holds one concurrency slot and counts one request; its tokens are not estimated.
         const admission = gateway.admit(e.config, principal, app?.name ?? null, 0);

@@ -6,11 +6,11 @@ import { type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { type Context, Hono } from 'hono';
 import type { Engine } from '../proxy/engine.ts';
-import type { ClientFormat } from '../proxy/formats/hub/index.ts';
+import { type ClientFormat, errorMessageOf } from '../proxy/formats/hub/index.ts';
 import { openaiFormat } from '../proxy/formats/openai/index.ts';
-import type { AttemptPlan, PlanTarget } from '../proxy/forward.ts';
 import { ApiError, toApiError } from '../errors.ts';
-import { type FrontDoor, handleFrontDoor, type PlanInput, sendFormatError } from '../server/front-door.ts';
+import type { FrontDoor, PlanInput } from '../proxy/door.ts';
+import { type AttemptPlan, type PlanTarget, sendFormatError } from '../proxy/forward/index.ts';
 import { gatewayFor } from './gateway.ts';
 import { isMultipart, spoolUpload } from './multipart.ts';
 import { taskIdOf } from './video-tasks.ts';
@@ -97,7 +97,7 @@ function videoCreateDoor(clientPath: string, engine: () => Engine): FrontDoor {
             if (id) gatewayFor(engine()).videos.remember(id, t.name);
             return reply;
           },
-          errorMessage: (body) => (body as { error?: { message?: string } })?.error?.message,
+          errorMessage: errorMessageOf,
         },
       };
     },
@@ -138,7 +138,11 @@ async function forwardPoll(engine: Engine, taskId: string, req: IncomingMessage,
   res.end();
 }
 
-export type GatewayRouteDeps = { engine: () => Engine };
+export type GatewayRouteDeps = {
+  engine: () => Engine;
+  /** Runs a front door on the raw request and response (the server's, handed in by main/server/app.ts). */
+  runDoor: (door: FrontDoor, req: IncomingMessage, res: ServerResponse) => Promise<void>;
+};
 
 export const GATEWAY_JSON_PATHS = ['/v1/responses/compact', '/v1/images/generations', '/v1/audio/speech', '/v1/rerank', '/v1/moderations'] as const;
 export const GATEWAY_MULTIPART_PATHS = ['/v1/images/edits', '/v1/audio/transcriptions', '/v1/audio/translations'] as const;
@@ -147,7 +151,7 @@ export const VIDEO_CREATE_PATHS = ['/v1/videos', '/v1/video/generations', '/vend
 export function gatewayRoutes(deps: GatewayRouteDeps): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
   const run = (d: FrontDoor) => async (c: Ctx) => {
-    await handleFrontDoor(d, c.env.incoming, c.env.outgoing, deps.engine());
+    await deps.runDoor(d, c.env.incoming, c.env.outgoing);
     return RESPONSE_ALREADY_SENT;
   };
   for (const p of GATEWAY_JSON_PATHS) app.post(p, run(jsonDoor(p)));

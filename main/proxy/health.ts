@@ -1,7 +1,7 @@
 // Active health checks: each enabled provider's models endpoint on an interval sets its ok/failed state.
 import { performance } from 'node:perf_hooks';
 import type { Engine } from './engine.ts';
-import { isRetryableStatus } from './forward.ts';
+import { isRetryableStatus } from './forward/index.ts';
 import { fetchModels } from './models.ts';
 
 export class HealthChecker {

@@ -2,23 +2,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config.ts';
 import { RequestLog } from '../observability/request-log.ts';
+import { type MockAnthropic, startMockAnthropic } from '../../test/support/mock-anthropic.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
 import { Engine } from './engine.ts';
-import { foldChunks } from './formats/hub/index.ts';
+import { foldChunks, type HubChunk, UpstreamStreamError } from './formats/hub/index.ts';
 import { chatInProcess } from './in-process.ts';
 
 let a: MockProvider;
 let b: MockProvider;
+let claude: MockAnthropic;
 let engine: Engine;
 beforeAll(async () => {
   a = await startMockProvider({ name: 'first' });
   b = await startMockProvider({ name: 'second' });
+  claude = await startMockAnthropic({ name: 'claude' });
   const r = parseConfig({
     providers: [
       { name: 'first', base_url: a.baseUrl, api_key: 'k1' },
       { name: 'second', base_url: b.baseUrl, api_key: 'k2' },
+      { name: 'claude', base_url: claude.baseUrl, api_key: 'k3', type: 'anthropic' },
     ],
-    routing: { default_provider: 'second', rules: [{ pattern: '*', provider: 'first' }] },
+    routing: { default_provider: 'second', rules: [{ pattern: 'claude-*', provider: 'claude' }, { pattern: '*', provider: 'first' }] },
   });
   if (!r.ok) throw new Error('bad config');
   engine = new Engine(r.config, '/tmp/config.json', new RequestLog(10));
@@ -27,7 +31,14 @@ afterAll(async () => {
   await engine.close();
   await a.close();
   await b.close();
+  await claude.close();
 });
+
+async function collect(model = 'm', app = 'switchboard-agent'): Promise<HubChunk[]> {
+  const chunks: HubChunk[] = [];
+  for await (const c of chatInProcess(engine, { model, messages: [{ role: 'user', content: 'hi' }] }, { app })) chunks.push(c);
+  return chunks;
+}
 
 describe('chatInProcess', () => {
   it('streams hub chunks from the routed provider and logs the request as the agent app', async () => {
@@ -81,6 +92,40 @@ describe('chatInProcess', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(a.sentChunksAt.length).toBe(sent);
     expect(sent).toBeLessThan(20);
+    a.setBehavior({});
+  });
+
+  it('decodes another kind\'s stream straight to hub chunks (an Anthropic provider, tool call and usage)', async () => {
+    claude.setBehavior({ toolCall: { name: 'calculator', arguments: { expression: '6*7' } }, usage: { input_tokens: 12, output_tokens: 5 } });
+    const res = foldChunks(await collect('claude-haiku'));
+    expect(res.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(JSON.parse(res.choices[0]!.message.tool_calls![0]!.function.arguments)).toEqual({ expression: '6*7' });
+    expect(res.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 5 });
+    expect(claude.requests.at(-1)!.body).toMatchObject({ model: 'claude-haiku', stream: true });
+    expect(engine.requestLog.recent(1)[0]).toMatchObject({ provider: 'claude', status: 200, prompt_tokens: 12, completion_tokens: 5 });
+    claude.setBehavior({});
+  });
+
+  it('raises the provider\'s own refusal (a 4xx, no failover) with its message', async () => {
+    a.setBehavior({ status: 400 });
+    const backupBefore = b.chatCount();
+    const err = await collect().catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'upstream_error' });
+    expect((err as Error).message).toContain('Invalid request (mock).');
+    expect(b.chatCount()).toBe(backupBefore); // a refusal is the provider's answer: no failover
+    expect(engine.requestLog.recent(1)[0]).toMatchObject({ provider: 'first', status: 400 });
+    a.setBehavior({});
+  });
+
+  it('hands over the chunks before a mid-stream failure, then raises it', async () => {
+    a.setBehavior({ tokens: ['one', ' two', ' three', ' four'], failAfterChunks: 3 });
+    const seen: HubChunk[] = [];
+    const err = await (async () => {
+      for await (const c of chatInProcess(engine, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { app: 'x' })) seen.push(c);
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UpstreamStreamError);
+    expect(foldChunks(seen).choices[0]!.message.content).toBe('one two');
+    expect(engine.requestLog.recent(1)[0]).toMatchObject({ provider: 'first', status: 502, error_code: 'upstream_error' });
     a.setBehavior({});
   });
 });

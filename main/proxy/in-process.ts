@@ -1,51 +1,190 @@
 // Chat through the engine from inside the process (the orchestrator's agents): the same routing, failover and
-// translation as an HTTP client gets, read back as hub chunks. No socket: the reply lands in an in-memory response.
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+// translation as an HTTP client gets, delivered as hub chunks. No socket and no HTTP objects: forwarding writes to
+// an in-process reply target, and every provider's stream is decoded straight to hub chunks (nothing is re-encoded).
 import { performance } from 'node:perf_hooks';
-import { Writable } from 'node:stream';
-import type { RequestLogEntry } from '../../shared/admin.ts';
+import { StringDecoder } from 'node:string_decoder';
 import { ApiError } from '../errors.ts';
 import type { Engine } from './engine.ts';
-import type { HubChunk, HubRequest } from './formats/hub/index.ts';
-import { openaiFormat } from './formats/openai/index.ts';
-import { chatPlan, forwardWithFailover } from './forward.ts';
+import { type HubChunk, type HubRequest, type StreamDecoder, UpstreamStreamError, type WireError } from './formats/hub/index.ts';
+import { providerFormat } from './formats/index.ts';
+import {
+  type AttemptPlan,
+  type ClientListener,
+  forwardWithFailover,
+  type Planner,
+  type PlanTarget,
+  type ReplySink,
+  type ReplyTarget,
+  type SinkInit,
+  type Usage,
+} from './forward/index.ts';
+import { checkNotPaused, newLogEntry, noRouteError, recordOutcome } from './request.ts';
 
-/** A ServerResponse stand-in that hands what is written to a reader. */
-class InProcessResponse extends Writable {
-  statusCode = 0;
-  headersSent = false;
-  private readonly queue: string[] = [];
+/** Chunks queued for the reader past which the upstream read pauses until the reader catches up. */
+const HIGH_WATER = 256;
+
+/** Every candidate gets the hub request in its own format, and its stream is decoded to hub chunks. */
+class InProcessPlanner implements Planner {
+  constructor(private readonly hub: HubRequest) {}
+
+  plan(t: PlanTarget): AttemptPlan {
+    const pf = providerFormat(t.kind.format);
+    const model = this.hub.model;
+    return {
+      path: t.kind.chatPath(model, true),
+      body: Buffer.from(JSON.stringify(pf.requestFromHub(this.hub))),
+      translate: {
+        json: (body) => pf.responseToHub(body, model),
+        decoder: () => pf.streamDecoder(model),
+        errorMessage: (body) => pf.errorMessage(body),
+      },
+    };
+  }
+}
+
+/** The reader's end: a queue of hub chunks, the failure that ended them, and the provider's own error answer. */
+class InProcessTarget implements ReplyTarget {
+  private listener: ClientListener | null = null;
+  private queue: HubChunk[] = [];
   private wake: (() => void) | null = null;
+  private ended = false;
+  private stopped = false;
+  failure: UpstreamStreamError | null = null;
+  refusal: { status: number; message: string } | null = null;
 
-  writeHead(status: number): this {
-    this.statusCode = status;
-    this.headersSent = true;
-    return this;
+  get gone(): boolean {
+    return this.stopped;
   }
 
-  override _write(chunk: Buffer | string, _enc: BufferEncoding, cb: () => void): void {
-    this.queue.push(typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+  listen(listener: ClientListener | null): void {
+    this.listener = listener;
+  }
+
+  sink(init: SinkInit, plan: AttemptPlan): ReplySink {
+    const t = plan.translate;
+    if (!t?.decoder) throw new UpstreamStreamError('an in-process call needs a translated stream');
+    return init.status >= 400 ? new RefusalSink(this, init, t.errorMessage) : new HubStreamSink(this, init, t.decoder());
+  }
+
+  push(chunks: HubChunk[]): boolean {
+    this.queue.push(...chunks);
     this.wake?.();
-    cb();
+    return this.queue.length < HIGH_WATER;
   }
 
-  override _final(cb: () => void): void {
+  /** No more chunks: the reply ended, failed, or forwarding gave up. */
+  end(): void {
+    this.ended = true;
     this.wake?.();
-    cb();
   }
 
-  /** Text written so far (drained), or null once the response is over and drained. */
-  async next(): Promise<string | null> {
+  /** The reader stopped (aborted, or left the loop): the running attempt is aborted. */
+  stop(): void {
+    this.stopped = true;
+    this.listener?.clientGone();
+    this.end();
+  }
+
+  /** The next chunks, or null at the end; throws the mid-stream failure once the chunks before it are read. */
+  async next(): Promise<HubChunk[] | null> {
     for (;;) {
-      if (this.queue.length) return this.queue.splice(0).join('');
-      if (this.writableFinished || this.destroyed) return null;
-      await new Promise<void>((r) => {
-        this.wake = r;
-        this.once('close', r);
-      });
+      if (this.queue.length) {
+        const batch = this.queue;
+        this.queue = [];
+        this.listener?.clientDrained();
+        return batch;
+      }
+      if (this.failure) throw this.failure;
+      if (this.ended) return null;
+      await new Promise<void>((resolve) => (this.wake = resolve));
       this.wake = null;
     }
+  }
+}
+
+/** A 2xx stream: provider bytes → hub chunks → the reader's queue. Commits at the first chunk. */
+class HubStreamSink implements ReplySink {
+  committed = false;
+  private readonly text = new StringDecoder('utf8');
+  private counted: Usage = { prompt: null, completion: null };
+
+  constructor(
+    private readonly target: InProcessTarget,
+    private readonly init: SinkInit,
+    private readonly decoder: StreamDecoder,
+  ) {}
+
+  private deliver(chunks: HubChunk[]): boolean {
+    if (chunks.length === 0) return true;
+    if (!this.committed) {
+      this.committed = true;
+      this.init.committer.commit();
+    }
+    for (const c of chunks) if (c.usage) this.counted = { prompt: c.usage.prompt_tokens, completion: c.usage.completion_tokens };
+    return this.target.push(chunks);
+  }
+
+  data(chunk: Buffer): boolean {
+    return this.deliver(this.decoder.push(this.text.write(chunk)));
+  }
+
+  end(): void {
+    const rest = this.decoder.push(this.text.end());
+    try {
+      this.deliver([...rest, ...this.decoder.end()]);
+    } catch (err) {
+      if (err instanceof UpstreamStreamError) this.deliver([...rest, ...err.chunks]);
+      throw err;
+    }
+    this.target.end();
+  }
+
+  fail(e: WireError): void {
+    this.target.failure = new UpstreamStreamError(e.message, e.code, e.status);
+    this.target.end();
+  }
+
+  usage(): Usage {
+    return this.counted;
+  }
+}
+
+/** The provider's own error answer (a 4xx that is not worth a failover): its message, for the caller's error. */
+class RefusalSink implements ReplySink {
+  committed = false;
+  private readonly parts: Buffer[] = [];
+
+  constructor(
+    private readonly target: InProcessTarget,
+    private readonly init: SinkInit,
+    private readonly errorMessage: (body: unknown) => string | undefined,
+  ) {}
+
+  data(chunk: Buffer): boolean {
+    this.parts.push(chunk);
+    return true;
+  }
+
+  end(): void {
+    const text = Buffer.concat(this.parts).toString('utf8');
+    let message: string | undefined;
+    try {
+      message = this.errorMessage(JSON.parse(text));
+    } catch {
+      message = text.trim().slice(0, 500);
+    }
+    this.committed = true;
+    this.init.committer.commit();
+    this.target.refusal = { status: this.init.status, message: message || `HTTP ${this.init.status}` };
+    this.target.end();
+  }
+
+  fail(): void {
+    this.target.end();
+  }
+
+  usage(): Usage {
+    return { prompt: null, completion: null };
   }
 }
 
@@ -53,71 +192,45 @@ export type InProcessOptions = { app: string; signal?: AbortSignal };
 
 /**
  * Streams a chat completion for `req` (hub form) through routing as app `opts.app`. Throws ApiError when no
- * provider can take it or all fail before the first byte; throws UpstreamStreamError on a mid-stream failure.
- * Aborting `opts.signal` cancels the upstream call at once.
+ * provider can take it, all fail before the first byte, or the provider refuses the request; throws
+ * UpstreamStreamError on a mid-stream failure. Aborting `opts.signal` cancels the upstream call at once.
  */
 export async function* chatInProcess(engine: Engine, req: HubRequest, opts: InProcessOptions): AsyncGenerator<HubChunk> {
   const started = performance.now();
-  const route = engine.router.resolve(req.model, opts.app);
-  const entry: RequestLogEntry = {
-    id: randomUUID(), time: new Date().toISOString(), method: 'POST', path: '(in-process) /v1/chat/completions', app: opts.app, app_source: 'header',
-    requested_model: req.model, routed_model: route.model, provider: null, route: null, attempts: [], status: 0, error_code: null, stream: true,
-    latency_ms: 0, ttfb_ms: null, prompt_tokens: null, completion_tokens: null,
-  };
+  const entry = newLogEntry('(in-process) /v1/chat/completions');
+  Object.assign(entry, { app: opts.app, app_source: 'header', requested_model: req.model, stream: true });
+  const target = new InProcessTarget();
+  const onAbort = () => target.stop();
   try {
-    if (engine.paused) throw new ApiError('routing_paused', 'Routing is paused in Switchboard.', 'Resume routing from the tray menu or the Switchboard window.');
-    if (route.candidates.length === 0) {
-      const { message, action } = engine.router.noRouteMessage(route);
-      throw new ApiError('no_route', message, action, { steps: route.steps, skipped: route.skipped });
-    }
+    checkNotPaused(engine);
+    const route = engine.router.resolve(req.model, opts.app);
+    entry.routed_model = route.model;
+    if (route.candidates.length === 0) throw noRouteError(engine.router, route);
     const hub: HubRequest = { ...req, model: route.model, stream: true, stream_options: { include_usage: true } };
-    const raw = Buffer.from(JSON.stringify(hub));
-    const res = new InProcessResponse();
-    const fakeReq = { headers: { 'content-type': 'application/json', 'user-agent': `switchboard-agent (${opts.app})` } } as unknown as IncomingMessage;
-    const onAbort = () => res.destroy();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const ctx = { model: req.model };
-    const done = forwardWithFailover(
-      {
-        req: fakeReq,
-        res: res as unknown as ServerResponse,
-        client: openaiFormat,
-        ctx: {},
-        stream: true,
-        candidates: route.candidates,
-        model: route.model,
-        planner: {
-          plan: (t) => chatPlan(t, t.kind.format === 'openai' ? t.kind.chatPath(route.model, true) : null, raw, hub, openaiFormat, ctx, true),
-        },
-      },
-      engine.pool,
-    );
-    // When every candidate failed, nothing was written: end the response so the reader stops and sees the error.
-    void done.then(() => {
-      if (!res.writableEnded && !res.destroyed) res.end();
-    });
-    const decoder = openaiFormat.streamDecoder(route.model);
+    if (opts.signal?.aborted) target.stop();
+    const headers = { 'content-type': 'application/json', 'user-agent': `switchboard-agent (${opts.app})` };
+    const done = forwardWithFailover({ headers, target, candidates: route.candidates, model: route.model, planner: new InProcessPlanner(hub) }, engine.pool);
+    // When every candidate failed, nothing was delivered: end the queue so the reader stops and sees the error.
+    void done.then(() => target.end());
+    let outcome;
     try {
       for (;;) {
-        const text = await res.next();
-        if (text === null) break;
-        if (res.statusCode >= 400) continue; // an error body: reported below from the outcome
-        for (const chunk of decoder.push(text)) yield chunk;
+        const batch = await target.next();
+        if (batch === null) break;
+        for (const chunk of batch) yield chunk;
       }
-      for (const chunk of decoder.end()) yield chunk;
     } finally {
       opts.signal?.removeEventListener('abort', onAbort);
-      if (!res.writableFinished) res.destroy();
-      const outcome = await done;
-      Object.assign(entry, {
-        provider: outcome.provider, route: outcome.route, attempts: outcome.attempts, status: outcome.status, error_code: outcome.errorCode,
-        ttfb_ms: outcome.ttfbMs, prompt_tokens: outcome.promptTokens, completion_tokens: outcome.completionTokens,
-      });
-      if (outcome.error) throw outcome.error;
-      if (outcome.status >= 400 && outcome.status !== 499 && !outcome.errorCode) {
-        throw new ApiError('upstream_error', `The provider answered HTTP ${outcome.status}.`, 'See the request log for the provider\'s answer.');
-      }
-      if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+      target.stop(); // a reader that left the loop early stops the upstream call (no-op once it has ended)
+      outcome = await done;
+      recordOutcome(entry, outcome);
+    }
+    if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+    if (outcome.error) throw outcome.error;
+    if (target.refusal) {
+      const { status, message } = target.refusal;
+      throw new ApiError('upstream_error', `The provider refused the request (HTTP ${status}): ${message}`, 'See the request log for the provider\'s answer.');
     }
   } catch (err) {
     if (err instanceof ApiError) {

@@ -6,13 +6,13 @@ import { isMaskedKey, maskKey } from '../../shared/config.ts';
 import { ConfigError, type ConfigStore } from '../config/store.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { ApiError } from '../errors.ts';
+import { VERSION } from '../version.ts';
 import { performance } from 'node:perf_hooks';
 import { fetchModels } from '../proxy/models.ts';
 import { createKey, keysFile, readKeys, revokeKey } from '../orchestrator/keys.ts';
 import net from 'node:net';
 import { identifyPortHolder, portConflictMessage } from './port-conflict.ts';
 
-export const VERSION = '0.1.0';
 
 type ProviderLike = { name?: unknown; api_key?: unknown };
 

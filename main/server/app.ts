@@ -7,13 +7,14 @@ import { Hono } from 'hono';
 import type { ConfigStore } from '../config/store.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { logger } from '../observability/logger.ts';
-import { VERSION, adminRoutes } from './admin.ts';
+import { VERSION } from '../version.ts';
+import { adminRoutes } from './admin.ts';
 import { uiRoutes } from './ui.ts';
 import type { Context } from 'hono';
-import { anthropicFormat, countTokens as anthropicCountTokens } from '../proxy/formats/anthropic.ts';
-import { geminiFormat, countTokens as geminiCountTokens } from '../proxy/formats/gemini.ts';
+import { anthropicFormat, countTokens as anthropicCountTokens } from '../proxy/formats/anthropic/index.ts';
+import { geminiFormat, countTokens as geminiCountTokens } from '../proxy/formats/gemini/index.ts';
 import type { ClientContext, ClientFormat } from '../proxy/formats/hub/index.ts';
-import { ollamaFormat } from '../proxy/formats/ollama.ts';
+import { ollamaFormat } from '../proxy/formats/ollama/index.ts';
 import { compatRoutes } from './compat.ts';
 import {
   anthropicMessagesDoor,
@@ -28,7 +29,8 @@ import {
   openaiEmbeddingsDoor,
   responsesDoor,
 } from './doors.ts';
-import { type FrontDoor, handleFrontDoor } from './front-door.ts';
+import type { FrontDoor } from '../proxy/door.ts';
+import { handleFrontDoor } from './front-door.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import { checkAdminHost, checkAdminToken, checkOrigin, checkProxyHost } from './guards.ts';
 import { orchestratorRoutes, type OrchestratorApiDeps } from '../orchestrator/api.ts';
@@ -57,7 +59,7 @@ export type AppDeps = {
   agents?: Omit<OrchestratorApiDeps, 'engine' | 'version'>;
 };
 
-/** The agent API's error body: the spec wants `details` present (null when absent). */
+/** The agent API's error body: `details` is always present (null when absent). */
 const agentApiBody = (e: ApiError) => {
   const b = e.toBody();
   return { error: { ...b.error, details: b.error.details ?? null } };
@@ -152,7 +154,7 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
 
   if (deps.agents) app.route('/api/v1', orchestratorRoutes({ ...deps.agents, engine: deps.engine, version: VERSION }));
   app.route('/', compatRoutes(deps.engine));
-  app.route('/', gatewayRoutes({ engine: deps.engine }));
+  app.route('/', gatewayRoutes({ engine: deps.engine, runDoor: (d, req, res) => handleFrontDoor(d, req, res, deps.engine()) }));
 
   app.route('/admin/v1', adminRoutes(deps.engine, deps.store, deps.listenPort));
   app.route('/ui', uiRoutes());
@@ -161,7 +163,7 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
 
 /**
  * The server's request listener. POST /v1/chat/completions, the hot path, runs on the raw Node request and
- * response (no Request/Response objects, no web streams: see FACTS.md on Hono's cost); everything else is Hono.
+ * response (no Request/Response objects, no web streams, which cost several times the CPU); everything else is Hono.
  */
 export function buildRequestListener(deps: AppDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const hono = getRequestListener(buildHttpApp(deps).fetch);
@@ -174,5 +176,10 @@ export function buildRequestListener(deps: AppDeps): (req: IncomingMessage, res:
     void hono(req, res);
   };
   // WebSocket upgrades (/v1/realtime): the Listener wires this to the server's 'upgrade' event.
-  return Object.assign(listener, { upgrade: realtimeUpgrade(deps.engine) });
+  // The server's host and origin guards run before the gateway's realtime proxy looks at the request.
+  const guard = (req: IncomingMessage): void => {
+    if (!isGatewayMode(deps.engine().config, req)) checkProxyHost(req.headers);
+    checkOrigin(req.headers);
+  };
+  return Object.assign(listener, { upgrade: realtimeUpgrade({ engine: deps.engine, guard }) });
 }

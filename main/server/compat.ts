@@ -3,10 +3,10 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { anthropicModelList } from '../proxy/formats/anthropic.ts';
-import { geminiModelList } from '../proxy/formats/gemini.ts';
+import { anthropicModelList } from '../proxy/formats/anthropic/index.ts';
+import { geminiModelList } from '../proxy/formats/gemini/index.ts';
 import type { Engine } from '../proxy/engine.ts';
-import { VERSION } from './admin.ts';
+import { VERSION } from '../version.ts';
 
 /** The version /api/version reports: numeric, as Ollama's clients expect (some reject anything else). */
 export const OLLAMA_COMPAT_VERSION = '0.12.0';

@@ -1,5 +1,5 @@
 // The front doors: each client wire format, its route, and when a provider can take its bytes unchanged.
-import { anthropicFormat } from '../proxy/formats/anthropic.ts';
+import { anthropicFormat } from '../proxy/formats/anthropic/index.ts';
 import { completionsFormat } from '../proxy/formats/completions.ts';
 import {
   type EmbedClient,
@@ -9,14 +9,14 @@ import {
   ollamaLegacyEmbedClient,
   openaiEmbedClient,
 } from '../proxy/formats/embeddings.ts';
-import { geminiFormat } from '../proxy/formats/gemini.ts';
-import type { ClientFormat } from '../proxy/formats/hub/index.ts';
-import { generateResponseFromHub, generateStreamEncoder, generateToHub, ollamaFormat } from '../proxy/formats/ollama.ts';
+import { geminiFormat } from '../proxy/formats/gemini/index.ts';
+import { errorMessageOf } from '../proxy/formats/hub/index.ts';
+import { ollamaFormat, ollamaGenerateFormat } from '../proxy/formats/ollama/index.ts';
 import { openaiFormat } from '../proxy/formats/openai/index.ts';
-import { responsesFormat } from '../proxy/formats/responses.ts';
-import type { AttemptPlan, PlanTarget } from '../proxy/forward.ts';
+import { responsesFormat } from '../proxy/formats/responses/index.ts';
+import type { AttemptPlan, PlanTarget } from '../proxy/forward/index.ts';
 import { geminiModelPath } from '../proxy/formats/gemini/urls.ts';
-import type { FrontDoor, PlanInput } from './front-door.ts';
+import type { FrontDoor, PlanInput } from '../proxy/door.ts';
 
 export const openaiChatDoor: FrontDoor = {
   format: openaiFormat,
@@ -67,14 +67,6 @@ export const ollamaChatDoor: FrontDoor = {
   modelInBody: true,
 };
 
-const ollamaGenerateFormat: ClientFormat = {
-  name: 'ollama',
-  requestToHub: (body) => generateToHub(body),
-  responseFromHub: (res, ctx) => generateResponseFromHub(res, ctx.model),
-  streamEncoder: (ctx) => generateStreamEncoder(ctx.model),
-  errorBody: (e) => ollamaFormat.errorBody(e),
-};
-
 export const ollamaGenerateDoor: FrontDoor = {
   passthroughUntranslatable: true,
   local: (body) => ollamaLoadReply(body, 'prompt'),
@@ -109,13 +101,6 @@ export const completionsDoor: FrontDoor = {
   modelInBody: true,
 };
 
-function genericErrorMessage(body: unknown): string | undefined {
-  const e = (body as { error?: unknown; message?: unknown })?.error ?? (body as { message?: unknown })?.message;
-  if (typeof e === 'string') return e;
-  const m = (e as { message?: unknown })?.message;
-  return typeof m === 'string' ? m : undefined;
-}
-
 function embeddingsPlan(client: EmbedClient, nativeFor: 'openai' | 'ollama' | null) {
   return (t: PlanTarget, input: PlanInput): AttemptPlan | string => {
     const embed = { ...(input.hub as EmbedHubRequest).embed, model: input.model };
@@ -125,7 +110,7 @@ function embeddingsPlan(client: EmbedClient, nativeFor: 'openai' | 'ollama' | nu
     return {
       path: call.path,
       body: Buffer.from(JSON.stringify(call.body)),
-      translate: { json: (json) => client.fromEmbed(call.read(json), input.clientModel), errorMessage: genericErrorMessage },
+      translate: { json: (json) => client.fromEmbed(call.read(json), input.clientModel), errorMessage: errorMessageOf },
     };
   };
 }
@@ -140,7 +125,7 @@ export const openaiEmbeddingsDoor: FrontDoor = {
   plan: embeddingsPlan(openaiEmbedClient, 'openai'),
 };
 
-/** The old OpenAI engines path (model in the URL); the spec lists it with the third vendor's routes. */
+/** The old OpenAI engines path (model in the URL); listed with the third vendor's routes. */
 export const enginesEmbeddingsDoor: FrontDoor = {
   format: openaiEmbedClient,
   path: '/v1/engines/{model}/embeddings',

@@ -9,7 +9,7 @@
 //   wal.status()                                     // {total_entries, pending_entries, corrupted_entries, buffer_usage, last_compaction}
 //   await wal.close()
 //
-// Behaviour decided here (the spec is silent):
+// Behaviour decided here:
 // - Records: type is a string (1-255 UTF-8 bytes) or an integer 0..2^32-1; data is bytes (Buffer/Uint8Array, replayed
 //   as a Buffer), a string, or any JSON value (replayed parsed). Seqs start at 1, are given when the batch is written,
 //   and increase by 1 per record. A bad type or data throws (rejects) a TypeError/RangeError: a caller bug, not a 503.

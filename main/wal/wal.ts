@@ -30,7 +30,7 @@ export interface WalOptions {
   now?: () => Date;
 }
 
-/** The spec's WAL status object (GET /api/v1/wal/status). */
+/** The WAL status object of GET /api/v1/wal/status. */
 export interface WalStatus {
   /** Durable records after the last snapshot: what a restart replays. */
   total_entries: number;
@@ -44,7 +44,7 @@ export interface WalStatus {
   last_compaction: string | null;
 }
 
-/** More than the spec's status, for logs, metrics and tests. */
+/** More than the status object, for logs, metrics and tests. */
 export interface WalInfo {
   dir: string;
   lastSeq: number;

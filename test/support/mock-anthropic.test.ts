@@ -1,7 +1,7 @@
 // The Anthropic mock, driven by the official @anthropic-ai/sdk, so tests that use it test against real Anthropic habits.
 import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { anthropicFormat } from '../../main/proxy/formats/anthropic.ts';
+import { anthropicFormat } from '../../main/proxy/formats/anthropic/index.ts';
 import { foldChunks } from '../../main/proxy/formats/hub/index.ts';
 import { type MockAnthropic, type MockAnthropicOptions, startMockAnthropic } from './mock-anthropic.ts';
 

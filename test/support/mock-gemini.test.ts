@@ -1,7 +1,7 @@
 // The Gemini mock, driven by the official @google/genai client so tests that use it test against Gemini's habits.
 import { ApiError, GoogleGenAI, type GenerateContentResponse } from '@google/genai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { geminiFormat } from '../../main/proxy/formats/gemini.ts';
+import { geminiFormat } from '../../main/proxy/formats/gemini/index.ts';
 import { foldChunks } from '../../main/proxy/formats/hub/index.ts';
 import { startMockGemini, type MockGemini, type MockGeminiOptions } from './mock-gemini.ts';
 

@@ -3,7 +3,7 @@
 import { Ollama } from 'ollama';
 import { afterEach, describe, expect, it } from 'vitest';
 import { foldChunks, type HubChunk } from '../../main/proxy/formats/hub/index.ts';
-import { ollamaFormat } from '../../main/proxy/formats/ollama.ts';
+import { ollamaFormat } from '../../main/proxy/formats/ollama/index.ts';
 import { type MockOllama, type MockOllamaOptions, startMockOllama } from './mock-ollama.ts';
 
 const opened: MockOllama[] = [];

@@ -2,7 +2,7 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { foldChunks, type HubChunk } from '../../main/proxy/formats/hub/index.ts';
-import { responsesFormat } from '../../main/proxy/formats/responses.ts';
+import { responsesFormat } from '../../main/proxy/formats/responses/index.ts';
 import { startMockResponses, type MockResponsesOptions, type MockResponsesProvider } from './mock-responses.ts';
 
 const opened: MockResponsesProvider[] = [];

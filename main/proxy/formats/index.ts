@@ -1,10 +1,10 @@
 // The registry of wire formats a provider may speak (the provider side of each format module).
-import { anthropicFormat } from './anthropic.ts';
-import { geminiFormat } from './gemini.ts';
+import { anthropicFormat } from './anthropic/index.ts';
+import { geminiFormat } from './gemini/index.ts';
 import type { FormatName, ProviderFormat } from './hub/index.ts';
-import { ollamaFormat } from './ollama.ts';
+import { ollamaFormat } from './ollama/index.ts';
 import { openaiFormat } from './openai/index.ts';
-import { responsesFormat } from './responses.ts';
+import { responsesFormat } from './responses/index.ts';
 
 const PROVIDER_FORMATS: Record<FormatName, ProviderFormat> = {
   openai: openaiFormat,

@@ -2,7 +2,8 @@
 // passthrough, and the model ids in lists. Gemini names a model "models/{id}"; a URL never carries the prefix twice.
 
 /** A model id without Gemini's resource prefix: "models/gemini-2.5-flash" → "gemini-2.5-flash". */
-export const geminiModelId = (model: string): string => (model.startsWith('models/') ? model.slice('models/'.length) : model);
+export const geminiModelId = (model: string): string =>
+  model.startsWith('models/') ? model.slice('models/'.length) : model;
 
 export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens' | 'batchEmbedContents';
 

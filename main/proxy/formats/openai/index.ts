@@ -7,7 +7,7 @@ import { OpenAIStreamDecoder, OpenAIStreamEncoder } from './stream.ts';
 
 export { requestToHub as validateChatRequest } from './request-to-hub.ts';
 
-/** The spec's error body: {"error": {"code", "message", "type", "action", "details"?}}. */
+/** Switchboard's own error body: {"error": {"code", "message", "type", "action", "details"?}}. */
 export function openaiErrorBody(e: WireError): unknown {
   const error: Record<string, unknown> = { code: e.code, message: e.message, type: e.type };
   if (e.action) error.action = e.action;

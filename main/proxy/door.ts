@@ -1,0 +1,72 @@
+// What a front door is (one per client wire format and endpoint), and how it plans each candidate's call. The HTTP
+// handling of a door (guards, body, auth, app, limits, log) is the server's: main/server/front-door.ts.
+import type { IncomingMessage } from 'node:http';
+import type { ApiError } from '../errors.ts';
+import type { ClientContext, ClientFormat, HubRequest, ReplyContext } from './formats/hub/index.ts';
+import { type AttemptPlan, chatPlan, type Planner, type PlanTarget, type UploadBody } from './forward/index.ts';
+
+/** A body spooled to disk as it arrived (multipart uploads): its text fields and a streamed body per attempt. */
+export type SpooledBody = {
+  fields: Record<string, string>;
+  /** The body to send, with the `model` field's value rewritten when it differs from the client's. */
+  withModel(model: string): UploadBody;
+  /** Removes the spooled file (called when the request ends, whatever happened). */
+  dispose(): void;
+};
+
+export type PlanInput = {
+  hub: HubRequest;
+  rawBody: Buffer;
+  ctx: ClientContext;
+  stream: boolean;
+  /** The routed model. */
+  model: string;
+  /** The model the client asked for. */
+  clientModel: string;
+  upload: SpooledBody | null;
+};
+
+export type FrontDoor = {
+  format: ClientFormat;
+  /** The route, for the request log. */
+  path: string;
+  /** Path below a provider's base_url when it speaks this format natively (bytes pass through), else null. */
+  nativePath: (target: PlanTarget, model: string, stream: boolean, ctx: ClientContext) => string | null;
+  /** Whether the model is a field of the body (rewritten on passthrough when routing changed it). */
+  modelInBody: boolean;
+  /**
+   * A request this format's hub conversion refuses (e.g. a vendor's built-in tools) may still pass through to a
+   * provider of the client's own kind. Off for OpenAI chat: its format is the hub.
+   */
+  passthroughUntranslatable?: boolean;
+  /** Ollama streams unless told not to; every other format streams only when asked. */
+  streamsByDefault?: boolean;
+  /** A request the router answers itself (e.g. Ollama's "load the model" call), or null to route it. */
+  local?: (body: unknown) => unknown | null;
+  /** A body that is not JSON (multipart uploads): its fields as an object, in place of the JSON parse. */
+  parseBody?: (body: Buffer, req: IncomingMessage) => unknown;
+  /** Spools the body to disk instead of reading it (multipart uploads); null: read it as usual. */
+  spool?: (req: IncomingMessage, limitBytes: number) => Promise<SpooledBody> | null;
+  /** A non-chat endpoint supplies its own plan per provider (e.g. embeddings); chat doors use chatPlan. */
+  plan?: (target: PlanTarget, input: PlanInput) => AttemptPlan | string;
+};
+
+/** Each candidate's call for one request through a door (a class: no per-request closures on the hot path). */
+export class DoorPlanner implements Planner {
+  constructor(
+    private readonly door: FrontDoor,
+    private readonly input: PlanInput,
+    private readonly untranslatable: ApiError | null,
+    private readonly replyCtx: ReplyContext,
+  ) {}
+
+  plan(t: PlanTarget): AttemptPlan | string {
+    const { door, input } = this;
+    if (door.plan) return door.plan(t, input);
+    const native = door.nativePath(t, input.model, input.stream, input.ctx);
+    if (this.untranslatable && native === null) {
+      return `${this.untranslatable.message.replace(/\.$/, '')}; provider "${t.name}" (type ${t.kind.type}) would need it translated`;
+    }
+    return chatPlan(t, native, input.rawBody, input.hub, door.format, this.replyCtx, input.stream);
+  }
+}

@@ -1,0 +1,206 @@
+// Provider side: the hub request as a Gemini request body.
+import { describe, expect, it } from 'vitest';
+import type { HubRequest } from '../hub/index.ts';
+import { geminiFormat } from './index.ts';
+import { SKIP_THOUGHT_SIGNATURE } from './request-from-hub.ts';
+import { badRequest } from './fixtures.test-helper.ts';
+
+describe('provider side: the hub request as a Gemini request', () => {
+  const conversation: HubRequest = {
+    model: 'gemini-2.5-flash',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'developer', content: 'Use metric units.' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Weather here and there?' },
+          { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } },
+          { type: 'image_url', image_url: { url: 'https://x.test/photo.PNG?size=2' } },
+          { type: 'image_url', image_url: { url: 'https://x.test/photo' } },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: 'Checking.',
+        tool_calls: [
+          { id: 'call_p', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          { id: 'call_r', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_p', content: '{"temp_c":21}' },
+      { role: 'tool', tool_call_id: 'call_r', content: 'sunny, 25 °C' },
+      { role: 'user', content: 'Which is warmer?' },
+    ],
+    tools: [
+      {
+        type: 'function',
+        function: {
+          name: 'get_weather',
+          description: 'Weather for a city',
+          parameters: { type: 'object', properties: { city: { type: 'string' } }, additionalProperties: false },
+        },
+      },
+    ],
+    tool_choice: 'required',
+    temperature: 0.3,
+    top_p: 0.8,
+    max_completion_tokens: 500,
+    max_tokens: 100,
+    stop: 'END',
+    seed: 1,
+    presence_penalty: 0.1,
+    frequency_penalty: 0.2,
+    response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object' } } },
+    parallel_tool_calls: true,
+    user: 'u1',
+    stream: true,
+  };
+
+  it('writes system, turns (merged where roles repeat), results by function name, media, tools and config', () => {
+    expect(geminiFormat.requestFromHub(conversation)).toEqual({
+      contents: [
+        {
+          role: 'user',
+          parts: [
+            { text: 'Weather here and there?' },
+            { inlineData: { mimeType: 'image/jpeg', data: '/9j/4AAQ' } },
+            { fileData: { mimeType: 'image/png', fileUri: 'https://x.test/photo.PNG?size=2' } },
+            { fileData: { fileUri: 'https://x.test/photo' } },
+          ],
+        },
+        {
+          role: 'model',
+          parts: [
+            { text: 'Checking.' },
+            { functionCall: { name: 'get_weather', args: { city: 'Paris' } } },
+            { functionCall: { name: 'get_weather', args: { city: 'Rome' } } },
+          ],
+        },
+        {
+          role: 'user',
+          parts: [
+            { functionResponse: { name: 'get_weather', response: { temp_c: 21 } } },
+            { functionResponse: { name: 'get_weather', response: { output: 'sunny, 25 °C' } } },
+            { text: 'Which is warmer?' },
+          ],
+        },
+      ],
+      systemInstruction: { parts: [{ text: 'Be brief.' }, { text: 'Use metric units.' }] },
+      tools: [
+        {
+          functionDeclarations: [
+            {
+              name: 'get_weather',
+              description: 'Weather for a city',
+              parametersJsonSchema: {
+                type: 'object',
+                properties: { city: { type: 'string' } },
+                additionalProperties: false,
+              },
+            },
+          ],
+        },
+      ],
+      toolConfig: { functionCallingConfig: { mode: 'ANY' } },
+      generationConfig: {
+        temperature: 0.3,
+        topP: 0.8,
+        maxOutputTokens: 500,
+        stopSequences: ['END'],
+        seed: 1,
+        presencePenalty: 0.1,
+        frequencyPenalty: 0.2,
+        responseMimeType: 'application/json',
+        responseJsonSchema: { type: 'object' },
+      },
+    });
+  });
+
+  it('signs replayed function calls for models after Gemini 2 (Gemini 3 refuses unsigned ones)', () => {
+    const body = geminiFormat.requestFromHub({ ...conversation, model: 'gemini-3-pro-preview' }) as {
+      contents: { parts: Record<string, unknown>[] }[];
+    };
+    const calls = body.contents[1]!.parts.filter((p) => p.functionCall);
+    expect(calls.map((p) => p.thoughtSignature)).toEqual([SKIP_THOUGHT_SIGNATURE, SKIP_THOUGHT_SIGNATURE]);
+    const old = geminiFormat.requestFromHub({ ...conversation, model: 'models/gemini-2.0-flash' }) as {
+      contents: { parts: Record<string, unknown>[] }[];
+    };
+    expect(old.contents[1]!.parts.some((p) => 'thoughtSignature' in p)).toBe(false);
+  });
+
+  it.each([
+    ['auto', { mode: 'AUTO' }],
+    ['none', { mode: 'NONE' }],
+    [
+      { type: 'function', function: { name: 'get_weather' } },
+      { mode: 'ANY', allowedFunctionNames: ['get_weather'] },
+    ],
+  ] as const)('maps tool_choice %j to %j', (choice, config) => {
+    expect(
+      (geminiFormat.requestFromHub({ ...conversation, tool_choice: choice }) as { toolConfig: unknown }).toolConfig,
+    ).toEqual({ functionCallingConfig: config });
+  });
+
+  it('keeps tool arguments that are not a JSON object, and takes a result name from the tool message', () => {
+    const body = geminiFormat.requestFromHub({
+      model: 'gemini-2.5-flash',
+      messages: [
+        { role: 'user', content: 'x' },
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":' } }],
+        },
+        { role: 'tool', tool_call_id: 'c-unknown', name: 'g', content: [{ type: 'text', text: '[1,2]' }] },
+      ],
+    }) as { contents: { parts: unknown[] }[] };
+    expect(body.contents[1]!.parts).toEqual([{ functionCall: { name: 'f', args: { _raw: '{"a":' } } }]);
+    expect(body.contents[2]!.parts).toEqual([{ functionResponse: { name: 'g', response: { output: '[1,2]' } } }]);
+  });
+
+  it('refuses a tool result whose call it cannot name', () => {
+    badRequest(
+      () =>
+        geminiFormat.requestFromHub({
+          model: 'm',
+          messages: [
+            { role: 'user', content: 'x' },
+            { role: 'tool', tool_call_id: 'nope', content: 'r' },
+          ],
+        }),
+      'messages[1].tool_call_id "nope"',
+    );
+  });
+});
+
+describe('provider side: sampling fields and tool arguments through the shared skeleton', () => {
+  const base: HubRequest = { model: 'gemini-2.5-flash', messages: [{ role: 'user', content: 'x' }] };
+
+  it('writes top_k as topK, n as candidateCount, and leaves out an empty stop list (parameter map)', () => {
+    const body = geminiFormat.requestFromHub({ ...base, top_k: 40, n: 2, stop: [] }) as { generationConfig: unknown };
+    expect(body.generationConfig).toEqual({ topK: 40, candidateCount: 2 });
+    expect('generationConfig' in (geminiFormat.requestFromHub({ ...base, stop: [] }) as object)).toBe(false);
+  });
+
+  it('sends arguments that are not a JSON object as {"_raw": text}, which reads back as the text', () => {
+    const body = geminiFormat.requestFromHub({
+      ...base,
+      messages: [
+        { role: 'user', content: 'x' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }],
+        },
+      ],
+    }) as { contents: { parts: { functionCall?: unknown }[] }[] };
+    const call = body.contents[1]!.parts[0]!.functionCall;
+    expect(call).toEqual({ name: 'f', args: { _raw: '[1]' } });
+    const reply = geminiFormat.responseToHub(
+      { candidates: [{ content: { parts: [{ functionCall: call }] }, index: 0 }] },
+      'm',
+    );
+    expect(reply.choices[0]!.message.tool_calls?.[0]?.function.arguments).toBe('[1]');
+  });
+});

@@ -1,0 +1,122 @@
+// Provider side: Gemini's `alt=sse` stream as hub chunks, on the shared SSE-JSON decoder (../hub/sse-json.ts).
+import {
+  type FinishReason,
+  type HubChunk,
+  type HubChunkToolCall,
+  type HubUsage,
+  hubChunk,
+  type Json,
+  newId,
+  nowSeconds,
+  SseJsonDecoder,
+  UpstreamStreamError,
+} from '../hub/index.ts';
+import { finishToHub } from './common.ts';
+import { callToHub, errorOf, upstreamError, usageToHub } from './response-to-hub.ts';
+import type { GeminiResponse } from './types.ts';
+
+/** Raw text kept when a stream is not SSE (Gemini may answer a JSON error body); bounded. */
+const MAX_STRAY_CHARS = 64 * 1024;
+
+/**
+ * Each functionCall part becomes one whole tool call delta; finishReason and usage end a candidate. Gemini may also
+ * answer with, or break into the stream with, a JSON error body written outside SSE framing (read from stray lines).
+ */
+export class GeminiStreamDecoder extends SseJsonDecoder {
+  private stray = '';
+  private started = false;
+  private id = '';
+  private readonly created = nowSeconds();
+  private readonly callCount = new Map<number, number>();
+  private readonly finished = new Set<number>();
+  private readonly seen = new Set<number>();
+  private usage: HubUsage | undefined;
+  private usageSent = false;
+
+  constructor(private modelName: string) {
+    super();
+  }
+
+  private chunk(index: number, delta: HubChunk['choices'][0]['delta'], finish: FinishReason | null = null): HubChunk {
+    return hubChunk({ id: this.id, created: this.created, model: this.modelName }, delta, finish, undefined, index);
+  }
+
+  /** A candidate's end: tool_calls when it called functions and ended normally. */
+  private finishChunk(index: number, reason: string | undefined): HubChunk {
+    return this.chunk(index, {}, finishToHub(reason, (this.callCount.get(index) ?? 0) > 0));
+  }
+
+  protected read(data: Json): void {
+    const err = errorOf(data);
+    if (err) throw upstreamError(err);
+    this.out.push(...this.readEvent(data as GeminiResponse));
+  }
+
+  private readEvent(event: GeminiResponse): HubChunk[] {
+    const out: HubChunk[] = [];
+    if (!this.started) {
+      this.started = true;
+      this.id = event.responseId || newId('chatcmpl-');
+      if (event.modelVersion) this.modelName = event.modelVersion;
+      out.push(this.chunk(0, { role: 'assistant', content: '' }));
+    }
+    const usage = usageToHub(event.usageMetadata);
+    if (usage) this.usage = usage;
+    const candidates = Array.isArray(event.candidates) ? event.candidates : [];
+    let finishing = false;
+    candidates.forEach((c, k) => {
+      const index = c.index ?? k;
+      this.seen.add(index);
+      for (const p of c.content?.parts ?? []) {
+        if (p.functionCall) {
+          const n = this.callCount.get(index) ?? 0;
+          this.callCount.set(index, n + 1);
+          const call = callToHub(p.functionCall);
+          const tc: HubChunkToolCall = { index: n, id: call.id, type: 'function', function: call.function };
+          out.push(this.chunk(index, { tool_calls: [tc] }));
+        } else if (typeof p.text === 'string' && p.text !== '') {
+          out.push(this.chunk(index, p.thought ? { reasoning_content: p.text } : { content: p.text }));
+        }
+      }
+      if (c.finishReason && !this.finished.has(index)) {
+        this.finished.add(index);
+        finishing = true;
+        out.push(this.finishChunk(index, c.finishReason));
+      }
+    });
+    if (!candidates.length && event.promptFeedback?.blockReason && !this.finished.has(0)) {
+      this.finished.add(0);
+      finishing = true;
+      out.push(this.chunk(0, {}, 'content_filter'));
+    }
+    if (finishing && this.usage) {
+      out.at(-1)!.usage = this.usage;
+      this.usageSent = true;
+    } else if (this.usageSent && usage) {
+      // Usage that changed after the finish.
+      out.push({ ...this.chunk(0, {}), choices: [], usage });
+    }
+    return out;
+  }
+
+  /** Gemini can answer with, or break into the stream with, a plain JSON error body outside SSE framing. */
+  protected override strayLine(line: string): void {
+    if (this.stray.length >= MAX_STRAY_CHARS) return;
+    this.stray += `${line}\n`;
+    const text = this.stray.trim();
+    if (!text.endsWith('}') && !text.endsWith(']')) return;
+    const err = errorOf(text.slice(Math.max(0, text.search(/[[{]/))));
+    if (err) this.fail(upstreamError(err));
+  }
+
+  protected override finish(): void {
+    if (!this.started) throw new UpstreamStreamError('Gemini ended the stream without sending a response.');
+    // A stream that ended without a finishReason still ends its candidates.
+    const open = [...this.seen].filter((i) => !this.finished.has(i));
+    open.forEach((index, k) => {
+      const chunk = this.finishChunk(index, undefined);
+      if (k === open.length - 1 && this.usage && !this.usageSent) chunk.usage = this.usage;
+      this.out.push(chunk);
+    });
+  }
+}

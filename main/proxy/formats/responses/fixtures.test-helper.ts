@@ -1,0 +1,41 @@
+// Test helper: fixtures shared by the Responses tests (hub replies, the echoed defaults, stable ids).
+
+export const ctx = { model: 'gpt-4.1' };
+
+/** Replaces generated ids (resp_, msg_, fc_, rs_, call_) with stable names in order of appearance. */
+export function stableIds(text: string): string {
+  const seen = new Map<string, string>();
+  return text.replace(/\b(resp|msg|fc|rs|call)_[a-z0-9]{8,}\b/g, (id, prefix: string) => {
+    if (!seen.has(id))
+      seen.set(id, `${prefix}_${[...seen.keys()].filter((k) => k.startsWith(prefix + '_')).length + 1}`);
+    return seen.get(id)!;
+  });
+}
+
+export const base = {
+  id: 'chatcmpl-1',
+  object: 'chat.completion' as const,
+  created: 1700000000,
+  model: 'provider-model',
+};
+export const usage = { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 };
+export const responsesUsage = {
+  input_tokens: 5,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 2,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 7,
+};
+export const echoed = {
+  instructions: null,
+  max_output_tokens: null,
+  parallel_tool_calls: true,
+  previous_response_id: null,
+  store: false,
+  temperature: null,
+  text: { format: { type: 'text' } },
+  tool_choice: 'auto',
+  tools: [],
+  top_p: null,
+  metadata: {},
+};

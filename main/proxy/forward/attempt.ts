@@ -1,0 +1,202 @@
+// One upstream call on undici's dispatch API: no intermediate stream objects, chunks go straight to a reply sink with
+// backpressure (pause/resume), and the client going away aborts the call through its controller. A class rather
+// than closures: the hot path allocates one object per attempt (and no per-request functions, which tsx's keepNames
+// would also rename one by one).
+import type { IncomingHttpHeaders } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import { UpstreamStreamError, type WireError } from '../formats/hub/index.ts';
+import type { AttemptFailure, ProviderRuntime } from '../provider-pool.ts';
+import type { ResolvedCandidate } from '../routing.ts';
+import { classify, errorTextOf, isRetryableStatus } from './classify.ts';
+import { upstreamHeaders } from './headers.ts';
+import type { AttemptPlan } from './plan.ts';
+import type { ClientListener, ReplySink, ReplyTarget } from './target.ts';
+
+/** What the request log needs to know about how forwarding went (filled in by the attempt that answered). */
+export type ForwardProgress = {
+  provider: string | null;
+  route: string | null;
+  status: number;
+  ttfbMs: number | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+};
+
+export type AttemptResult =
+  | { kind: 'done'; status: number; midStreamError?: string }
+  | { kind: 'failed'; failure: AttemptFailure; retryAfter?: string };
+
+/** What every attempt of one request shares: the client's headers and reply target, and our reply headers. */
+export type AttemptContext = {
+  headers: IncomingHttpHeaders;
+  target: ReplyTarget;
+  extraHeaders: Record<string, string> | undefined;
+  progress: ForwardProgress;
+  started: number;
+};
+
+export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListener {
+  private controller: Dispatcher.DispatchController | null = null;
+  private clientLeft: boolean;
+  private status = 0;
+  private headers: IncomingHttpHeaders = {};
+  private failing = false;
+  private errorText = '';
+  private sink: ReplySink | null = null;
+  private settled = false;
+  private bodyStream: Readable | null = null;
+  private resolve!: (r: AttemptResult) => void;
+
+  constructor(
+    private readonly a: AttemptContext,
+    private readonly plan: AttemptPlan,
+    private readonly provider: ProviderRuntime,
+    private readonly cand: ResolvedCandidate,
+    private readonly attemptNo: number,
+  ) {
+    this.clientLeft = a.target.gone;
+  }
+
+  run(): Promise<AttemptResult> {
+    return new Promise<AttemptResult>((resolve) => {
+      this.resolve = resolve;
+      if (this.clientLeft) {
+        this.settle({ kind: 'failed', failure: classify(null, true) });
+        return;
+      }
+      this.a.target.listen(this);
+      const { provider, plan } = this;
+      const upload = plan.upload;
+      // An upload keeps the client's headers (its multipart content type) even when the reply is translated.
+      if (upload) this.bodyStream = upload.open();
+      const length = upload ? upload.length : plan.body.length;
+      provider.agent.dispatch(
+        {
+          origin: provider.origin,
+          path: provider.basePath + plan.path,
+          method: 'POST',
+          headers: upstreamHeaders(this.a.headers, provider, length, !upload && plan.translate !== undefined),
+          body: this.bodyStream ?? plan.body,
+          headersTimeout: provider.timeouts.first_byte_ms,
+          bodyTimeout: provider.timeouts.idle_ms,
+        },
+        this,
+      );
+    });
+  }
+
+  private settle(r: AttemptResult): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.bodyStream) this.bodyStream.destroy();
+    this.a.target.listen(null);
+    this.resolve(r);
+  }
+
+  clientGone(): void {
+    this.clientLeft = true;
+    this.controller?.abort(new Error('client closed the request'));
+  }
+
+  clientDrained(): void {
+    this.controller?.resume();
+  }
+
+  /** Called by the sink when the first byte is about to reach the client. */
+  commit(): void {
+    this.a.progress.ttfbMs = Math.round(performance.now() - this.a.started);
+  }
+
+  private finishProgress(finalStatus: number): void {
+    const usage = this.sink?.usage();
+    const p = this.a.progress;
+    p.provider = this.cand.provider;
+    p.route = this.cand.reason;
+    p.status = finalStatus;
+    p.promptTokens = usage?.prompt ?? null;
+    p.completionTokens = usage?.completion ?? null;
+  }
+
+  /** After commit: no failover; the client's reply ends with its format's error. */
+  private failCommitted(message: string): void {
+    this.finishProgress(502);
+    const e: WireError = { status: 502, code: 'upstream_error', type: 'upstream_error', message: `Provider "${this.cand.provider}" failed mid-stream: ${message}.` };
+    this.sink!.fail(e);
+    this.settle({ kind: 'done', status: 502, midStreamError: message });
+  }
+
+  /** A failure inside the sink (a bad upstream stream): fail over if nothing was sent yet. */
+  private sinkFailed(err: unknown): void {
+    const message = err instanceof UpstreamStreamError ? err.message : (err as Error).message;
+    this.controller?.abort(err as Error);
+    if (this.sink?.committed) this.failCommitted(message);
+    else this.settle({ kind: 'failed', failure: { retryable: true, status: null, kind: 'other', message } });
+  }
+
+  onRequestStart(ctrl: Dispatcher.DispatchController): void {
+    this.controller = ctrl;
+    if (this.clientLeft) ctrl.abort(new Error('client closed the request'));
+  }
+
+  onResponseStart(_ctrl: Dispatcher.DispatchController, statusCode: number, responseHeaders: IncomingHttpHeaders): void {
+    this.status = statusCode;
+    this.headers = responseHeaders;
+    this.failing = isRetryableStatus(statusCode);
+    if (this.failing) return;
+    const extraHeaders = {
+      ...this.a.extraHeaders,
+      'x-switchboard-provider': this.cand.provider,
+      'x-switchboard-route': this.cand.reason,
+      'x-switchboard-attempts': String(this.attemptNo),
+    };
+    this.sink = this.a.target.sink({ status: statusCode, headers: responseHeaders, extraHeaders, committer: this }, this.plan);
+  }
+
+  onResponseData(ctrl: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.failing) {
+      if (this.errorText.length < 4096) this.errorText += chunk.toString('utf8');
+      return;
+    }
+    if (this.settled) return;
+    try {
+      if (!this.sink!.data(chunk)) ctrl.pause();
+    } catch (err) {
+      this.sinkFailed(err);
+    }
+  }
+
+  onResponseEnd(): void {
+    if (this.failing) {
+      const text = errorTextOf(this.errorText);
+      const ra = this.headers['retry-after'];
+      const status = this.status;
+      this.settle({
+        kind: 'failed',
+        failure: { retryable: true, status, kind: 'http', message: `HTTP ${status}${text ? `: ${text}` : ''}` },
+        ...(typeof ra === 'string' ? { retryAfter: ra } : {}),
+      });
+      return;
+    }
+    if (this.settled) return;
+    try {
+      this.sink!.end();
+    } catch (err) {
+      this.sinkFailed(err);
+      return;
+    }
+    this.finishProgress(this.status);
+    this.settle({ kind: 'done', status: this.status });
+  }
+
+  onResponseError(_ctrl: Dispatcher.DispatchController, err: Error): void {
+    if (this.settled) return;
+    const failure = classify(err, this.clientLeft);
+    if (!this.sink?.committed || failure.kind === 'aborted') {
+      this.settle({ kind: 'failed', failure });
+      return;
+    }
+    this.failCommitted(failure.message);
+  }
+}

@@ -1,0 +1,118 @@
+// The failover loop: try each candidate provider in order until one answers, then stream its reply to the target.
+import type { IncomingHttpHeaders } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { AttemptLog } from '../../../shared/admin.ts';
+import { ApiError } from '../../errors.ts';
+import type { AttemptFailure, ProviderPool } from '../provider-pool.ts';
+import type { ResolvedCandidate } from '../routing.ts';
+import { type ForwardProgress, UpstreamAttempt } from './attempt.ts';
+import type { Planner } from './plan.ts';
+import type { ReplyTarget } from './target.ts';
+
+export type ForwardRequest = {
+  /** The client's request headers (the header policy picks those that go upstream). */
+  headers: IncomingHttpHeaders;
+  /** Where the reply goes. */
+  target: ReplyTarget;
+  candidates: ResolvedCandidate[];
+  /** The routed model. */
+  model: string;
+  /** The call for each candidate, or why a provider cannot serve the request (it is then skipped). */
+  planner: Planner;
+  /** Headers added to the client's reply (the limiter's x-ratelimit-*). */
+  replyHeaders?: Record<string, string>;
+};
+
+/** What the request log needs to know about how forwarding went. */
+export type ForwardOutcome = ForwardProgress & {
+  attempts: AttemptLog[];
+  errorCode: string | null;
+  /** Set when every candidate failed before anything reached the client: the caller sends it. */
+  error: ApiError | null;
+};
+
+type LastFailure = AttemptFailure & { provider: string; retryAfter?: string };
+
+/**
+ * Sends the request to each candidate in turn. A candidate fails over (connect error, timeout, 408/429/5xx)
+ * only while nothing has reached the client: the reply is committed at its first body byte. After that, an
+ * upstream failure ends an SSE stream with an error event and cuts a plain body short: never a hang.
+ */
+export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool): Promise<ForwardOutcome> {
+  const attempts: AttemptLog[] = [];
+  const outcome: ForwardOutcome = {
+    provider: null, route: null, attempts, status: 0, errorCode: null, ttfbMs: null, promptTokens: null, completionTokens: null, error: null,
+  };
+  const ctx = { headers: f.headers, target: f.target, extraHeaders: f.replyHeaders, progress: outcome, started: performance.now() };
+  let lastFailure: LastFailure | null = null;
+  let tried = 0;
+  let unsupported: string | null = null;
+
+  for (let i = 0; i < f.candidates.length; i++) {
+    const cand = f.candidates[i]!;
+    const provider = pool.get(cand.provider);
+    if (!provider) continue;
+    const plan = f.planner.plan({ kind: provider.kind, baseUrl: provider.baseUrl, name: provider.name });
+    if (typeof plan === 'string') {
+      attempts.push({ provider: cand.provider, status: null, error: plan, latency_ms: 0 });
+      unsupported = plan;
+      continue;
+    }
+    if (!provider.breaker.allow()) {
+      attempts.push({ provider: cand.provider, status: null, error: 'circuit open: skipped', latency_ms: 0 });
+      continue;
+    }
+    tried++;
+    const t0 = performance.now();
+    const result = await new UpstreamAttempt(ctx, plan, provider, cand, i + 1).run();
+    const latency = performance.now() - t0;
+    if (result.kind === 'done') {
+      attempts.push({ provider: cand.provider, status: result.status, error: result.midStreamError ?? null, latency_ms: Math.round(latency) });
+      if (result.midStreamError) {
+        outcome.errorCode = 'upstream_error';
+        provider.recordFailure({ retryable: true, status: null, kind: 'other', message: result.midStreamError }, latency);
+      } else if (result.status === 401 || result.status === 403) {
+        provider.recordRefusal(`HTTP ${result.status} (check this provider's api_key)`, latency);
+      } else provider.recordSuccess(latency);
+      return outcome;
+    }
+    provider.recordFailure(result.failure, latency);
+    attempts.push({ provider: cand.provider, status: result.failure.status, error: result.failure.message, latency_ms: Math.round(latency) });
+    if (result.failure.kind === 'aborted') {
+      outcome.status = 499;
+      outcome.errorCode = 'client_closed_request';
+      return outcome;
+    }
+    lastFailure = { ...result.failure, provider: cand.provider, ...(result.retryAfter ? { retryAfter: result.retryAfter } : {}) };
+  }
+
+  const error =
+    tried === 0 && unsupported && attempts.every((a) => a.error !== 'circuit open: skipped')
+      ? new ApiError('unsupported_endpoint', `${unsupported}.`)
+      : allFailedError(f.model, attempts, lastFailure, tried);
+  outcome.status = error.status;
+  outcome.errorCode = error.code;
+  outcome.error = error;
+  return outcome;
+}
+
+function allFailedError(model: string, attempts: AttemptLog[], last: LastFailure | null, tried: number): ApiError {
+  const list = attempts.map((a) => `${a.provider}: ${a.error ?? `HTTP ${a.status}`}`).join('; ');
+  if (tried === 0) {
+    return new ApiError(
+      'no_healthy_provider',
+      `Every provider for model "${model}" is paused by its circuit breaker after repeated failures (${list}).`,
+      'Wait for the cool-down (circuit_breaker.cooldown_ms) or fix the provider; GET /admin/v1/status shows each provider\'s last error.',
+    );
+  }
+  const n = attempts.length;
+  const message = `${n === 1 ? 'The provider' : `All ${n} providers`} for model "${model}" failed: ${list}.`;
+  if (last?.status === 429) {
+    const e = new ApiError('upstream_rate_limited', message);
+    if (last.retryAfter) e.headers['retry-after'] = last.retryAfter;
+    return e;
+  }
+  if (last?.kind === 'timeout') return new ApiError('upstream_timeout', message);
+  if (last?.kind === 'connect') return new ApiError('upstream_unreachable', message);
+  return new ApiError('upstream_error', message);
+}

@@ -1,0 +1,67 @@
+// The reply target of a client on an HTTP connection: the raw Node response, the client's wire format, and the
+// sinks that write to it. Also the one writer of an ApiError in a client's own error shape.
+import type { ServerResponse } from 'node:http';
+import type { ApiError } from '../../errors.ts';
+import type { ClientFormat, ReplyContext } from '../formats/hub/index.ts';
+import { PassthroughSink, TranslatingStreamSink, translatingErrorSink, translatingJsonSink } from './http-sinks.ts';
+import type { AttemptPlan } from './plan.ts';
+import type { ClientListener, ReplySink, ReplyTarget, SinkInit } from './target.ts';
+
+/** A class, bound once per request: no per-request closures on the hot path (see docs/ARCHITECTURE.md). */
+export class HttpReplyTarget implements ReplyTarget {
+  private listener: ClientListener | null = null;
+  private readonly onClose: () => void;
+  private readonly onDrain: () => void;
+
+  constructor(
+    readonly res: ServerResponse,
+    private readonly client: ClientFormat,
+    private readonly ctx: ReplyContext,
+    private readonly stream: boolean,
+  ) {
+    this.onClose = this.closed.bind(this);
+    this.onDrain = this.drained.bind(this);
+  }
+
+  get gone(): boolean {
+    return this.res.destroyed;
+  }
+
+  listen(listener: ClientListener | null): void {
+    if (listener && !this.listener) {
+      this.res.on('close', this.onClose);
+      this.res.on('drain', this.onDrain);
+    } else if (!listener && this.listener) {
+      this.res.off('close', this.onClose);
+      this.res.off('drain', this.onDrain);
+    }
+    this.listener = listener;
+  }
+
+  private closed(): void {
+    if (!this.res.writableFinished) this.listener?.clientGone();
+  }
+
+  private drained(): void {
+    this.listener?.clientDrained();
+  }
+
+  sink(init: SinkInit, plan: AttemptPlan): ReplySink {
+    const t = plan.translate;
+    if (!t) return new PassthroughSink(this.res, init, this.client, this.ctx);
+    if (init.status >= 400) return translatingErrorSink(this.res, init, t.errorMessage, this.client);
+    if (this.stream && t.decoder && t.encoder) return new TranslatingStreamSink(this.res, init, t.decoder(), t.encoder());
+    return translatingJsonSink(this.res, init, t.json);
+  }
+}
+
+/** Writes an ApiError in the client's own error shape (or cuts the reply when it has already started). */
+export function sendFormatError(res: ServerResponse, format: ClientFormat, e: ApiError): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify(format.errorBody(e.toWire()));
+  res.writeHead(e.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...e.headers });
+  res.end(body);
+}

@@ -1,0 +1,45 @@
+// What forwarding writes a reply to: a small reply-target interface (undici's dispatcher/handler split), with one
+// implementation for a client on an HTTP connection (http-target.ts) and one for the agents' in-process model calls.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { WireError } from '../formats/hub/index.ts';
+import type { AttemptPlan } from './plan.ts';
+
+export type Usage = { prompt: number | null; completion: number | null };
+
+/** Receives one upstream reply (a 2xx, or a 4xx that is the provider's answer) and writes the client's reply. */
+export interface ReplySink {
+  /** Bytes from upstream. Returns false when the client wants a pause. Throws UpstreamStreamError. */
+  data(chunk: Buffer): boolean;
+  /** Upstream ended normally. */
+  end(): void;
+  /** Upstream failed after the sink was committed: end the client's reply in a way it notices. */
+  fail(e: WireError): void;
+  /** True once the first byte went to the client: from then on there is no failover. */
+  readonly committed: boolean;
+  usage(): Usage;
+}
+
+/** What a sink is made with: the provider's status and headers, headers for the client, and who to tell at commit. */
+export type SinkInit = {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** x-switchboard-* (and the limiter's x-ratelimit-*) headers for the client. */
+  extraHeaders: Record<string, string>;
+  /** Told once, when the first byte is about to reach the client. */
+  committer: { commit(): void };
+};
+
+/** The attempt in progress, told when the client goes away or can take more after a paused write. */
+export interface ClientListener {
+  clientGone(): void;
+  clientDrained(): void;
+}
+
+export interface ReplyTarget {
+  /** The client is gone (hung up, or stopped reading): no attempt starts, the running one is aborted. */
+  readonly gone: boolean;
+  /** The attempt in progress (null when none): the one listener at a time. */
+  listen(listener: ClientListener | null): void;
+  /** The sink that turns this attempt's reply into the client's, as the plan says. */
+  sink(init: SinkInit, plan: AttemptPlan): ReplySink;
+}

@@ -1,0 +1,53 @@
+// What every way into routing shares (the HTTP front doors and the agents' in-process calls): the request-log entry,
+// recording how forwarding went, and route resolution with its two refusals (paused, nothing routes the model).
+import { randomUUID } from 'node:crypto';
+import type { RequestLogEntry } from '../../shared/admin.ts';
+import { ApiError } from '../errors.ts';
+import type { Engine } from './engine.ts';
+import type { ForwardOutcome } from './forward/index.ts';
+import type { ResolvedRoute, Router } from './routing.ts';
+
+export function newLogEntry(path: string): RequestLogEntry {
+  return {
+    id: randomUUID(),
+    time: new Date().toISOString(),
+    method: 'POST',
+    path,
+    app: null,
+    app_source: null,
+    requested_model: null,
+    routed_model: null,
+    provider: null,
+    route: null,
+    attempts: [],
+    status: 0,
+    error_code: null,
+    stream: false,
+    latency_ms: 0,
+    ttfb_ms: null,
+    prompt_tokens: null,
+    completion_tokens: null,
+  };
+}
+
+export function recordOutcome(entry: RequestLogEntry, o: ForwardOutcome): void {
+  entry.provider = o.provider;
+  entry.route = o.route;
+  entry.attempts = o.attempts;
+  entry.status = o.status;
+  entry.error_code = o.errorCode;
+  entry.ttfb_ms = o.ttfbMs;
+  entry.prompt_tokens = o.promptTokens;
+  entry.completion_tokens = o.completionTokens;
+}
+
+/** Routing is paused from the tray: every model request is refused until it is resumed. */
+export function checkNotPaused(engine: Engine): void {
+  if (engine.paused) throw new ApiError('routing_paused', 'Routing is paused in Switchboard.');
+}
+
+/** 404 no_route: nothing routes this model, with the route's steps and skipped providers in details. */
+export function noRouteError(router: Router, route: ResolvedRoute): ApiError {
+  const { message, action } = router.noRouteMessage(route);
+  return new ApiError('no_route', message, action, { steps: route.steps, skipped: route.skipped });
+}
