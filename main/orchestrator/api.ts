@@ -1,15 +1,19 @@
-// The agent API (spec/orchestrator.md) as a Hono sub-app mounted at /api/v1: auth, agents, tasks, events, WAL, health, metrics.
+// The agent API (spec/orchestrator.md) as a Hono sub-app mounted at /api/v1: auth, agents, tasks, events, WAL,
+// health, metrics.
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
-import type { z } from 'zod';
-import { AGENT_STATUSES, BUILTIN_TOOLS, CreateAgentSchema, RunTaskSchema, TASK_STATUSES, UpdateAgentSchema, type AgentEvent } from '../../shared/orchestrator.ts';
+import {
+  AGENT_STATUSES, BUILTIN_TOOLS, CreateAgentSchema, RunTaskSchema, TASK_STATUSES, UpdateAgentSchema, type AgentEvent,
+} from '../../shared/orchestrator.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Engine } from '../proxy/engine.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, invalidRequest, type FieldProblem } from '../errors.ts';
 import type { WalLog } from '../wal/index.ts';
+import { parseBody } from './body.ts';
+import { findNamed } from './catalog.ts';
 import type { KeyRing } from './keys.ts';
-import { LIST_LIMIT, type Orchestrator } from './orchestrator.ts';
+import type { Orchestrator } from './orchestrator.ts';
 import { swarmRoutes, workflowRoutes } from './workflows-api.ts';
 
 type Env = { Bindings: HttpBindings; Variables: { tenant: string } };
@@ -23,27 +27,19 @@ export type OrchestratorApiDeps = {
   version: string;
 };
 
-const invalid = (details: { field: string; message: string }[]) =>
-  new ApiError('invalid_request', `Invalid request: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}.`, 'Fix the fields listed in error.details.', details);
-
-async function body<S extends z.ZodType>(c: Context<Env>, schema: S): Promise<z.infer<S>> {
-  let raw: unknown;
-  try {
-    raw = await c.req.json();
-  } catch {
-    throw invalid([{ field: '(body)', message: 'must be a JSON object' }]);
-  }
-  const r = schema.safeParse(raw);
-  if (!r.success) throw invalid(r.error.issues.map((i) => ({ field: i.path.join('.') || '(body)', message: i.message })));
-  return r.data;
-}
+export const LIST_LIMIT = { default: 20, max: 100 } as const;
+const FIX = 'Fix the fields listed in error.details.';
 
 function tools(list: string[] | undefined): void {
-  const bad = (list ?? []).map((t, i) => ({ t, i })).filter(({ t }) => !(BUILTIN_TOOLS as readonly string[]).includes(t));
-  if (bad.length) throw invalid(bad.map(({ t, i }) => ({ field: `tools.${i}`, message: `"${t}" is not a known tool (known: ${BUILTIN_TOOLS.join(', ')})` })));
+  const known = BUILTIN_TOOLS as readonly string[];
+  const bad = (list ?? []).map((t, i) => ({ t, i })).filter(({ t }) => !known.includes(t));
+  const message = (t: string) => `"${t}" is not a known tool (known: ${BUILTIN_TOOLS.join(', ')})`;
+  if (bad.length) throw invalidRequest(bad.map(({ t, i }) => ({ field: `tools.${i}`, message: message(t) })), FIX);
 }
 
-function intQuery(c: Context<Env>, name: string, def: number, min: number, max: number, problems: { field: string; message: string }[]): number {
+type Problems = FieldProblem[];
+
+function intQuery(c: Context<Env>, name: string, def: number, min: number, max: number, problems: Problems): number {
   const v = c.req.query(name);
   if (v === undefined || v === '') return def;
   const n = Number(v);
@@ -54,7 +50,7 @@ function intQuery(c: Context<Env>, name: string, def: number, min: number, max: 
   return n;
 }
 
-function enumQuery(c: Context<Env>, name: string, values: readonly string[], problems: { field: string; message: string }[]): string | undefined {
+function enumQuery(c: Context<Env>, name: string, values: readonly string[], problems: Problems): string | undefined {
   const v = c.req.query(name);
   if (v === undefined || v === '') return undefined;
   if (!values.includes(v)) problems.push({ field: name, message: `must be one of ${values.join(', ')}` });
@@ -86,75 +82,99 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
       time: new Date().toISOString(),
       uptime_s: Math.round(process.uptime()),
       wal,
-      providers: { total: providers.length, ok: count('ok'), failed: count('failed'), unknown: count('unknown'), disabled: count('disabled'), items: providers.map((p) => ({ name: p.name, state: p.state, circuit: p.circuit })) },
+      providers: {
+        total: providers.length,
+        ok: count('ok'),
+        failed: count('failed'),
+        unknown: count('unknown'),
+        disabled: count('disabled'),
+        items: providers.map((p) => ({ name: p.name, state: p.state, circuit: p.circuit })),
+      },
       queue: { depth: o.queue.depth, running: o.queue.running },
     });
   });
-  app.get('/metrics', async (c) => c.text(await deps.metrics.text(), 200, { 'content-type': deps.metrics.registry.contentType }));
+  app.get('/metrics', async (c) =>
+    c.text(await deps.metrics.text(), 200, { 'content-type': deps.metrics.registry.contentType }),
+  );
 
   app.use('*', async function agentAuth(c, next) {
     const tenant = await deps.keys.tenantOf(c.req.header('x-api-key'));
-    if (!tenant) throw new ApiError('unauthorized', 'X-API-Key is missing or invalid.', 'Send a key made by `switchboard keys create` in the X-API-Key header.');
+    if (!tenant) {
+      const action = 'Send a key made by `switchboard keys create` in the X-API-Key header.';
+      throw new ApiError('unauthorized', 'X-API-Key is missing or invalid.', action);
+    }
     c.set('tenant', tenant);
     await next();
   });
 
   app.post('/agents', async (c) => {
-    const b = await body(c, CreateAgentSchema);
+    const b = await parseBody(c, CreateAgentSchema, FIX);
     tools(b.tools);
-    return c.json(await o.createAgent(b, c.get('tenant')), 201);
+    return c.json(await o.agents.create(b, c.get('tenant')), 201);
   });
   app.get('/agents', (c) => {
-    const problems: { field: string; message: string }[] = [];
+    const problems: Problems = [];
     const status = enumQuery(c, 'status', AGENT_STATUSES, problems);
     const limit = intQuery(c, 'limit', LIST_LIMIT.default, 1, LIST_LIMIT.max, problems);
     const offset = intQuery(c, 'offset', 0, 0, Number.MAX_SAFE_INTEGER, problems);
-    if (problems.length) throw invalid(problems);
-    return c.json(o.listAgents(c.get('tenant'), status, limit, offset));
+    if (problems.length) throw invalidRequest(problems, FIX);
+    return c.json(o.agents.list(c.get('tenant'), status, limit, offset));
   });
-  app.get('/agents/:id', (c) => c.json(o.agent(c.req.param('id'), c.get('tenant'))));
+  app.get('/agents/:id', (c) => c.json(o.agents.get(c.req.param('id'), c.get('tenant'))));
   app.put('/agents/:id', async (c) => {
-    o.agent(c.req.param('id'), c.get('tenant'));
-    const b = await body(c, UpdateAgentSchema);
+    o.agents.get(c.req.param('id'), c.get('tenant'));
+    const b = await parseBody(c, UpdateAgentSchema, FIX);
     tools(b.tools);
-    return c.json(await o.updateAgent(c.req.param('id'), b, c.get('tenant')));
+    return c.json(await o.agents.update(c.req.param('id'), b, c.get('tenant')));
   });
   app.delete('/agents/:id', async (c) => {
-    await o.deleteAgent(c.req.param('id'), c.get('tenant'));
+    await o.agents.delete(c.req.param('id'), c.get('tenant'));
     return c.json({ id: c.req.param('id'), deleted: true });
   });
   app.post('/agents/:id/run', async (c) => {
-    o.agent(c.req.param('id'), c.get('tenant'));
-    const b = await body(c, RunTaskSchema);
-    const t = await o.run(c.req.param('id'), b, c.get('tenant'));
-    return c.json({ task_id: t.task_id, status: o.isRunning(t.task_id) ? 'running' : t.status, agent_id: t.agent_id });
+    o.agents.get(c.req.param('id'), c.get('tenant'));
+    const b = await parseBody(c, RunTaskSchema, FIX);
+    const t = await o.tasks.run(c.req.param('id'), b, c.get('tenant'));
+    const status = o.tasks.isRunning(t.task_id) ? 'running' : t.status;
+    return c.json({ task_id: t.task_id, status, agent_id: t.agent_id });
   });
 
   app.get('/tasks', (c) => {
-    const problems: { field: string; message: string }[] = [];
+    const problems: Problems = [];
     const status = enumQuery(c, 'status', TASK_STATUSES, problems);
     const limit = intQuery(c, 'limit', LIST_LIMIT.default, 1, LIST_LIMIT.max, problems);
-    if (problems.length) throw invalid(problems);
-    return c.json(o.listTasks(c.get('tenant'), { agent_id: c.req.query('agent_id') || undefined, status }, limit));
+    if (problems.length) throw invalidRequest(problems, FIX);
+    return c.json(o.tasks.list(c.get('tenant'), { agent_id: c.req.query('agent_id') || undefined, status }, limit));
   });
-  app.get('/tasks/:id', (c) => c.json(o.task(c.req.param('id'), c.get('tenant'))));
-  app.post('/tasks/:id/stop', async (c) => c.json(await o.stop(c.req.param('id'), c.get('tenant'))));
+  app.get('/tasks/:id', (c) => c.json(o.tasks.get(c.req.param('id'), c.get('tenant'))));
+  app.post('/tasks/:id/stop', async (c) => c.json(await o.tasks.stop(c.req.param('id'), c.get('tenant'))));
 
   app.get('/events', (c) => {
     const tenant = c.get('tenant');
     const asked = c.req.query('tenant');
-    if (asked && asked !== tenant) throw new ApiError('tenant_forbidden', `This key belongs to another tenant than "${asked}".`, 'Use a key of that tenant, or leave out the tenant filter.');
+    if (asked && asked !== tenant) {
+      const action = 'Use a key of that tenant, or leave out the tenant filter.';
+      throw new ApiError('tenant_forbidden', `This key belongs to another tenant than "${asked}".`, action);
+    }
     // workflow_id: a workflow's id, or its name (resolved to the id now); run_id and swarm_task_id narrow further.
     const wfQuery = c.req.query('workflow_id');
-    const workflow = wfQuery && ([...o.store.workflows.values()].find((w) => w.tenant === tenant && w.name === wfQuery)?.id ?? wfQuery);
+    const workflow = wfQuery && (findNamed(o.store.workflows, tenant, wfQuery)?.id ?? wfQuery);
     const run = c.req.query('run_id');
     const swarmTask = c.req.query('swarm_task_id');
     const lastRaw = c.req.header('last-event-id') ?? c.req.query('last_event_id');
     const last = lastRaw !== undefined && /^\d+$/.test(lastRaw) ? Number(lastRaw) : null;
     const wanted = (e: AgentEvent) =>
-      e.tenant === tenant && (!workflow || e.workflow_id === workflow) && (!run || e.run_id === run) && (!swarmTask || e.swarm_task_id === swarmTask);
+      e.tenant === tenant &&
+      (!workflow || e.workflow_id === workflow) &&
+      (!run || e.run_id === run) &&
+      (!swarmTask || e.swarm_task_id === swarmTask);
     const res = c.env.outgoing;
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     res.write(': connected\n\n');
     const send = (e: AgentEvent) => {
       if (!wanted(e)) return;
@@ -164,7 +184,9 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
     // Replay and subscribe in one synchronous step: no event can fall between them.
     if (last !== null) {
       const first = o.store.events[0];
-      if (first && first.id > last + 1) res.write(`: events ${last + 1}..${first.id - 1} are past the retention window and cannot be replayed\n\n`);
+      if (first && first.id > last + 1) {
+        res.write(`: events ${last + 1}..${first.id - 1} are past the retention window and cannot be replayed\n\n`);
+      }
       for (const e of o.store.events) if (e.id > last) send(e);
     }
     const unsubscribe = o.store.subscribe(send, () => res.end());
@@ -176,13 +198,14 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
     return RESPONSE_ALREADY_SENT;
   });
 
-  app.route('/', workflowRoutes(o));
-  app.route('/', swarmRoutes(o));
+  app.route('/', workflowRoutes(o.workflows));
+  app.route('/', swarmRoutes(o.swarms));
 
   app.get('/wal/status', (c) => c.json(deps.wal.status()));
   app.post('/wal/compact', async (c) => {
     const r = await deps.wal.compact();
-    return c.json({ compacted: true, seq: r.seq, at: r.at, dropped_segments: r.droppedSegments.length, status: deps.wal.status() });
+    const dropped_segments = r.droppedSegments.length;
+    return c.json({ compacted: true, seq: r.seq, at: r.at, dropped_segments, status: deps.wal.status() });
   });
   return app;
 }

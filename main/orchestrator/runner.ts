@@ -1,9 +1,12 @@
 // The agent loop: model call through the engine's routing → tool calls through the registry → model again, until a
 // final answer or config.max_iterations. Each step's events are durable before the next step starts.
 import type { Agent, AgentEvent, Task, TokenUsage } from '../../shared/orchestrator.ts';
-import { foldChunks, type HubChunk, type HubMessage, type HubRequest, type HubTool } from '../proxy/formats/hub/index.ts';
+import {
+  foldChunks, isObject, type HubChunk, type HubMessage, type HubRequest, type HubTool,
+} from '../proxy/formats/hub/index.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { chatInProcess } from '../proxy/in-process.ts';
+import { addUsage } from './common.ts';
 import { runTool, TOOLS, type ToolContext } from './tools/registry.ts';
 
 export const AGENT_APP = 'switchboard-agent';
@@ -22,7 +25,10 @@ export type RunDeps = {
   extraTools?: Record<string, ExtraTool>;
 };
 
-export type ExtraTool = { schema: HubTool; run: (input: Record<string, unknown>, signal: AbortSignal) => Promise<string> };
+export type ExtraTool = {
+  schema: HubTool;
+  run: (input: Record<string, unknown>, signal: AbortSignal) => Promise<string>;
+};
 
 function userText(task: Task): string {
   const { output_format, max_length, ...rest } = task.context as { output_format?: string; max_length?: number };
@@ -36,7 +42,7 @@ function userText(task: Task): string {
 function parseArgs(raw: string): Record<string, unknown> {
   try {
     const v = JSON.parse(raw || '{}') as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { value: v };
+    return isObject(v) ? v : { value: v };
   } catch {
     return { raw };
   }
@@ -47,12 +53,14 @@ export async function runAgentLoop(agent: Agent, task: Task, deps: RunDeps): Pro
   if (agent.system_prompt) messages.push({ role: 'system', content: agent.system_prompt });
   messages.push({ role: 'user', content: userText(task) });
   const extra = deps.extraTools ?? {};
-  const tools = [...agent.tools.map((t) => TOOLS[t]?.schema).filter((t) => t !== undefined), ...Object.values(extra).map((t) => t.schema)];
-  const usage: TokenUsage = { ...task.usage };
+  const agentTools = agent.tools.map((t) => TOOLS[t]?.schema).filter((t) => t !== undefined);
+  const tools = [...agentTools, ...Object.values(extra).map((t) => t.schema)];
+  let usage: TokenUsage = { ...task.usage };
   let last = '';
   for (let i = 1; i <= agent.config.max_iterations; i++) {
     deps.signal.throwIfAborted();
-    const req: HubRequest = { model: agent.model, messages, max_tokens: agent.config.max_tokens, temperature: agent.config.temperature };
+    const { max_tokens, temperature } = agent.config;
+    const req: HubRequest = { model: agent.model, messages, max_tokens, temperature };
     if (tools.length) req.tools = tools;
     const chunks: HubChunk[] = [];
     // Streamed as it arrives: reasoning → thinking; text → output until the turn shows a tool call, thinking after.
@@ -66,11 +74,7 @@ export async function runAgentLoop(agent: Agent, task: Task, deps: RunDeps): Pro
       if (delta.content) await deps.emit({ type: toolTurn ? 'thinking' : 'output', content: delta.content });
     }
     const reply = foldChunks(chunks, agent.model);
-    if (reply.usage) {
-      usage.prompt_tokens += reply.usage.prompt_tokens;
-      usage.completion_tokens += reply.usage.completion_tokens;
-      usage.total_tokens += reply.usage.total_tokens;
-    }
+    if (reply.usage) usage = addUsage(usage, reply.usage);
     await deps.progress(i, usage);
     const msg = reply.choices[0]?.message;
     const content = msg?.content ?? '';
@@ -97,7 +101,8 @@ export async function runAgentLoop(agent: Agent, task: Task, deps: RunDeps): Pro
       messages.push({ role: 'tool', tool_call_id: call.id, content: output });
     }
   }
-  const result = `Stopped after max_iterations (${agent.config.max_iterations}) model calls without a final answer.${last ? ` Last model text: ${last}` : ''}`;
+  const stopped = `Stopped after max_iterations (${agent.config.max_iterations}) model calls without a final answer.`;
+  const result = `${stopped}${last ? ` Last model text: ${last}` : ''}`;
   await deps.emit({ type: 'output', content: result });
   return { result, stop_reason: 'max_iterations' };
 }

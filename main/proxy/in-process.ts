@@ -18,7 +18,7 @@ import {
   type SinkInit,
   type Usage,
 } from './forward/index.ts';
-import { checkNotPaused, newLogEntry, noRouteError, recordOutcome } from './request.ts';
+import { newLogEntry, recordOutcome, routeRequest } from './request.ts';
 
 /** Chunks queued for the reader past which the upstream read pauses until the reader catches up. */
 const HIGH_WATER = 256;
@@ -202,10 +202,7 @@ export async function* chatInProcess(engine: Engine, req: HubRequest, opts: InPr
   const target = new InProcessTarget();
   const onAbort = () => target.stop();
   try {
-    checkNotPaused(engine);
-    const route = engine.router.resolve(req.model, opts.app);
-    entry.routed_model = route.model;
-    if (route.candidates.length === 0) throw noRouteError(engine.router, route);
+    const route = routeRequest(engine, req.model, opts.app, entry);
     const hub: HubRequest = { ...req, model: route.model, stream: true, stream_options: { include_usage: true } };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) target.stop();

@@ -51,3 +51,22 @@ export function noRouteError(router: Router, route: ResolvedRoute): ApiError {
   const { message, action } = router.noRouteMessage(route);
   return new ApiError('no_route', message, action, { steps: route.steps, skipped: route.skipped });
 }
+
+/**
+ * The route of one request (app_rules, rules, default provider) with at least one candidate, its routed model noted
+ * in the log entry; or the refusal: 503 routing_paused, or 404 no_route (`instead`, when given, is thrown in its
+ * place: a request the hub could not translate, which only a provider of the client's own kind could have taken).
+ */
+export function routeRequest(
+  engine: Engine,
+  model: string,
+  app: string | null,
+  entry: RequestLogEntry,
+  instead?: ApiError | null,
+): ResolvedRoute {
+  checkNotPaused(engine);
+  const route = engine.router.resolve(model, app);
+  entry.routed_model = route.model;
+  if (route.candidates.length === 0) throw instead ?? noRouteError(engine.router, route);
+  return route;
+}

@@ -13,7 +13,7 @@ import type { ClientContext, HubRequest } from '../proxy/formats/hub/index.ts';
 import { forwardWithFailover, HttpReplyTarget, sendFormatError } from '../proxy/forward/index.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
-import { checkNotPaused, newLogEntry, noRouteError, recordOutcome } from '../proxy/request.ts';
+import { checkNotPaused, newLogEntry, recordOutcome, routeRequest } from '../proxy/request.ts';
 import { checkOrigin, checkProxyHost } from './guards.ts';
 
 /** Bounded wait for the OS process lookup (a /proc scan or a process spawn). */
@@ -77,12 +77,10 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
       entry.app = app.name;
       entry.app_source = app.source;
     }
-    const route = router.resolve(model, app?.name ?? null);
-    entry.routed_model = route.model;
+    const route = routeRequest(engine, model, app?.name ?? null, entry, untranslatable);
     gateway.checkModel(principal, route.model);
     const textBytes = door.parseBody || spooled ? Buffer.byteLength(JSON.stringify(json)) : body.length;
     admission = gateway.admit(engine.config, principal, app?.name ?? null, estimateTokens(textBytes));
-    if (route.candidates.length === 0) throw untranslatable ?? noRouteError(router, route);
     const rerouted = route.model !== model;
     const rawBody = rerouted && door.modelInBody && !spooled ? Buffer.from(JSON.stringify({ ...(json as object), model: route.model })) : body;
     const routedHub = hub && rerouted ? { ...hub, model: route.model } : hub;

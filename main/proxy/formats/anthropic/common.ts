@@ -1,5 +1,5 @@
 // Both sides: stop reasons ↔ finish reasons, the usage map and the sampling-parameter map of Anthropic Messages.
-import { type FinishReason, invalid, type ParamMap, UsageMap } from '../hub/index.ts';
+import { type FinishReason, type ParamMap, UsageMap } from '../hub/index.ts';
 import type { AnthropicStopReason } from './types.ts';
 
 /** Provider side: Anthropic's stop_reason as the hub's finish reason. */
@@ -41,16 +41,9 @@ export const ANTHROPIC_USAGE = new UsageMap({
   promptExcludesCache: true,
 });
 
-function positiveInteger(v: number): number {
-  if (!Number.isInteger(v) || v < 1) {
-    throw invalid(`"max_tokens" must be a positive integer; got ${v}.`, 'Send e.g. "max_tokens": 1024.');
-  }
-  return v;
-}
-
 /** The sampling fields, at the same paths both ways (stop_sequences is always an array: read with stopAsArray). */
 export const ANTHROPIC_PARAMS: ParamMap = {
-  max_tokens: { path: 'max_tokens', toHub: positiveInteger },
+  max_tokens: 'max_tokens',
   temperature: { path: 'temperature', fromHub: (v) => Math.min(1, Math.max(0, v)) }, // Anthropic's range is 0..1
   top_p: 'top_p',
   top_k: 'top_k',

@@ -365,7 +365,7 @@ describe('client side: Anthropic request → hub', () => {
     [
       'a bad max_tokens',
       { model: 'm', max_tokens: 0, messages: [{ role: 'user', content: 'x' }] },
-      '"max_tokens" must be a positive integer; got 0',
+      '"max_tokens" must be a whole number of at least 1; got 0',
     ],
     [
       'a bad temperature',
@@ -380,7 +380,7 @@ describe('client side: Anthropic request → hub', () => {
     [
       'a max_tokens that is not whole',
       { model: 'm', max_tokens: 1.5, messages: [{ role: 'user', content: 'x' }] },
-      '"max_tokens" must be a positive integer; got 1.5',
+      '"max_tokens" must be a whole number of at least 1; got 1.5',
     ],
     [
       'a stop_sequences string',

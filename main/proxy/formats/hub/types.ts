@@ -169,7 +169,7 @@ export interface ProviderFormat {
   readonly name: FormatName;
   /** The hub request as this format's request body (the model may also go in the URL: see the provider kind). */
   requestFromHub(req: HubRequest): unknown;
-  /** This format's non-stream response body as a hub response; throws UpstreamStreamError for an error body. */
+  /** This format's non-stream response body as a hub response; throws (UpstreamStreamError or ApiError) for an error body. */
   responseToHub(body: unknown, model: string): HubResponse;
   /** A decoder for one streamed reply of this format. */
   streamDecoder(model: string): StreamDecoder;

@@ -1,0 +1,83 @@
+// Agents: create, read, list, update and delete, and an agent named by id or by name (as workflows and swarms do).
+import type { Agent, CreateAgent, Task, UpdateAgent } from '../../shared/orchestrator.ts';
+import { ApiError } from '../errors.ts';
+import { agentId } from './ids.ts';
+import type { OrchestratorStore } from './store.ts';
+
+export type AgentRef = { agent: Agent } | { problem: string };
+
+/** An agent by id, or by name when exactly one agent of the tenant has it. */
+export function resolveAgentRef(agents: ReadonlyMap<string, Agent>, ref: string, tenant: string): AgentRef {
+  const byId = agents.get(ref);
+  if (byId && byId.tenant === tenant) return { agent: byId };
+  const named = [...agents.values()].filter((a) => a.tenant === tenant && a.name === ref);
+  if (named.length === 1) return { agent: named[0] as Agent };
+  if (named.length > 1) {
+    const ids = named.map((a) => a.id).join(', ');
+    return { problem: `"${ref}" is the name of ${named.length} agents (${ids}); use one's id or rename them` };
+  }
+  return { problem: `names no agent; create it first (POST /api/v1/agents) or use an existing agent's name or id` };
+}
+
+/** What deleting an agent must know of its tasks (the task service answers). */
+export type AgentActivity = {
+  activeTaskOf(agentId: string): Task | undefined;
+  /** A run of the agent is between its checks and its durable record. */
+  isSubmitting(agentId: string): boolean;
+};
+
+export class AgentService {
+  constructor(
+    private readonly store: OrchestratorStore,
+    private readonly activity: AgentActivity,
+  ) {}
+
+  get(id: string, tenant: string): Agent {
+    const a = this.store.agents.get(id);
+    if (!a || a.tenant !== tenant) {
+      throw new ApiError('agent_not_found', `No agent "${id}".`, 'List agents with GET /api/v1/agents.');
+    }
+    return a;
+  }
+
+  resolveRef(ref: string, tenant: string): AgentRef {
+    return resolveAgentRef(this.store.agents, ref, tenant);
+  }
+
+  async create(body: CreateAgent, tenant: string): Promise<Agent> {
+    const now = new Date().toISOString();
+    const agent: Agent = {
+      id: agentId(), ...body, status: 'idle', tenant, created_at: now, updated_at: now, last_run_at: null,
+    };
+    await this.store.commit({ type: 'agent.put', data: agent });
+    return agent;
+  }
+
+  list(tenant: string, status: string | undefined, limit: number, offset: number) {
+    const all = [...this.store.agents.values()].filter((a) => a.tenant === tenant && (!status || a.status === status));
+    return { data: all.slice(offset, offset + limit), total: all.length, limit, offset };
+  }
+
+  async update(id: string, body: UpdateAgent, tenant: string): Promise<Agent> {
+    const a = this.get(id, tenant);
+    const config = { ...a.config, ...body.config };
+    const next: Agent = { ...a, ...body, config, updated_at: new Date().toISOString() };
+    await this.store.commit({ type: 'agent.put', data: next });
+    return next;
+  }
+
+  async delete(id: string, tenant: string): Promise<void> {
+    const a = this.get(id, tenant);
+    const active = this.activity.activeTaskOf(id);
+    if (a.status === 'running' || active || this.activity.isSubmitting(id)) {
+      const taskId = active?.task_id ?? null;
+      throw new ApiError(
+        'agent_running',
+        `Agent "${id}" is running a task and cannot be deleted.`,
+        `Stop it first: POST /api/v1/tasks/${taskId ?? '<task_id>'}/stop, then retry.`,
+        { agent_id: id, task_id: taskId },
+      );
+    }
+    await this.store.commit({ type: 'agent.deleted', data: { id } });
+  }
+}
