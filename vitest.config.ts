@@ -11,7 +11,14 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'unit',
-          include: ['main/**/*.test.ts', 'shared/**/*.test.ts', 'bench/**/*.test.ts', 'renderer/**/*.test.ts', 'test/**/*.test.ts', 'scripts/**/*.test.ts'],
+          include: [
+            'main/**/*.test.ts',
+            'shared/**/*.test.ts',
+            'bench/**/*.test.ts',
+            'renderer/**/*.test.ts',
+            'test/**/*.test.ts',
+            'scripts/**/*.test.ts',
+          ],
         },
       },
       {

@@ -18,9 +18,11 @@ const CONCURRENCY = 16;
 
 async function pool(n: number, concurrency: number, op: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) await op(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) await op(next++);
+    }),
+  );
 }
 
 export async function main(): Promise<{ table: string; pass: boolean; rows: Record<string, number> }> {
@@ -28,13 +30,28 @@ export async function main(): Promise<{ table: string; pass: boolean; rows: Reco
   const mock = await startMockProvider({ name: 'mock', record: false });
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchboard-agents-bench-'));
   const configPath = path.join(dir, 'config.json');
-  await fs.writeFile(configPath, JSON.stringify(configFor({ mock: mock.baseUrl }, { log_requests: false, orchestrator: { queue_capacity: 100_000, workers: 8, run_window_ms: 0, event_retention: 1_000_000 } })));
+  await fs.writeFile(
+    configPath,
+    JSON.stringify(
+      configFor(
+        { mock: mock.baseUrl },
+        {
+          log_requests: false,
+          orchestrator: { queue_capacity: 100_000, workers: 8, run_window_ms: 0, event_retention: 1_000_000 },
+        },
+      ),
+    ),
+  );
   const { key } = await createKey(keysFile(dir), 'bench');
   const sb = new Switchboard({ configPath, port: 0 });
   await sb.start();
   const api = `${sb.url}/api/v1`;
   const post = (p: string, body: unknown) =>
-    fetch(`${api}${p}`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
+    fetch(`${api}${p}`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((r) => r.json() as Promise<any>);
   try {
     const agents: string[] = [];
     for (let i = 0; i < tasks; i++) agents.push((await post('/agents', { name: `b${i}`, model: 'mock-model' })).id);
@@ -42,7 +59,11 @@ export async function main(): Promise<{ table: string; pass: boolean; rows: Reco
     // Baseline: the same number of chat completions through the router, same concurrency.
     const t0 = performance.now();
     await pool(tasks, CONCURRENCY, async () => {
-      const r = await fetch(`${sb.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'mock-model', messages: [{ role: 'user', content: 'hi' }] }) });
+      const r = await fetch(`${sb.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'mock-model', messages: [{ role: 'user', content: 'hi' }] }),
+      });
       await r.arrayBuffer();
     });
     const chatPerSec = tasks / ((performance.now() - t0) / 1000);
@@ -53,7 +74,9 @@ export async function main(): Promise<{ table: string; pass: boolean; rows: Reco
       const start = performance.now();
       await pool(tasks, CONCURRENCY, async (i) => void (await post(`/agents/${agents[i]}/run`, { message: 'hi' })));
       await streams[0]!.waitFor((e) => e.filter((x) => x.type === 'completed').length >= tasks, 120_000);
-      await Promise.all(streams.map((s) => s.waitFor((e) => e.filter((x) => x.type === 'completed').length >= tasks, 120_000)));
+      await Promise.all(
+        streams.map((s) => s.waitFor((e) => e.filter((x) => x.type === 'completed').length >= tasks, 120_000)),
+      );
       const seconds = (performance.now() - start) / 1000;
       const delivered = streams.reduce((n, s) => n + s.events.length, 0);
       for (const s of streams) s.close();
@@ -89,8 +112,10 @@ export async function main(): Promise<{ table: string; pass: boolean; rows: Reco
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().then((r) => console.log(r.table)).catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  main()
+    .then((r) => console.log(r.table))
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
 }

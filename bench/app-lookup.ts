@@ -15,7 +15,12 @@ import { requestBody } from './proxy.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 type Variant = { name: string; appRules: boolean; child?: BenchChild };
-type Row = { variant: string; connection: 'new per request' | 'keep-alive'; medianMs: number; cpuUsPerRequest: number | null };
+type Row = {
+  variant: string;
+  connection: 'new per request' | 'keep-alive';
+  medianMs: number;
+  cpuUsPerRequest: number | null;
+};
 
 function config(mockBaseUrl: string, appRules: boolean): string {
   return JSON.stringify({
@@ -36,10 +41,19 @@ function post(port: number, body: string, agent: http.Agent | false): Promise<nu
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const req = http.request(
-      { host: '127.0.0.1', port, path: '/v1/chat/completions', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': '' } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/v1/chat/completions',
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': '' },
+      },
       (res) => {
         res.resume();
-        res.on('end', () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`status ${res.statusCode}`))));
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`status ${res.statusCode}`)),
+        );
       },
     );
     req.on('error', reject);
@@ -47,7 +61,11 @@ function post(port: number, body: string, agent: http.Agent | false): Promise<nu
   });
 }
 
-async function measure(child: BenchChild, keepAlive: boolean, n: number): Promise<{ medianMs: number; cpuUsPerRequest: number | null }> {
+async function measure(
+  child: BenchChild,
+  keepAlive: boolean,
+  n: number,
+): Promise<{ medianMs: number; cpuUsPerRequest: number | null }> {
   const body = requestBody(false);
   const agent = keepAlive ? new http.Agent({ keepAlive: true, maxSockets: 1 }) : false;
   for (let i = 0; i < 20; i++) await post(child.port, body, agent);
@@ -57,15 +75,22 @@ async function measure(child: BenchChild, keepAlive: boolean, n: number): Promis
   const cpu1 = child.cpuMicros();
   if (agent) agent.destroy();
   times.sort((a, b) => a - b);
-  return { medianMs: times[Math.floor(times.length / 2)]!, cpuUsPerRequest: cpu0 !== null && cpu1 !== null ? (cpu1 - cpu0) / n : null };
+  return {
+    medianMs: times[Math.floor(times.length / 2)]!,
+    cpuUsPerRequest: cpu0 !== null && cpu1 !== null ? (cpu1 - cpu0) / n : null,
+  };
 }
 
-export async function main(opts: { requests?: number } = {}): Promise<{ name: string; rows: Row[]; lookupMedianMs: number; table: string }> {
+export async function main(
+  opts: { requests?: number } = {},
+): Promise<{ name: string; rows: Row[]; lookupMedianMs: number; table: string }> {
   const n = opts.requests ?? 400;
   const temp = await makeTempDir('switchboard-bench-apps');
   const children: BenchChild[] = [];
   try {
-    const mock = await startChild('mock provider', ['--import', 'tsx', 'bench/mock-server.ts', '--port', '0'], { cwd: ROOT });
+    const mock = await startChild('mock provider', ['--import', 'tsx', 'bench/mock-server.ts', '--port', '0'], {
+      cwd: ROOT,
+    });
     children.push(mock);
     const mockBaseUrl = `http://127.0.0.1:${mock.port}/v1`;
     const variants: Variant[] = [
@@ -77,7 +102,10 @@ export async function main(opts: { requests?: number } = {}): Promise<{ name: st
       const file = path.join(dir, 'config.json');
       await import('node:fs/promises').then((fs) => fs.mkdir(dir, { recursive: true }));
       await writeFile(file, config(mockBaseUrl, v.appRules));
-      v.child = await startChild(v.name, ['--import', 'tsx', 'main/cli.ts', 'serve', '--config', file, '--port', '0'], { cwd: ROOT, timeoutMs: 30_000 });
+      v.child = await startChild(v.name, ['--import', 'tsx', 'main/cli.ts', 'serve', '--config', file, '--port', '0'], {
+        cwd: ROOT,
+        timeoutMs: 30_000,
+      });
       children.push(v.child);
     }
     const rows: Row[] = [];
@@ -97,7 +125,12 @@ export async function main(opts: { requests?: number } = {}): Promise<{ name: st
       await new Promise<void>((resolve) => {
         server.once('connection', async (socket) => {
           const t0 = performance.now();
-          await lookupClientProcess({ localAddress: socket.localAddress!, localPort: socket.localPort!, remoteAddress: socket.remoteAddress!, remotePort: socket.remotePort! });
+          await lookupClientProcess({
+            localAddress: socket.localAddress!,
+            localPort: socket.localPort!,
+            remoteAddress: socket.remoteAddress!,
+            remotePort: socket.remotePort!,
+          });
           lookupTimes.push(performance.now() - t0);
           resolve();
         });
@@ -121,10 +154,16 @@ export async function main(opts: { requests?: number } = {}): Promise<{ name: st
       for (const r of rows.filter((x) => x.connection === mode)) {
         const lr = r.medianMs / base.medianMs;
         const cr = r.cpuUsPerRequest !== null && base.cpuUsPerRequest ? r.cpuUsPerRequest / base.cpuUsPerRequest : null;
-        lines.push(`| ${mode} | ${r.variant} | ${r.medianMs.toFixed(2)} | ${r.cpuUsPerRequest?.toFixed(0) ?? '—'} | ${lr.toFixed(2)}× | ${cr === null ? '—' : `${cr.toFixed(2)}×`} |`);
+        lines.push(
+          `| ${mode} | ${r.variant} | ${r.medianMs.toFixed(2)} | ${r.cpuUsPerRequest?.toFixed(0) ?? '—'} | ${lr.toFixed(2)}× | ${cr === null ? '—' : `${cr.toFixed(2)}×`} |`,
+        );
       }
     }
-    lines.push('', `One Linux /proc lookup on its own: median ${lookupMedianMs.toFixed(2)} ms (bounded at 250 ms; runs once per connection, only when app rules exist and no header named the app).`, '');
+    lines.push(
+      '',
+      `One Linux /proc lookup on its own: median ${lookupMedianMs.toFixed(2)} ms (bounded at 250 ms; runs once per connection, only when app rules exist and no header named the app).`,
+      '',
+    );
     return { name: 'app-lookup', rows, lookupMedianMs, table: lines.join('\n') };
   } finally {
     await Promise.all(children.map((c) => c.stop()));

@@ -14,7 +14,21 @@ let client: OpenAI;
 
 beforeAll(async () => {
   mock = await startMockProvider({ name: 'upstream' });
-  floor = await startChild('floor', ['--import', 'tsx', path.join('bench', 'floor.ts'), '--port', '0', '--upstream', mock.baseUrl, '--key', 'sk-provider'], { cwd: ROOT });
+  floor = await startChild(
+    'floor',
+    [
+      '--import',
+      'tsx',
+      path.join('bench', 'floor.ts'),
+      '--port',
+      '0',
+      '--upstream',
+      mock.baseUrl,
+      '--key',
+      'sk-provider',
+    ],
+    { cwd: ROOT },
+  );
   client = new OpenAI({ baseURL: `http://127.0.0.1:${floor.port}/v1`, apiKey: 'sk-client', maxRetries: 0 });
 });
 afterAll(async () => {
@@ -23,7 +37,10 @@ afterAll(async () => {
 });
 
 it('forwards a chat request with the provider key in place of the client key', async () => {
-  const reply = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+  const reply = await client.chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
   expect(reply.choices[0]?.message.content).toBe('Hello from upstream');
   const seen = mock.requests.at(-1)!;
   expect(seen.url).toBe('/v1/chat/completions');
@@ -33,7 +50,11 @@ it('forwards a chat request with the provider key in place of the client key', a
 
 it('passes a stream through chunk by chunk', async () => {
   mock.setBehavior({ chunkDelayMs: 40 });
-  const stream = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true });
+  const stream = await client.chat.completions.create({
+    model: 'm',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+  });
   const receivedAt: number[] = [];
   let text = '';
   for await (const chunk of stream) {
@@ -47,7 +68,9 @@ it('passes a stream through chunk by chunk', async () => {
 
 it('passes upstream errors through with their status', async () => {
   mock.setBehavior({ status: 429, failTimes: 1 });
-  await expect(client.chat.completions.create({ model: 'm', messages: [] })).rejects.toBeInstanceOf(OpenAI.RateLimitError);
+  await expect(client.chat.completions.create({ model: 'm', messages: [] })).rejects.toBeInstanceOf(
+    OpenAI.RateLimitError,
+  );
   await expect(client.chat.completions.create({ model: 'm', messages: [] })).resolves.toBeTruthy();
 });
 
@@ -57,13 +80,17 @@ it('reads the child process CPU time and peak memory from /proc', () => {
 });
 
 it('reports the output of a child that exits before listening', async () => {
-  await expect(startChild('floor', ['--import', 'tsx', path.join('bench', 'floor.ts'), '--port', '0'], { cwd: ROOT })).rejects.toThrow(
-    /floor did not start: exited with code 1[\s\S]*--upstream is required/,
-  );
+  await expect(
+    startChild('floor', ['--import', 'tsx', path.join('bench', 'floor.ts'), '--port', '0'], { cwd: ROOT }),
+  ).rejects.toThrow(/floor did not start: exited with code 1[\s\S]*--upstream is required/);
 });
 
 it('stops a child and waits for its exit', async () => {
-  const other = await startChild('floor', ['--import', 'tsx', path.join('bench', 'floor.ts'), '--port', '0', '--upstream', mock.baseUrl], { cwd: ROOT });
+  const other = await startChild(
+    'floor',
+    ['--import', 'tsx', path.join('bench', 'floor.ts'), '--port', '0', '--upstream', mock.baseUrl],
+    { cwd: ROOT },
+  );
   await other.stop();
   expect(other.process.exitCode !== null || other.process.signalCode !== null).toBe(true);
   expect(other.cpuMicros()).toBeNull();

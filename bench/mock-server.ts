@@ -8,7 +8,11 @@ import { startMockProvider, type MockBehavior } from '../test/support/mock-provi
 export type MockServerMessage = { type: 'setBehavior'; behavior: MockBehavior };
 
 const { values } = parseArgs({
-  options: { port: { type: 'string', default: '0' }, name: { type: 'string', default: 'mock' }, behavior: { type: 'string' } },
+  options: {
+    port: { type: 'string', default: '0' },
+    name: { type: 'string', default: 'mock' },
+    behavior: { type: 'string' },
+  },
 });
 const mock = await startMockProvider({
   name: values.name,
@@ -26,4 +30,5 @@ if (process.send) {
   });
   process.on('disconnect', () => void mock.close().then(() => process.exit(0)));
 }
-for (const signal of ['SIGTERM', 'SIGINT'] as const) process.on(signal, () => void mock.close().then(() => process.exit(0)));
+for (const signal of ['SIGTERM', 'SIGINT'] as const)
+  process.on(signal, () => void mock.close().then(() => process.exit(0)));

@@ -100,7 +100,10 @@ export function startChild(name: string, args: string[], opts: StartChildOptions
       void stop(500).then(() => reject(new Error(`${name} did not start: ${why}\n--- its output ---\n${tail.trim()}`)));
     };
     const timeoutMs = opts.timeoutMs ?? 20_000;
-    const timer = setTimeout(() => fail(`no line with http://127.0.0.1:<port> on stdout within ${timeoutMs} ms`), timeoutMs);
+    const timer = setTimeout(
+      () => fail(`no line with http://127.0.0.1:<port> on stdout within ${timeoutMs} ms`),
+      timeoutMs,
+    );
     child.once('error', (err) => fail(err.message));
     child.once('exit', (code, signal) => fail(`exited with ${signal ?? `code ${code}`}`));
     child.stdout?.on('data', (chunk: Buffer) => {

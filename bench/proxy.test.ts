@@ -31,12 +31,20 @@ it('sends a realistic 1 KB chat request', () => {
 it('runs only bench modules, never the servers or the tests', async () => {
   const files = await benchFiles();
   expect(files).toContain('proxy.ts');
-  for (const skipped of ['run.ts', 'floor.ts', 'mock-server.ts', 'proxy.test.ts', 'floor.test.ts']) expect(files).not.toContain(skipped);
+  for (const skipped of ['run.ts', 'floor.ts', 'mock-server.ts', 'proxy.test.ts', 'floor.test.ts'])
+    expect(files).not.toContain(skipped);
 });
 
 it('measures direct and floor, returns the figures and a table, and leaves no child behind', async () => {
   const before = childPids();
-  const result = await main({ warmupSec: 0, durationSec: 0.4, connections: [1, 4], streams: 5, streamWarmup: 1, switchboard: false });
+  const result = await main({
+    warmupSec: 0,
+    durationSec: 0.4,
+    connections: [1, 4],
+    streams: 5,
+    streamWarmup: 1,
+    switchboard: false,
+  });
   expect(result.targets.map((t) => t.target)).toEqual(['direct', 'floor']);
   const [direct, floor] = result.targets;
   for (const t of [direct!, floor!]) {

@@ -124,7 +124,15 @@ function loadRun(baseUrl: string, body: string, connections: number, seconds: nu
   let count = 0;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
-      { url: `${baseUrl}/chat/completions`, method: 'POST', headers: REQUEST_HEADERS, body, connections, duration: seconds, pipelining: 1 },
+      {
+        url: `${baseUrl}/chat/completions`,
+        method: 'POST',
+        headers: REQUEST_HEADERS,
+        body,
+        connections,
+        duration: seconds,
+        pipelining: 1,
+      },
       (err, result) => {
         if (err) return reject(err);
         const sorted = times.subarray(0, count).sort();
@@ -154,19 +162,34 @@ function loadRun(baseUrl: string, body: string, connections: number, seconds: nu
 const agentFor = (): http.Agent => new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 /** One request with node:http; resolves with the status, the body, and ms from start to the first body byte. */
-function request(baseUrl: string, body: string, agent: http.Agent): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string; ttfbMs: number }> {
+function request(
+  baseUrl: string,
+  body: string,
+  agent: http.Agent,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string; ttfbMs: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let ttfbMs = Number.NaN;
-    const req = http.request(`${baseUrl}/chat/completions`, { method: 'POST', headers: { ...REQUEST_HEADERS, 'content-length': Buffer.byteLength(body) }, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => {
-        if (chunks.length === 0) ttfbMs = performance.now() - started;
-        chunks.push(c);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString(), ttfbMs }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${baseUrl}/chat/completions`,
+      { method: 'POST', headers: { ...REQUEST_HEADERS, 'content-length': Buffer.byteLength(body) }, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => {
+          if (chunks.length === 0) ttfbMs = performance.now() - started;
+          chunks.push(c);
+        });
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            text: Buffer.concat(chunks).toString(),
+            ttfbMs,
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(10_000, () => req.destroy(new Error(`no answer from ${baseUrl} within 10 s`)));
     req.on('error', reject);
     req.end(body);
@@ -178,12 +201,17 @@ async function checkTarget(baseUrl: string, expectedContent: string): Promise<vo
   const agent = agentFor();
   try {
     const plain = await request(baseUrl, requestBody(false), agent);
-    if (plain.status !== 200) throw new Error(`POST ${baseUrl}/chat/completions answered ${plain.status}: ${plain.text.slice(0, 300)}`);
-    const content = (JSON.parse(plain.text) as { choices?: { message?: { content?: string } }[] }).choices?.[0]?.message?.content;
-    if (content !== expectedContent) throw new Error(`${baseUrl} answered content ${JSON.stringify(content?.slice(0, 80))}, not the mock's reply`);
+    if (plain.status !== 200)
+      throw new Error(`POST ${baseUrl}/chat/completions answered ${plain.status}: ${plain.text.slice(0, 300)}`);
+    const content = (JSON.parse(plain.text) as { choices?: { message?: { content?: string } }[] }).choices?.[0]?.message
+      ?.content;
+    if (content !== expectedContent)
+      throw new Error(`${baseUrl} answered content ${JSON.stringify(content?.slice(0, 80))}, not the mock's reply`);
     const streamed = await request(baseUrl, requestBody(true), agent);
     if (streamed.status !== 200 || !streamed.text.trimEnd().endsWith('data: [DONE]')) {
-      throw new Error(`streamed POST ${baseUrl}/chat/completions answered ${streamed.status} without a final [DONE]: ${streamed.text.slice(0, 300)}`);
+      throw new Error(
+        `streamed POST ${baseUrl}/chat/completions answered ${streamed.status} without a final [DONE]: ${streamed.text.slice(0, 300)}`,
+      );
     }
   } finally {
     agent.destroy();
@@ -202,7 +230,8 @@ async function streamTtfbInterleaved(baseUrls: string[], opts: ProxyBenchOptions
     for (let i = 0; i < opts.streamWarmup + opts.streams; i++) {
       for (let t = 0; t < baseUrls.length; t++) {
         const r = await request(baseUrls[t]!, body, agents[t]!);
-        if (r.status !== 200) throw new Error(`streamed request to ${baseUrls[t]} answered ${r.status}: ${r.text.slice(0, 300)}`);
+        if (r.status !== 200)
+          throw new Error(`streamed request to ${baseUrls[t]} answered ${r.status}: ${r.text.slice(0, 300)}`);
         if (i >= opts.streamWarmup) times[t]![i - opts.streamWarmup] = r.ttfbMs;
       }
     }
@@ -243,14 +272,25 @@ function switchboardConfig(mockBaseUrl: string): string {
 // ---- the report ----
 
 const fmt = (n: number | null | undefined, digits = 0): string =>
-  n === null || n === undefined || Number.isNaN(n) ? '—' : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  n === null || n === undefined || Number.isNaN(n)
+    ? '—'
+    : n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const ratioOf = (a: number | null | undefined, b: number | null | undefined): number | null =>
-  a === null || a === undefined || b === null || b === undefined || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? null : a / b;
+  a === null ||
+  a === undefined ||
+  b === null ||
+  b === undefined ||
+  !Number.isFinite(a) ||
+  !Number.isFinite(b) ||
+  b === 0
+    ? null
+    : a / b;
 const fmtRatio = (r: number | null): string => (r === null ? '—' : `${r.toFixed(2)}×`);
 
 function makeChecks(floor: TargetResult | undefined, sb: TargetResult | undefined, opts: ProxyBenchOptions): Check[] {
   const top = Math.max(...opts.connections);
-  const rps = (t: TargetResult | undefined): number | undefined => t?.load.find((l) => l.connections === top)?.requestsPerSec;
+  const rps = (t: TargetResult | undefined): number | undefined =>
+    t?.load.find((l) => l.connections === top)?.requestsPerSec;
   const check = (name: string, limit: string, ratio: number | null, ok: (r: number) => boolean): Check => ({
     name,
     limit,
@@ -259,16 +299,38 @@ function makeChecks(floor: TargetResult | undefined, sb: TargetResult | undefine
   });
   const failures = sb ? sb.load.reduce((n, l) => n + l.errors + l.non2xx, 0) : 0;
   return [
-    check(`CPU per request (c=${top})`, '≤ 1.5× floor', ratioOf(sb?.cpuUsPerRequest, floor?.cpuUsPerRequest), (r) => r <= 1.5),
+    check(
+      `CPU per request (c=${top})`,
+      '≤ 1.5× floor',
+      ratioOf(sb?.cpuUsPerRequest, floor?.cpuUsPerRequest),
+      (r) => r <= 1.5,
+    ),
     check(`throughput (c=${top})`, '≥ 0.85× floor', ratioOf(rps(sb), rps(floor)), (r) => r >= 0.85),
     check('stream time to first byte', '≤ 1.2× floor', ratioOf(sb?.streamTtfbMs, floor?.streamTtfbMs), (r) => r <= 1.2),
-    { name: 'errors and non-2xx answers under load', limit: '0', ratio: sb ? failures : null, pass: sb ? failures === 0 : null },
+    {
+      name: 'errors and non-2xx answers under load',
+      limit: '0',
+      ratio: sb ? failures : null,
+      pass: sb ? failures === 0 : null,
+    },
   ];
 }
 
-function renderTable(targets: TargetResult[], checks: Check[], opts: ProxyBenchOptions, skipped: string | undefined): string {
+function renderTable(
+  targets: TargetResult[],
+  checks: Check[],
+  opts: ProxyBenchOptions,
+  skipped: string | undefined,
+): string {
   const cs = opts.connections;
-  const head = ['target', ...cs.map((c) => `req/s c=${c}`), ...cs.map((c) => `p50 / p99 ms c=${c}`), `CPU µs/req (c=${Math.max(...cs)})`, 'stream TTFB ms', 'peak RSS MiB'];
+  const head = [
+    'target',
+    ...cs.map((c) => `req/s c=${c}`),
+    ...cs.map((c) => `p50 / p99 ms c=${c}`),
+    `CPU µs/req (c=${Math.max(...cs)})`,
+    'stream TTFB ms',
+    'peak RSS MiB',
+  ];
   const row = (t: TargetResult): string[] => [
     t.label,
     ...cs.map((c) => fmt(t.load.find((l) => l.connections === c)?.requestsPerSec)),
@@ -282,7 +344,14 @@ function renderTable(targets: TargetResult[], checks: Check[], opts: ProxyBenchO
   ];
   const ratioRow = (label: string, a: TargetResult, b: TargetResult): string[] => [
     label,
-    ...cs.map((c) => fmtRatio(ratioOf(a.load.find((l) => l.connections === c)?.requestsPerSec, b.load.find((l) => l.connections === c)?.requestsPerSec))),
+    ...cs.map((c) =>
+      fmtRatio(
+        ratioOf(
+          a.load.find((l) => l.connections === c)?.requestsPerSec,
+          b.load.find((l) => l.connections === c)?.requestsPerSec,
+        ),
+      ),
+    ),
     ...cs.map((c) => {
       const la = a.load.find((l) => l.connections === c);
       const lb = b.load.find((l) => l.connections === c);
@@ -313,7 +382,11 @@ function renderTable(targets: TargetResult[], checks: Check[], opts: ProxyBenchO
     ...rows.map(md),
     '',
   ];
-  const failing = targets.flatMap((t) => t.load.filter((l) => l.errors + l.non2xx > 0).map((l) => `${t.label} c=${l.connections}: ${l.errors} errors, ${l.non2xx} non-2xx`));
+  const failing = targets.flatMap((t) =>
+    t.load
+      .filter((l) => l.errors + l.non2xx > 0)
+      .map((l) => `${t.label} c=${l.connections}: ${l.errors} errors, ${l.non2xx} non-2xx`),
+  );
   if (failing.length) lines.push(`Failures under load: ${failing.join('; ')}.`, '');
   if (skipped) {
     lines.push(`Switchboard not measured: ${skipped}`, '');
@@ -339,10 +412,18 @@ export async function main(overrides: Partial<ProxyBenchOptions> = {}): Promise<
   try {
     const tokens = replyTokens(opts.replyTokens);
     const loadBehavior: MockBehavior = { tokens };
-    const mock = await startChild('mock provider', ['--import', 'tsx', 'bench/mock-server.ts', '--port', '0', '--behavior', JSON.stringify(loadBehavior)], { cwd: ROOT, env, ipc: true });
+    const mock = await startChild(
+      'mock provider',
+      ['--import', 'tsx', 'bench/mock-server.ts', '--port', '0', '--behavior', JSON.stringify(loadBehavior)],
+      { cwd: ROOT, env, ipc: true },
+    );
     children.push(mock);
     const mockBaseUrl = `http://127.0.0.1:${mock.port}/v1`;
-    const floor = await startChild('floor', ['--import', 'tsx', 'bench/floor.ts', '--port', '0', '--upstream', mockBaseUrl], { cwd: ROOT, env });
+    const floor = await startChild(
+      'floor',
+      ['--import', 'tsx', 'bench/floor.ts', '--port', '0', '--upstream', mockBaseUrl],
+      { cwd: ROOT, env },
+    );
     children.push(floor);
 
     const targets: { result: TargetResult; child?: BenchChild }[] = [
@@ -358,9 +439,18 @@ export async function main(overrides: Partial<ProxyBenchOptions> = {}): Promise<
     else {
       const configPath = path.join(temp.dir, 'config.json');
       await writeFile(configPath, switchboardConfig(mockBaseUrl), { mode: 0o600 });
-      const sbEnv = { ...env, XDG_CONFIG_HOME: path.join(temp.dir, 'xdg-config'), XDG_DATA_HOME: path.join(temp.dir, 'xdg-data'), XDG_STATE_HOME: path.join(temp.dir, 'xdg-state') };
+      const sbEnv = {
+        ...env,
+        XDG_CONFIG_HOME: path.join(temp.dir, 'xdg-config'),
+        XDG_DATA_HOME: path.join(temp.dir, 'xdg-data'),
+        XDG_STATE_HOME: path.join(temp.dir, 'xdg-state'),
+      };
       try {
-        const sb = await startChild('Switchboard', ['--import', 'tsx', 'main/cli.ts', 'serve', '--config', configPath, '--port', '0'], { cwd: ROOT, env: sbEnv, timeoutMs: 30_000 });
+        const sb = await startChild(
+          'Switchboard',
+          ['--import', 'tsx', 'main/cli.ts', 'serve', '--config', configPath, '--port', '0'],
+          { cwd: ROOT, env: sbEnv, timeoutMs: 30_000 },
+        );
         children.push(sb);
         const result = emptyResult('switchboard', `http://127.0.0.1:${sb.port}/v1`);
         await checkTarget(result.baseUrl, tokens.join(''));
@@ -390,7 +480,10 @@ export async function main(overrides: Partial<ProxyBenchOptions> = {}): Promise<
 
     await setMockBehavior(mock, { tokens: replyTokens(opts.streamTokens), chunkDelayMs: opts.chunkDelayMs });
     log('stream time to first byte (targets interleaved)');
-    const ttfbs = await streamTtfbInterleaved(targets.map((t) => t.result.baseUrl), opts);
+    const ttfbs = await streamTtfbInterleaved(
+      targets.map((t) => t.result.baseUrl),
+      opts,
+    );
     targets.forEach((t, i) => {
       t.result.streamTtfbMs = ttfbs[i]!;
     });
@@ -398,7 +491,11 @@ export async function main(overrides: Partial<ProxyBenchOptions> = {}): Promise<
 
     const results = targets.map((t) => t.result);
     const sb = results.find((t) => t.target === 'switchboard');
-    const checks = makeChecks(results.find((t) => t.target === 'floor'), sb, opts);
+    const checks = makeChecks(
+      results.find((t) => t.target === 'floor'),
+      sb,
+      opts,
+    );
     const verdicts = checks.map((c) => c.pass).filter((p): p is boolean => p !== null);
     return {
       name: 'proxy',
@@ -416,7 +513,15 @@ export async function main(overrides: Partial<ProxyBenchOptions> = {}): Promise<
 }
 
 function emptyResult(target: TargetName, baseUrl: string): TargetResult {
-  return { target, label: LABELS[target], baseUrl, load: [], cpuUsPerRequest: null, streamTtfbMs: null, peakRssMiB: null };
+  return {
+    target,
+    label: LABELS[target],
+    baseUrl,
+    load: [],
+    cpuUsPerRequest: null,
+    streamTtfbMs: null,
+    peakRssMiB: null,
+  };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

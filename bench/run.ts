@@ -28,11 +28,15 @@ async function runAll(): Promise<boolean> {
       const result: unknown = await (mod.main as () => Promise<unknown>)();
       const record = (result ?? {}) as { table?: unknown; pass?: unknown };
       if (typeof record.table === 'string') console.log(record.table);
-      else if (result !== undefined) console.log(`## ${name}\n\n\`\`\`json\n${JSON.stringify(result, null, 2)}\n\`\`\`\n`);
+      else if (result !== undefined)
+        console.log(`## ${name}\n\n\`\`\`json\n${JSON.stringify(result, null, 2)}\n\`\`\`\n`);
       if (record.pass === false) ok = false;
       const out = path.join(BENCH_DIR, 'results');
       await mkdir(out, { recursive: true });
-      await writeFile(path.join(out, `${name}.json`), JSON.stringify({ finishedAt: new Date().toISOString(), result }, null, 2) + '\n');
+      await writeFile(
+        path.join(out, `${name}.json`),
+        JSON.stringify({ finishedAt: new Date().toISOString(), result }, null, 2) + '\n',
+      );
     } catch (err) {
       ok = false;
       console.log(`## ${name}\n\nFAILED: ${(err as Error).stack ?? String(err)}\n`);

@@ -18,7 +18,18 @@ function stream(port: number, side: Side, agent: http.Agent): Promise<{ ms: numb
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const req = http.request(
-      { host: '127.0.0.1', port, path: side.path, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(side.body), ...side.headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: side.path,
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(side.body),
+          ...side.headers,
+        },
+      },
       (res) => {
         let bytes = 0;
         let last = '';
@@ -26,7 +37,11 @@ function stream(port: number, side: Side, agent: http.Agent): Promise<{ ms: numb
           bytes += c.length;
           last = (last + c.toString()).slice(-200);
         });
-        res.on('end', () => (res.statusCode === 200 ? resolve({ ms: performance.now() - t0, bytes, text: last }) : reject(new Error(`status ${res.statusCode}: ${last}`))));
+        res.on('end', () =>
+          res.statusCode === 200
+            ? resolve({ ms: performance.now() - t0, bytes, text: last })
+            : reject(new Error(`status ${res.statusCode}: ${last}`)),
+        );
       },
     );
     req.on('error', reject);
@@ -34,14 +49,20 @@ function stream(port: number, side: Side, agent: http.Agent): Promise<{ ms: numb
   });
 }
 
-export async function main(opts: { requests?: number; chunks?: number } = {}): Promise<{ name: string; rows: Row[]; cpuRatio: number | null; timeRatio: number; table: string }> {
+export async function main(
+  opts: { requests?: number; chunks?: number } = {},
+): Promise<{ name: string; rows: Row[]; cpuRatio: number | null; timeRatio: number; table: string }> {
   const n = opts.requests ?? 300;
   const chunks = opts.chunks ?? 500;
   const temp = await makeTempDir('switchboard-bench-translation');
   const children: BenchChild[] = [];
   try {
     const tokens = Array.from({ length: chunks }, (_, i) => ` tok${i}`);
-    const mock = await startChild('mock provider', ['--import', 'tsx', 'bench/mock-server.ts', '--port', '0', '--behavior', JSON.stringify({ tokens })], { cwd: ROOT });
+    const mock = await startChild(
+      'mock provider',
+      ['--import', 'tsx', 'bench/mock-server.ts', '--port', '0', '--behavior', JSON.stringify({ tokens })],
+      { cwd: ROOT },
+    );
     children.push(mock);
     const dir = path.join(temp.dir, 'sb');
     await mkdir(dir, { recursive: true });
@@ -51,19 +72,37 @@ export async function main(opts: { requests?: number; chunks?: number } = {}): P
       JSON.stringify({
         listen_port: 11434,
         log_requests: false,
-        providers: [{ name: 'mock', type: 'openai', base_url: `http://127.0.0.1:${mock.port}/v1`, api_key: 'sk-bench', enabled: true }],
+        providers: [
+          {
+            name: 'mock',
+            type: 'openai',
+            base_url: `http://127.0.0.1:${mock.port}/v1`,
+            api_key: 'sk-bench',
+            enabled: true,
+          },
+        ],
         routing: { default_provider: 'mock', rules: [] },
         app_rules: [],
         health_check: { interval_ms: 0, timeout_ms: 1000 },
         limits: { enabled: false },
       }),
     );
-    const sb = await startChild('Switchboard', ['--import', 'tsx', 'main/cli.ts', 'serve', '--config', file, '--port', '0'], { cwd: ROOT, timeoutMs: 30_000 });
+    const sb = await startChild(
+      'Switchboard',
+      ['--import', 'tsx', 'main/cli.ts', 'serve', '--config', file, '--port', '0'],
+      { cwd: ROOT, timeoutMs: 30_000 },
+    );
     children.push(sb);
 
     const messages = [{ role: 'user', content: 'Write a long story.' }];
     const sides: Side[] = [
-      { name: 'OpenAI client → OpenAI provider (passthrough)', path: '/v1/chat/completions', body: JSON.stringify({ model: 'm', messages, stream: true }), headers: {}, done: '[DONE]' },
+      {
+        name: 'OpenAI client → OpenAI provider (passthrough)',
+        path: '/v1/chat/completions',
+        body: JSON.stringify({ model: 'm', messages, stream: true }),
+        headers: {},
+        done: '[DONE]',
+      },
       {
         name: 'Anthropic client → OpenAI provider (translated)',
         path: '/v1/messages',
@@ -77,7 +116,8 @@ export async function main(opts: { requests?: number; chunks?: number } = {}): P
     for (const side of sides) {
       for (let i = 0; i < 5; i++) await stream(sb.port, side, agent);
       const check = await stream(sb.port, side, agent);
-      if (!check.text.includes(side.done)) throw new Error(`${side.name}: the stream did not end with ${side.done}: ${check.text}`);
+      if (!check.text.includes(side.done))
+        throw new Error(`${side.name}: the stream did not end with ${side.done}: ${check.text}`);
       const cpu0 = sb.cpuMicros();
       const times: number[] = [];
       let bytes = 0;
@@ -88,7 +128,12 @@ export async function main(opts: { requests?: number; chunks?: number } = {}): P
       }
       const cpu1 = sb.cpuMicros();
       times.sort((a, b) => a - b);
-      rows.push({ name: side.name, medianMs: times[Math.floor(times.length / 2)]!, cpuUsPerRequest: cpu0 !== null && cpu1 !== null ? (cpu1 - cpu0) / n : null, bytes });
+      rows.push({
+        name: side.name,
+        medianMs: times[Math.floor(times.length / 2)]!,
+        cpuUsPerRequest: cpu0 !== null && cpu1 !== null ? (cpu1 - cpu0) / n : null,
+        bytes,
+      });
     }
     agent.destroy();
     const [pass, tr] = rows as [Row, Row];

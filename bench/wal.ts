@@ -129,16 +129,30 @@ async function recovery(dir: string, megabytes: number): Promise<WalRecoveryResu
     replayed += 1;
   }
   const replayMs = performance.now() - started;
-  if (replayed !== records || wal.status().corrupted_entries !== 0) throw new Error(`recovery bench: replayed ${replayed} of ${records}`);
+  if (replayed !== records || wal.status().corrupted_entries !== 0)
+    throw new Error(`recovery bench: replayed ${replayed} of ${records}`);
   await wal.close();
   await fsp.rm(logDir, { recursive: true, force: true });
   const scale = 1024 / megabytes;
-  return { megabytes, records, segments, openMs, replayMs, totalMsFor1GB: (openMs + replayMs) * scale, extrapolated: megabytes !== 1024 };
+  return {
+    megabytes,
+    records,
+    segments,
+    openMs,
+    replayMs,
+    totalMsFor1GB: (openMs + replayMs) * scale,
+    extrapolated: megabytes !== 1024,
+  };
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 
-export async function main(): Promise<{ table: string; pass: boolean; rows: WalBenchRow[]; recovery: WalRecoveryResult }> {
+export async function main(): Promise<{
+  table: string;
+  pass: boolean;
+  rows: WalBenchRow[];
+  recovery: WalRecoveryResult;
+}> {
   const seconds = Number(process.env.WAL_BENCH_SECONDS ?? 1);
   const rounds = Number(process.env.WAL_BENCH_ROUNDS ?? 3);
   const recoveryMb = Number(process.env.WAL_BENCH_RECOVERY_MB ?? 1024);

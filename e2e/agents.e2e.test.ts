@@ -12,7 +12,10 @@ let sb: ServeProcess;
 
 describeWithChromium('agents, apps and settings in the UI', () => {
   beforeAll(async () => {
-    [mock, browser] = await Promise.all([startMockProvider({ name: 'mock', behavior: { tokens: ['The answer', ' is 42.'] } }), launchBrowser()]);
+    [mock, browser] = await Promise.all([
+      startMockProvider({ name: 'mock', behavior: { tokens: ['The answer', ' is 42.'] } }),
+      launchBrowser(),
+    ]);
     sb = await serveWithUi({ config: configFor({ mock: mock.baseUrl }, { orchestrator: { sse_heartbeat_ms: 500 } }) });
   });
   afterAll(async () => {
@@ -66,7 +69,9 @@ describeWithChromium('agents, apps and settings in the UI', () => {
     await eventually(async () => expect(await page.getByTestId('pause-routing').textContent()).toBe('Pause routing'));
     // Test connection marks the provider ok with a latency.
     await page.getByTestId('provider-mock').getByText('Test').click();
-    await eventually(async () => expect(await page.getByTestId('provider-mock').textContent()).toMatch(/ok in \d+ ms, 1 models/));
+    await eventually(async () =>
+      expect(await page.getByTestId('provider-mock').textContent()).toMatch(/ok in \d+ ms, 1 models/),
+    );
     expect(await page.getByTestId('provider-state-mock').textContent()).toBe('ok');
     await page.close();
   });

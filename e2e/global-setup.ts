@@ -23,7 +23,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const outDir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-ui-'));
   const { build } = await import('vite');
-  await build({ configFile: path.join(ROOT, 'vite.config.ts'), logLevel: 'error', build: { outDir, emptyOutDir: true } });
+  await build({
+    configFile: path.join(ROOT, 'vite.config.ts'),
+    logLevel: 'error',
+    build: { outDir, emptyOutDir: true },
+  });
   project.provide('uiDir', outDir);
   return async () => {
     await fs.rm(outDir, { recursive: true, force: true });

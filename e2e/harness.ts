@@ -21,7 +21,15 @@ export async function launchBrowser(): Promise<Browser> {
   if (!CHROMIUM) throw new Error('no Chromium found: install it (apt-get install chromium) or set CHROMIUM_PATH');
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

@@ -22,11 +22,21 @@ const ask = (model: string, app = 'e2e') =>
 
 describeWithChromium('the UI served at /ui', () => {
   beforeAll(async () => {
-    [alpha, beta, browser] = await Promise.all([startMockProvider({ name: 'alpha' }), startMockProvider({ name: 'beta' }), launchBrowser()]);
+    [alpha, beta, browser] = await Promise.all([
+      startMockProvider({ name: 'alpha' }),
+      startMockProvider({ name: 'beta' }),
+      launchBrowser(),
+    ]);
     sb = await serveWithUi({
       config: configFor(
         { alpha: alpha.baseUrl, beta: beta.baseUrl },
-        { rules: [{ pattern: 'gpt-*', provider: 'alpha' }, { pattern: 'gpt-*', provider: 'beta' }], default_provider: 'alpha' },
+        {
+          rules: [
+            { pattern: 'gpt-*', provider: 'alpha' },
+            { pattern: 'gpt-*', provider: 'beta' },
+          ],
+          default_provider: 'alpha',
+        },
       ),
     });
   });
@@ -62,7 +72,12 @@ describeWithChromium('the UI served at /ui', () => {
     await page.getByTestId('provider-gamma').waitFor();
     const cfg = await readConfig();
     expect(cfg.providers.map((p: { name: string }) => p.name)).toEqual(['alpha', 'beta', 'gamma']);
-    expect(cfg.providers[2]).toMatchObject({ name: 'gamma', base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-gamma-new-key-abcdef', enabled: true });
+    expect(cfg.providers[2]).toMatchObject({
+      name: 'gamma',
+      base_url: 'http://127.0.0.1:9/v1',
+      api_key: 'sk-gamma-new-key-abcdef',
+      enabled: true,
+    });
     expect(cfg.providers[0].api_key).toBe('sk-alpha-secret-key-123456');
     await screenshot(page, 'providers');
     await page.close();
@@ -88,7 +103,9 @@ describeWithChromium('the UI served at /ui', () => {
     await page.getByTestId('nav-settings').click();
     await page.getByTestId('listen-port').fill('70000');
     await page.getByTestId('save-settings').click();
-    expect(await page.getByTestId('form-error').textContent()).toContain('listen_port (found 70000) must be between 1 and 65535');
+    expect(await page.getByTestId('form-error').textContent()).toContain(
+      'listen_port (found 70000) must be between 1 and 65535',
+    );
     await screenshot(page, 'settings-error');
     expect(await fs.readFile(sb.configPath, 'utf8')).toBe(before);
     await page.close();
@@ -107,7 +124,9 @@ describeWithChromium('the UI served at /ui', () => {
     await eventually(async () => expect((await ask('gpt-4o')).headers.get('x-switchboard-provider')).toBe('beta'));
     const before = beta.chatCount();
     const res = await ask('gpt-4o-mini');
-    expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toContain('beta');
+    expect(
+      ((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content,
+    ).toContain('beta');
     expect(beta.chatCount()).toBe(before + 1);
 
     await page.getByTestId('tester-model').fill('gpt-4o');

@@ -19,12 +19,17 @@ describeWithChromium('workflows and settings in the UI', () => {
     [mock, browser] = await Promise.all([
       startMockProvider({
         name: 'mock',
-        behavior: { script: [{ tokens: ['Bees', ' dance to share where food is.'] }, { tokens: ['Post:', ' honey bees dance.'] }], tokens: ['unexpected'] },
+        behavior: {
+          script: [{ tokens: ['Bees', ' dance to share where food is.'] }, { tokens: ['Post:', ' honey bees dance.'] }],
+          tokens: ['unexpected'],
+        },
       }),
       launchBrowser(),
     ]);
     holder = net.createServer((s) => s.destroy());
-    heldPort = await new Promise<number>((r) => holder.listen(0, '127.0.0.1', () => r((holder.address() as net.AddressInfo).port)));
+    heldPort = await new Promise<number>((r) =>
+      holder.listen(0, '127.0.0.1', () => r((holder.address() as net.AddressInfo).port)),
+    );
     sb = await serveWithUi({ config: configFor({ mock: mock.baseUrl }, { orchestrator: { sse_heartbeat_ms: 500 } }) });
   });
   afterAll(async () => {
@@ -77,10 +82,13 @@ describeWithChromium('workflows and settings in the UI', () => {
     await card.getByTestId('form-error').filter({ hasText: 'not valid JSON' }).waitFor();
     await card.getByTestId('workflow-input').fill('{"topic": "honey bees"}');
     await card.getByTestId('workflow-run').click();
-    await card.locator('[data-testid=run][data-status=completed]').waitFor({ timeout: 15_000 }).catch(async (err: Error) => {
-      await screenshot(page, 'workflows-failure');
-      throw new Error(`${err.message}\npage: ${await card.textContent()}`);
-    });
+    await card
+      .locator('[data-testid=run][data-status=completed]')
+      .waitFor({ timeout: 15_000 })
+      .catch(async (err: Error) => {
+        await screenshot(page, 'workflows-failure');
+        throw new Error(`${err.message}\npage: ${await card.textContent()}`);
+      });
     const steps = card.getByTestId('run-step');
     expect(await steps.count()).toBe(2);
     expect(await steps.nth(0).getAttribute('data-status')).toBe('completed');
@@ -88,7 +96,9 @@ describeWithChromium('workflows and settings in the UI', () => {
     expect(await steps.nth(0).getByTestId('run-step-output').textContent()).toBe('Bees dance to share where food is.');
     expect(await steps.nth(1).getByTestId('run-step-output').textContent()).toBe('Post: honey bees dance.');
     // The second step's prompt was filled from the first step's output and reached the provider.
-    expect(JSON.stringify(mock.requests.filter((r) => r.method === 'POST').at(-1)?.body)).toContain('Bees dance to share where food is.');
+    expect(JSON.stringify(mock.requests.filter((r) => r.method === 'POST').at(-1)?.body)).toContain(
+      'Bees dance to share where food is.',
+    );
     expect(mock.chatCount()).toBe(2);
     await screenshot(page, 'workflows');
     await page.close();
@@ -102,14 +112,18 @@ describeWithChromium('workflows and settings in the UI', () => {
     await page.getByTestId('listen-port').fill(String(heldPort));
     const taken = page.getByTestId('port-taken');
     await taken.waitFor({ timeout: 10_000 });
-    expect(await taken.textContent()).toMatch(new RegExp(`^Port ${heldPort} is in use by .*"listen_port": ${heldPort + 1}`));
+    expect(await taken.textContent()).toMatch(
+      new RegExp(`^Port ${heldPort} is in use by .*"listen_port": ${heldPort + 1}`),
+    );
     expect(await page.getByTestId('save-settings').isDisabled()).toBe(true);
     await screenshot(page, 'settings-port-taken');
     expect(await fs.readFile(sb.configPath, 'utf8')).toBe(before);
 
     // A free port clears the message and saves.
     const probe = net.createServer();
-    const free = await new Promise<number>((r) => probe.listen(0, '127.0.0.1', () => r((probe.address() as net.AddressInfo).port)));
+    const free = await new Promise<number>((r) =>
+      probe.listen(0, '127.0.0.1', () => r((probe.address() as net.AddressInfo).port)),
+    );
     await new Promise((r) => probe.close(r));
     await page.getByTestId('listen-port').fill(String(free));
     await eventually(async () => expect(await page.getByTestId('save-settings').isEnabled()).toBe(true));

@@ -53,7 +53,12 @@ export class Switchboard {
     this.configureRequestLog(this.store.config);
     const dataDir = defaultWalDir(this.store.file);
     this.wal = await openWal({ dir: dataDir, onError: (err) => logger.error({ err }, 'WAL background work failed') });
-    this.orchestrator = new Orchestrator({ wal: this.wal, engine: () => this.engine, config: () => this.store.config.orchestrator, dataDir });
+    this.orchestrator = new Orchestrator({
+      wal: this.wal,
+      engine: () => this.engine,
+      config: () => this.store.config.orchestrator,
+      dataDir,
+    });
     await this.orchestrator.start();
     const orch = this.orchestrator;
     this.metrics = new Metrics({
@@ -82,7 +87,10 @@ export class Switchboard {
       },
     });
     this.listener = new Listener(listener, this.store.file);
-    await this.listener.listen(this.options.port ?? this.store.config.listen_port, this.options.host ?? this.store.config.listen_host);
+    await this.listener.listen(
+      this.options.port ?? this.store.config.listen_port,
+      this.options.host ?? this.store.config.listen_host,
+    );
     this.health = new HealthChecker(this.engine);
     this.health.start();
     this.store.on('change', (next, prev) => void this.applyConfig(next, prev));
@@ -106,7 +114,9 @@ export class Switchboard {
         await this.listener.listen(next.listen_port, this.options.host ?? next.listen_host);
         logger.info(`now listening on ${this.listener.url}`);
       } catch (err) {
-        logger.error(`could not move to port ${next.listen_port}: ${(err as Error).message} Still listening on ${this.listener.url}.`);
+        logger.error(
+          `could not move to port ${next.listen_port}: ${(err as Error).message} Still listening on ${this.listener.url}.`,
+        );
       }
     }
   }
@@ -121,7 +131,9 @@ export class Switchboard {
   }
 
   private announceFirstRun(): void {
-    logger.info(`first run: wrote a default config to ${this.store.file}; its providers are disabled until you give them a key or an address`);
+    logger.info(
+      `first run: wrote a default config to ${this.store.file}; its providers are disabled until you give them a key or an address`,
+    );
     for (const { provider, variable } of keysOfferedByEnv(process.env)) {
       logger.info(
         `found ${variable} in the environment (not copied). To use it, set provider "${provider}" to "api_key": "env:${variable}" and "enabled": true in ${this.store.file}`,

@@ -59,17 +59,25 @@ async function serve(configPath: string, port: number | undefined, host: string 
   process.on('SIGTERM', () => void stop());
 }
 
-async function keys(configPath: string, sub: string | undefined, id: string | undefined, tenant: string | undefined): Promise<void> {
+async function keys(
+  configPath: string,
+  sub: string | undefined,
+  id: string | undefined,
+  tenant: string | undefined,
+): Promise<void> {
   const file = keysFile(path.dirname(configPath));
   if (sub === 'create') {
     const { key, record } = await createKey(file, tenant).catch((err: Error) => fail(err.message, 2));
     process.stdout.write(`${key}\n`);
-    process.stderr.write(`created key ${record.id} for tenant "${record.tenant}" in ${file}; it is shown only now, store it safely\n`);
+    process.stderr.write(
+      `created key ${record.id} for tenant "${record.tenant}" in ${file}; it is shown only now, store it safely\n`,
+    );
     return;
   }
   if (sub === 'list') {
     const all = await readKeys(file);
-    if (all.length === 0) return void process.stdout.write(`no keys in ${file}; create one with: switchboard keys create\n`);
+    if (all.length === 0)
+      return void process.stdout.write(`no keys in ${file}; create one with: switchboard keys create\n`);
     for (const k of all) process.stdout.write(`${k.id}\t${k.tenant}\t${k.created_at}\n`);
     return;
   }
@@ -112,7 +120,8 @@ async function main(argv: string[]): Promise<void> {
     let port: number | undefined;
     if (values.port !== undefined) {
       port = Number(values.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`--port must be a whole number from 0 to 65535 (got "${values.port}")`, 2);
+      if (!Number.isInteger(port) || port < 0 || port > 65535)
+        fail(`--port must be a whole number from 0 to 65535 (got "${values.port}")`, 2);
     }
     return serve(configPath, port, values.host);
   }
@@ -120,7 +129,9 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'config' && sub === 'check') {
     try {
       const store = await ConfigStore.open(configPath);
-      process.stdout.write(`${store.file} is valid (${store.config.providers.length} providers, ${store.config.routing.rules.length} rules)\n`);
+      process.stdout.write(
+        `${store.file} is valid (${store.config.providers.length} providers, ${store.config.routing.rules.length} rules)\n`,
+      );
       return;
     } catch (err) {
       if (err instanceof ConfigError) fail(err.message, 2);
@@ -128,7 +139,9 @@ async function main(argv: string[]): Promise<void> {
     }
   }
   if (command === 'keys' && (values.gateway || values.pat)) {
-    const r = await gatewayKeysCommand(path.dirname(configPath), sub, positionals[2], values).catch((err: Error) => fail(err.message, 2));
+    const r = await gatewayKeysCommand(path.dirname(configPath), sub, positionals[2], values).catch((err: Error) =>
+      fail(err.message, 2),
+    );
     process.stdout.write(r.out);
     if (r.err) process.stderr.write(r.err);
     return;

@@ -21,13 +21,14 @@ const ACTIONS: Record<ErrorCode, string> = {
   origin_not_allowed: 'Call Switchboard from a local tool, not from a web page of another origin.',
   config_invalid: 'Fix the fields listed in error.details; config.json on disk is unchanged.',
   no_healthy_provider: 'Wait for the cool-down (circuit_breaker.cooldown_ms) or fix the provider.',
-  upstream_unreachable: "Check that the provider is running and its base_url is right, or add a backup provider.",
+  upstream_unreachable: 'Check that the provider is running and its base_url is right, or add a backup provider.',
   upstream_error: 'Retry, or add a backup provider with a routing rule for this model.',
   upstream_timeout: 'Retry, raise timeouts in config.json, or add a backup provider for this model.',
   upstream_rate_limited: 'Wait and retry, or add a backup provider with a routing rule for this model.',
   routing_paused: 'Resume routing from the tray menu or the Switchboard window.',
   unsupported_endpoint: "Route this model to a provider that offers this endpoint (see the README's endpoint table).",
-  internal_error: 'Retry the request; if it keeps failing, look at the Switchboard log and report the error shown there.',
+  internal_error:
+    'Retry the request; if it keeps failing, look at the Switchboard log and report the error shown there.',
   unauthorized: 'Send a key made by `switchboard keys create` in the X-API-Key header.',
   agent_not_found: 'List agents with GET /api/v1/agents.',
   task_not_found: 'List tasks with GET /api/v1/tasks.',
@@ -52,7 +53,14 @@ const ACTIONS: Record<ErrorCode, string> = {
 };
 
 /** An error in its plain form, as each wire format writes it (HTTP body or mid-stream event). */
-export type WireError = { status: number; code: string; type: string; message: string; action?: string; details?: unknown };
+export type WireError = {
+  status: number;
+  code: string;
+  type: string;
+  message: string;
+  action?: string;
+  details?: unknown;
+};
 
 export class ApiError extends Error {
   readonly status: number;
@@ -100,7 +108,8 @@ export class ApiError extends Error {
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  if (err instanceof WalError) return new ApiError('wal_error', `The write-ahead log failed: ${err.message}`, err.action);
+  if (err instanceof WalError)
+    return new ApiError('wal_error', `The write-ahead log failed: ${err.message}`, err.action);
   return new ApiError('internal_error', 'Switchboard hit an unexpected error while handling this request.');
 }
 

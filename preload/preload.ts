@@ -3,7 +3,10 @@ import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import { BRIDGE_KEY, IPC_CHANNELS, IPC_EVENTS, type IpcChannel, type SwitchboardApi } from '../shared/ipc.ts';
 
 const methods = Object.fromEntries(
-  (Object.keys(IPC_CHANNELS) as IpcChannel[]).map((ch) => [ch, (req?: unknown) => ipcRenderer.invoke(IPC_CHANNELS[ch], req)]),
+  (Object.keys(IPC_CHANNELS) as IpcChannel[]).map((ch) => [
+    ch,
+    (req?: unknown) => ipcRenderer.invoke(IPC_CHANNELS[ch], req),
+  ]),
 ) as Omit<SwitchboardApi, 'subscribe'>;
 
 const api: SwitchboardApi = {

@@ -10,7 +10,14 @@ import { RoutingPage } from './pages/Routing.tsx';
 import { SettingsPage } from './pages/Settings.tsx';
 import { useApi, useApp, useAppStore } from './store/react.ts';
 
-const PAGES = { providers: 'Providers', routing: 'Routing', apps: 'Apps', logs: 'Logs', agents: 'Agents', settings: 'Settings' } as const;
+const PAGES = {
+  providers: 'Providers',
+  routing: 'Routing',
+  apps: 'Apps',
+  logs: 'Logs',
+  agents: 'Agents',
+  settings: 'Settings',
+} as const;
 type Page = keyof typeof PAGES;
 
 function pageFromHash(): Page {
@@ -75,7 +82,9 @@ export function App() {
             {statusError}
           </div>
         )}
-        {status?.config_error && <div className="error">config.json has problems: {status.config_error.join('; ')}</div>}
+        {status?.config_error && (
+          <div className="error">config.json has problems: {status.config_error.join('; ')}</div>
+        )}
         {page === 'providers' && <ProvidersPage />}
         {page === 'routing' && <RoutingPage />}
         {page === 'apps' && <AppsPage />}

@@ -37,7 +37,8 @@ describe('rooms and what each may import', () => {
     const files: Record<string, string> = {
       'main/proxy/formats/x.ts': "import { ApiError } from '../../server/errors.ts';",
       'main/orchestrator/y.test.ts': "import { buildHttpApp } from '../server/app.ts';",
-      'renderer/pages/z.tsx': "import { Engine } from '../../main/proxy/engine.ts';\nimport { api } from '../../shared/http-client.ts';",
+      'renderer/pages/z.tsx':
+        "import { Engine } from '../../main/proxy/engine.ts';\nimport { api } from '../../shared/http-client.ts';",
       'main/config/w.ts': "import { app } from 'electron';",
       'main/electron/ok.ts': "import { app } from 'electron';",
       'main/wal/v.ts': "import { FaultyFs } from '../../test/support/wal/fs-faults.ts';",

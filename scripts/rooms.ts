@@ -26,7 +26,8 @@ export function sourceFiles(dir: string): string[] {
   return out;
 }
 
-const IMPORT = /(?:^|[^\w.])(?:import|export)\s*(?:type\s+)?(?:[\w*{}\s,]+?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|[^\w.])(?:import|export)\s*(?:type\s+)?(?:[\w*{}\s,]+?\s+from\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 /** The imports of one file: the specifier and, for a relative one, the repo-relative path it names. */
 export function importsOf(file: string, text = readFileSync(path.join(ROOT, file), 'utf8')): Import[] {

@@ -5,4 +5,7 @@ export type VitestReport = {
   numTodoTests?: number;
   testResults?: { name?: string; status?: string; message?: string; assertionResults?: { status?: string }[] }[];
 };
-export function summarize(report: VitestReport | null, run: { tscFailed: boolean; vitestStatus: number }): { line: string; notes: string[]; code: number };
+export function summarize(
+  report: VitestReport | null,
+  run: { tscFailed: boolean; unformatted?: boolean; vitestStatus: number },
+): { line: string; notes: string[]; code: number };

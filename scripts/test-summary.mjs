@@ -2,7 +2,7 @@
 
 /**
  * @param {any} report vitest's JSON report, or null when there is none
- * @param {{ tscFailed: boolean, vitestStatus: number }} run
+ * @param {{ tscFailed: boolean, unformatted?: boolean, vitestStatus: number }} run
  * @returns {{ line: string, notes: string[], code: number }}
  */
 export function summarize(report, run) {
@@ -13,9 +13,12 @@ export function summarize(report, run) {
   const skipped = (report?.numPendingTests ?? 0) + (report?.numTodoTests ?? 0);
 
   // A file that failed without a failed test in it (a hook threw, an import broke): one failure each, never silent.
-  const brokenFiles = files.filter((f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'));
+  const brokenFiles = files.filter(
+    (f) => f.status === 'failed' && !(f.assertionResults ?? []).some((a) => a.status === 'failed'),
+  );
   failed += brokenFiles.length;
-  for (const f of brokenFiles) notes.push(`failed outside any test: ${f.name}${f.message ? ` (${String(f.message).split('\n')[0]})` : ''}`);
+  for (const f of brokenFiles)
+    notes.push(`failed outside any test: ${f.name}${f.message ? ` (${String(f.message).split('\n')[0]})` : ''}`);
   if (!report) {
     failed += 1;
     notes.push('vitest wrote no report: it did not run');
@@ -23,6 +26,10 @@ export function summarize(report, run) {
   if (run.tscFailed) {
     failed += 1;
     notes.push('the type check failed (see the tsc output above)');
+  }
+  if (run.unformatted) {
+    failed += 1;
+    notes.push('some files are not formatted (listed above): run npm run format');
   }
   // vitest failed for a reason no count shows (an unhandled error between tests): the line must still say so.
   if (run.vitestStatus !== 0 && failed === 0) {
@@ -36,7 +43,10 @@ export function summarize(report, run) {
 
   const e2eSkipped = files
     .filter((f) => /(^|\/)e2e\//.test(f.name ?? '') && f.status !== 'failed')
-    .reduce((n, f) => n + (f.assertionResults ?? []).filter((a) => a.status === 'pending' || a.status === 'skipped').length, 0);
+    .reduce(
+      (n, f) => n + (f.assertionResults ?? []).filter((a) => a.status === 'pending' || a.status === 'skipped').length,
+      0,
+    );
   if (e2eSkipped > 0) {
     notes.push(
       `${e2eSkipped} e2e tests did not run: no Chromium was found. Install it (apt-get install chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary, then run npm test again.`,

@@ -19,7 +19,10 @@ async function vitestOn(source: string): Promise<{ report: VitestReport; status:
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('VITEST')));
   const bin = path.resolve(import.meta.dirname, '../node_modules/.bin/vitest');
   const out = path.join(dir, 'report.json');
-  const r = spawnSync(bin, ['run', '--root', dir, '--reporter=json', `--outputFile.json=${out}`], { env, encoding: 'utf8' });
+  const r = spawnSync(bin, ['run', '--root', dir, '--reporter=json', `--outputFile.json=${out}`], {
+    env,
+    encoding: 'utf8',
+  });
   return { report: JSON.parse(await fs.readFile(out, 'utf8')) as VitestReport, status: r.status ?? 1 };
 }
 
@@ -42,24 +45,52 @@ describe('npm test summary line', () => {
   }, 60_000);
 
   it('passes a clean run, and reports skipped tests after the counts', () => {
-    const report = { numPassedTests: 3, numFailedTests: 0, numPendingTests: 2, testResults: [{ name: 'a.test.ts', status: 'passed', assertionResults: [] }] };
-    expect(summarize(report, { tscFailed: false, vitestStatus: 0 })).toMatchObject({ line: '3 passed, 0 failed, 2 skipped', code: 0 });
-    expect(summarize({ numPassedTests: 3 }, { tscFailed: false, vitestStatus: 0 })).toMatchObject({ line: '3 passed, 0 failed', code: 0 });
+    const report = {
+      numPassedTests: 3,
+      numFailedTests: 0,
+      numPendingTests: 2,
+      testResults: [{ name: 'a.test.ts', status: 'passed', assertionResults: [] }],
+    };
+    expect(summarize(report, { tscFailed: false, vitestStatus: 0 })).toMatchObject({
+      line: '3 passed, 0 failed, 2 skipped',
+      code: 0,
+    });
+    expect(summarize({ numPassedTests: 3 }, { tscFailed: false, vitestStatus: 0 })).toMatchObject({
+      line: '3 passed, 0 failed',
+      code: 0,
+    });
   });
 
   it('fails on a type error, a missing report, an unexplained vitest failure, or when nothing passed', () => {
     const ok = { numPassedTests: 5, numFailedTests: 0, testResults: [] };
     expect(summarize(ok, { tscFailed: true, vitestStatus: 0 })).toMatchObject({ line: '5 passed, 1 failed', code: 1 });
-    expect(summarize(null, { tscFailed: false, vitestStatus: 1 })).toMatchObject({ line: '0 passed, 1 failed', code: 1 });
+    expect(summarize(ok, { tscFailed: false, unformatted: true, vitestStatus: 0 })).toMatchObject({
+      line: '5 passed, 1 failed',
+      code: 1,
+      notes: ['some files are not formatted (listed above): run npm run format'],
+    });
+    expect(summarize(null, { tscFailed: false, vitestStatus: 1 })).toMatchObject({
+      line: '0 passed, 1 failed',
+      code: 1,
+    });
     expect(summarize(ok, { tscFailed: false, vitestStatus: 1 })).toMatchObject({ line: '5 passed, 1 failed', code: 1 });
-    expect(summarize({ numPassedTests: 0, testResults: [] }, { tscFailed: false, vitestStatus: 0 })).toMatchObject({ line: '0 passed, 1 failed', code: 1 });
+    expect(summarize({ numPassedTests: 0, testResults: [] }, { tscFailed: false, vitestStatus: 0 })).toMatchObject({
+      line: '0 passed, 1 failed',
+      code: 1,
+    });
   });
 
   it('says once, with how to get one, when the e2e tests were skipped for want of Chromium', () => {
     const report = {
       numPassedTests: 10,
       numPendingTests: 3,
-      testResults: [{ name: '/repo/e2e/ui.e2e.test.ts', status: 'skipped', assertionResults: [{ status: 'skipped' }, { status: 'skipped' }, { status: 'pending' }] }],
+      testResults: [
+        {
+          name: '/repo/e2e/ui.e2e.test.ts',
+          status: 'skipped',
+          assertionResults: [{ status: 'skipped' }, { status: 'skipped' }, { status: 'pending' }],
+        },
+      ],
     };
     const s = summarize(report, { tscFailed: false, vitestStatus: 0 });
     expect(s).toMatchObject({ line: '10 passed, 0 failed, 3 skipped', code: 0 });

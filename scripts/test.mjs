@@ -13,10 +13,19 @@ const tsc = ['tsconfig.json', 'tsconfig.renderer.json', 'tsconfig.electron.json'
   .map((p) => run('npx', ['tsc', '-p', p, '--noEmit']))
   .reduce((a, b) => a || b, 0);
 if (tsc !== 0) console.error('type check failed');
+// The tree stays formatted (Prettier, print width 120: .prettierrc.json); `npm run format` fixes it.
+const formatted = run('npx', ['prettier', '--check', '--log-level', 'warn', '.']) === 0;
 
 const out = '.vitest-result.json';
 rmSync(out, { force: true });
-const vitest = run('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)]);
+const vitest = run('npx', [
+  'vitest',
+  'run',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile.json=${out}`,
+  ...process.argv.slice(2),
+]);
 
 let report = null;
 try {
@@ -24,7 +33,11 @@ try {
 } catch {
   // no JSON result: vitest itself did not run (summarize counts that as a failure)
 }
-const { line, notes, code } = summarize(report, { tscFailed: tsc !== 0, vitestStatus: vitest });
+const { line, notes, code } = summarize(report, {
+  tscFailed: tsc !== 0,
+  unformatted: !formatted,
+  vitestStatus: vitest,
+});
 for (const n of notes) console.log(n);
 console.log(line);
 process.exit(code);

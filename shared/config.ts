@@ -4,16 +4,14 @@ import { z } from 'zod';
 export const PROVIDER_TYPES = ['openai', 'anthropic', 'gemini', 'ollama'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
-const httpUrl = z
-  .string()
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be a full http:// or https:// address, e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1"');
+const httpUrl = z.string().refine((v) => {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}, 'must be a full http:// or https:// address, e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1"');
 
 const positiveMs = z.number().int().min(1, 'must be a positive number of milliseconds');
 
@@ -86,7 +84,15 @@ export const LimitValuesSchema = z.strictObject({
   concurrency: z.number().int().min(0, 'must be 0 (no limit) or a positive whole number').optional(),
 });
 export type LimitValues = z.infer<typeof LimitValuesSchema>;
-export const LIMITS_DEFAULTS = { enabled: true, rpm: 60, tpm: 100_000, concurrency: 10, window_ms: 60_000, per_app: {}, per_key: {} };
+export const LIMITS_DEFAULTS = {
+  enabled: true,
+  rpm: 60,
+  tpm: 100_000,
+  concurrency: 10,
+  window_ms: 60_000,
+  per_app: {},
+  per_key: {},
+};
 export const LimitsConfigSchema = z.strictObject({
   enabled: z.boolean().default(true),
   rpm: z.number().int().min(0).default(60),
@@ -161,7 +167,11 @@ export const ConfigSchema = z
     const names = new Set<string>();
     cfg.providers.forEach((p, i) => {
       if (names.has(p.name)) {
-        ctx.addIssue({ code: 'custom', path: ['providers', i, 'name'], message: `is used by two providers; give each provider its own name` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['providers', i, 'name'],
+          message: `is used by two providers; give each provider its own name`,
+        });
       }
       names.add(p.name);
     });
@@ -201,11 +211,52 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 const FIELD_NAMES = [
-  'listen_port', 'listen_host', 'log_requests', 'start_on_login', 'providers', 'routing', 'app_rules', 'timeouts',
-  'circuit_breaker', 'health_check', 'max_body_mb', 'log_file', 'name', 'base_url', 'api_key', 'enabled', 'type',
-  'headers', 'default_provider', 'rules', 'pattern', 'provider', 'app', 'model_override', 'connect_ms',
-  'first_byte_ms', 'idle_ms', 'failure_threshold', 'cooldown_ms', 'interval_ms', 'timeout_ms', 'max_mb', 'keep',
-  'limits', 'gateway', 'rpm', 'tpm', 'concurrency', 'window_ms', 'per_app', 'per_key', 'jwt', 'secret', 'public_key', 'issuer', 'audience',
+  'listen_port',
+  'listen_host',
+  'log_requests',
+  'start_on_login',
+  'providers',
+  'routing',
+  'app_rules',
+  'timeouts',
+  'circuit_breaker',
+  'health_check',
+  'max_body_mb',
+  'log_file',
+  'name',
+  'base_url',
+  'api_key',
+  'enabled',
+  'type',
+  'headers',
+  'default_provider',
+  'rules',
+  'pattern',
+  'provider',
+  'app',
+  'model_override',
+  'connect_ms',
+  'first_byte_ms',
+  'idle_ms',
+  'failure_threshold',
+  'cooldown_ms',
+  'interval_ms',
+  'timeout_ms',
+  'max_mb',
+  'keep',
+  'limits',
+  'gateway',
+  'rpm',
+  'tpm',
+  'concurrency',
+  'window_ms',
+  'per_app',
+  'per_key',
+  'jwt',
+  'secret',
+  'public_key',
+  'issuer',
+  'audience',
 ];
 
 function closestField(key: string): string | undefined {
@@ -252,7 +303,10 @@ export function describeConfigIssues(issues: readonly z.core.$ZodIssue[], input:
     const value = valueAt(input, issue.path);
     let message = issue.message;
     if (issue.code === 'invalid_type') {
-      message = value === undefined ? `is required (expected ${issue.expected})` : `must be ${article(issue.expected)} ${issue.expected}`;
+      message =
+        value === undefined
+          ? `is required (expected ${issue.expected})`
+          : `must be ${article(issue.expected)} ${issue.expected}`;
     } else if (issue.code === 'invalid_value' && 'values' in issue) {
       message = `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
     }

@@ -18,7 +18,17 @@ async function call<T>(url: string, init: RequestInit): Promise<ApiResult<T>> {
   try {
     res = await fetch(url, init);
   } catch (err) {
-    return { ok: false, failure: { status: 0, error: { code: 'unreachable', message: `Switchboard did not answer (${(err as Error).message}).`, action: 'Check that Switchboard is running.' } } };
+    return {
+      ok: false,
+      failure: {
+        status: 0,
+        error: {
+          code: 'unreachable',
+          message: `Switchboard did not answer (${(err as Error).message}).`,
+          action: 'Check that Switchboard is running.',
+        },
+      },
+    };
   }
   const text = await res.text();
   let body: unknown = null;
@@ -29,7 +39,14 @@ async function call<T>(url: string, init: RequestInit): Promise<ApiResult<T>> {
   }
   if (res.ok) return { ok: true, data: body as T };
   const error = (body as { error?: ApiFailure['error'] } | null)?.error;
-  return { ok: false, failure: { status: res.status, error: error && typeof error === 'object' ? error : { code: `http_${res.status}`, message: text || res.statusText } } };
+  return {
+    ok: false,
+    failure: {
+      status: res.status,
+      error:
+        error && typeof error === 'object' ? error : { code: `http_${res.status}`, message: text || res.statusText },
+    },
+  };
 }
 
 export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
@@ -66,7 +83,8 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
     getConfig: () => admin('GET', '/config'),
     saveConfig: (config) => admin('PUT', '/config', config),
     recentLogs: ({ limit }) => admin('GET', `/logs?limit=${limit}`),
-    explainRoute: ({ model, app }) => admin('GET', `/route?model=${encodeURIComponent(model)}${app ? `&app=${encodeURIComponent(app)}` : ''}`),
+    explainRoute: ({ model, app }) =>
+      admin('GET', `/route?model=${encodeURIComponent(model)}${app ? `&app=${encodeURIComponent(app)}` : ''}`),
     testProvider: ({ name }) => admin('POST', `/providers/${encodeURIComponent(name)}/test`, {}),
     setPaused: (req) => admin('POST', '/pause', req),
     listAgentKeys: () => admin('GET', '/agent-keys'),
@@ -75,7 +93,18 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
     checkPort: ({ port }) => admin('GET', `/port-check?port=${encodeURIComponent(String(port))}`),
     agentApi: async ({ method, path, body }) => {
       let key = await agentKey();
-      if (!key) return { ok: false, failure: { status: 401, error: { code: 'unauthorized', message: 'The UI could not get an agent API key.', action: 'Create one in Settings.' } } };
+      if (!key)
+        return {
+          ok: false,
+          failure: {
+            status: 401,
+            error: {
+              code: 'unauthorized',
+              message: 'The UI could not get an agent API key.',
+              action: 'Create one in Settings.',
+            },
+          },
+        };
       const send = (k: string) =>
         call<unknown>(`${opts.base}/api/v1${path}`, {
           method,
@@ -98,12 +127,16 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
         });
       }
       // The key is read at each (re)connect, so a key made or replaced later is picked up.
-      return openSse(`${opts.base}/api/v1/events`, async () => {
-        const key = await agentKey();
-        return key ? { 'x-api-key': key } : null;
-      }, (m) => {
-        (listener as (e: AgentEvent) => void)(JSON.parse(m.data) as AgentEvent);
-      });
+      return openSse(
+        `${opts.base}/api/v1/events`,
+        async () => {
+          const key = await agentKey();
+          return key ? { 'x-api-key': key } : null;
+        },
+        (m) => {
+          (listener as (e: AgentEvent) => void)(JSON.parse(m.data) as AgentEvent);
+        },
+      );
     },
   };
   return api;

@@ -13,16 +13,36 @@ export type ApiFailure = {
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; failure: ApiFailure };
 
 export type ConfigDocument = { path: string; config: unknown; error: ConfigProblem[] | null };
-export type ProviderTestResult = { provider: string; ok: boolean; latency_ms: number; models: number; error: string | null };
+export type ProviderTestResult = {
+  provider: string;
+  ok: boolean;
+  latency_ms: number;
+  models: number;
+  error: string | null;
+};
 export type AgentKeyInfo = { id: string; tenant: string; created_at: string };
 export type CreatedAgentKey = AgentKeyInfo & { key: string };
 /** A call to the agent API (/api/v1), sent with the UI's agent key. */
 export type AgentApiRequest = { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; body?: unknown };
 
 /** What the window shows when listen_port was taken at start (the desktop shell fills it in). */
-export type PortConflictInfo = { port: number; holder: string; message: string; suggested_port: number; config_path: string; ollama: boolean };
+export type PortConflictInfo = {
+  port: number;
+  holder: string;
+  message: string;
+  suggested_port: number;
+  config_path: string;
+  ollama: boolean;
+};
 /** Settings' listen_port check (`GET /admin/v1/port-check?port=`): `free` false names the holder and the fix. */
-export type PortCheck = { port: number; host: string; free: boolean; current: boolean; holder: unknown; message: string | null };
+export type PortCheck = {
+  port: number;
+  host: string;
+  free: boolean;
+  current: boolean;
+  holder: unknown;
+  message: string | null;
+};
 export type AppInfo = { shell: 'electron' | 'web'; version: string; port_conflict: PortConflictInfo | null };
 
 export interface IpcContract {
@@ -64,17 +84,24 @@ export const IPC_CHANNELS = {
   agentApi: 'sb:agentApi',
   checkPort: 'sb:checkPort',
 } as const satisfies Record<IpcChannel, string>;
-export const IPC_EVENTS = { log: 'sb:event:log', agentEvent: 'sb:event:agentEvent' } as const satisfies Record<keyof IpcEvents, string>;
+export const IPC_EVENTS = { log: 'sb:event:log', agentEvent: 'sb:event:agentEvent' } as const satisfies Record<
+  keyof IpcEvents,
+  string
+>;
 
 /** Main's side: one handler per channel. A channel without a handler does not compile. */
-export type IpcHandlers = { [K in IpcChannel]: (req: IpcContract[K]['req']) => Promise<ApiResult<IpcContract[K]['res']>> };
+export type IpcHandlers = {
+  [K in IpcChannel]: (req: IpcContract[K]['req']) => Promise<ApiResult<IpcContract[K]['res']>>;
+};
 
 /**
  * The renderer's data client: the same domain methods over either transport (the preload bridge or HTTP + SSE).
  * `subscribe` returns an unsubscribe function.
  */
 export type SwitchboardApi = {
-  [K in IpcChannel]: IpcContract[K]['req'] extends void ? () => Promise<ApiResult<IpcContract[K]['res']>> : (req: IpcContract[K]['req']) => Promise<ApiResult<IpcContract[K]['res']>>;
+  [K in IpcChannel]: IpcContract[K]['req'] extends void
+    ? () => Promise<ApiResult<IpcContract[K]['res']>>
+    : (req: IpcContract[K]['req']) => Promise<ApiResult<IpcContract[K]['res']>>;
 } & {
   subscribe<E extends keyof IpcEvents>(event: E, listener: (payload: IpcEvents[E]) => void): () => void;
 };

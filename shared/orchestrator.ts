@@ -1,7 +1,14 @@
 // The agent API's request bodies and records (spec/orchestrator.md): zod schemas shared by server and clients.
 import { z } from 'zod';
 
-export const BUILTIN_TOOLS = ['current_time', 'calculator', 'http_get', 'read_file', 'write_file', 'list_files'] as const;
+export const BUILTIN_TOOLS = [
+  'current_time',
+  'calculator',
+  'http_get',
+  'read_file',
+  'write_file',
+  'list_files',
+] as const;
 
 export const AgentConfigSchema = z.strictObject({
   max_tokens: z.number().int().min(1).max(200_000).default(1024),
@@ -87,7 +94,15 @@ export type Task = {
   origin?: TaskOrigin;
 };
 
-export const EVENT_TYPES = ['thinking', 'tool_call', 'tool_result', 'output', 'completed', 'failed', 'stopped'] as const;
+export const EVENT_TYPES = [
+  'thinking',
+  'tool_call',
+  'tool_result',
+  'output',
+  'completed',
+  'failed',
+  'stopped',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** One frame of GET /events: its type's fields plus where it comes from. */
@@ -142,7 +157,13 @@ export type CreateWorkflow = z.infer<typeof CreateWorkflowSchema>;
 
 export const RunWorkflowSchema = z.strictObject({ input: z.record(z.string(), z.unknown()).default({}) });
 
-export type WorkflowStep = { name: string; agent: string; prompt: string; error_policy: ErrorPolicy; max_retries: number };
+export type WorkflowStep = {
+  name: string;
+  agent: string;
+  prompt: string;
+  error_policy: ErrorPolicy;
+  max_retries: number;
+};
 
 export type Workflow = {
   id: string;
@@ -227,7 +248,14 @@ export type Swarm = {
   created_at: string;
 };
 
-export type SwarmContribution = { agent: string; agent_id: string; task_id: string; instruction: string; status: TaskStatus | 'queued'; output: string | null };
+export type SwarmContribution = {
+  agent: string;
+  agent_id: string;
+  task_id: string;
+  instruction: string;
+  status: TaskStatus | 'queued';
+  output: string | null;
+};
 export type SwarmVote = { agent: string; agent_id: string; task_id: string; approve: boolean; reasons: string };
 export type SwarmRound = {
   round: number;

@@ -25,7 +25,11 @@ export function parseSse(buffer: string): { messages: SseMessage[]; rest: string
 }
 
 /** Keeps a stream open until the returned function is called; each message goes to `onMessage`. */
-export function openSse(url: string, headers: () => Promise<Record<string, string> | null> | Record<string, string> | null, onMessage: (m: SseMessage) => void): () => void {
+export function openSse(
+  url: string,
+  headers: () => Promise<Record<string, string> | null> | Record<string, string> | null,
+  onMessage: (m: SseMessage) => void,
+): () => void {
   const controller = new AbortController();
   let lastId: string | null = null;
   const run = async () => {
@@ -33,7 +37,10 @@ export function openSse(url: string, headers: () => Promise<Record<string, strin
       try {
         const h = await headers();
         if (!h) throw new Error('no credentials yet');
-        const res = await fetch(url, { headers: { ...h, accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) }, signal: controller.signal });
+        const res = await fetch(url, {
+          headers: { ...h, accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
+          signal: controller.signal,
+        });
         if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
         const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
         let buffer = '';

@@ -28,9 +28,13 @@ async function withLock<R>(file: string, fn: () => Promise<R>): Promise<R> {
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const age = await fs.stat(lock).then((st) => Date.now() - st.mtimeMs, () => 0);
+      const age = await fs.stat(lock).then(
+        (st) => Date.now() - st.mtimeMs,
+        () => 0,
+      );
       if (age > STALE_LOCK_MS) await fs.rm(lock, { force: true });
-      else if (Date.now() > deadline) throw new Error(`${lock} is held by another switchboard keys command; retry, or delete it if none is running`);
+      else if (Date.now() > deadline)
+        throw new Error(`${lock} is held by another switchboard keys command; retry, or delete it if none is running`);
       else await new Promise((r) => setTimeout(r, 20));
     }
   }
@@ -67,7 +71,10 @@ export class KeyIndex<T extends { sha256: string }> {
 
   private async refresh(): Promise<void> {
     // Every write is a rename of a new file: a new inode, so (ino, mtime, size) changes even within one tick.
-    const version = await fs.stat(this.file).then((st) => `${st.ino}:${st.mtimeMs}:${st.size}`, () => 'none');
+    const version = await fs.stat(this.file).then(
+      (st) => `${st.ino}:${st.mtimeMs}:${st.size}`,
+      () => 'none',
+    );
     if (version === this.version) return;
     // The version is stamped only once its keys are in: a request arriving while they load must not see none.
     const byHash = new Map((await readKeyFile<T>(this.file)).map((k) => [k.sha256, k]));

@@ -19,7 +19,8 @@ export class ConfigError extends Error {
   }
 }
 
-type ReadResult = { ok: true; config: Config; raw: unknown; text: string } | { ok: false; problems: ConfigProblem[]; text: string };
+type ReadResult =
+  { ok: true; config: Config; raw: unknown; text: string } | { ok: false; problems: ConfigProblem[]; text: string };
 
 function jsonPosition(text: string, message: string): string {
   const m = /position (\d+)/.exec(message);
@@ -40,7 +41,13 @@ export function parseConfigText(text: string): ReadResult {
     return {
       ok: false,
       text,
-      problems: [{ path: '(file)', value: undefined, message: `is not valid JSON: ${msg.replace(/ in JSON at position \d+/, '')}${jsonPosition(text, msg)}` }],
+      problems: [
+        {
+          path: '(file)',
+          value: undefined,
+          message: `is not valid JSON: ${msg.replace(/ in JSON at position \d+/, '')}${jsonPosition(text, msg)}`,
+        },
+      ],
     };
   }
   const parsed = parseConfig(raw);
@@ -155,4 +162,3 @@ export class ConfigStore extends EventEmitter<ConfigStoreEvents> {
     this.watcher = null;
   }
 }
-

@@ -26,7 +26,8 @@ export function linuxAutostartFile(t: AutostartTarget): string {
 
 /** $XDG_CONFIG_HOME/autostart/switchboard.desktop, or ~/.config/autostart/switchboard.desktop. */
 export function linuxAutostartPath(env: NodeJS.ProcessEnv, home: string): string {
-  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(home, '.config');
+  const base =
+    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(home, '.config');
   return path.join(base, 'autostart', 'switchboard.desktop');
 }
 
@@ -52,6 +53,9 @@ export async function applyStartOnLogin(enabled: boolean, d: AutostartDeps): Pro
     await d.removeFile(file);
     return `removed ${file}`;
   }
-  d.setLoginItem({ openAtLogin: enabled, ...(d.platform === 'darwin' ? { openAsHidden: true } : { path: d.target.execPath, args: d.target.args }) });
+  d.setLoginItem({
+    openAtLogin: enabled,
+    ...(d.platform === 'darwin' ? { openAsHidden: true } : { path: d.target.execPath, args: d.target.args }),
+  });
   return `login item ${enabled ? 'set' : 'cleared'}`;
 }

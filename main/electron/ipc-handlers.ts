@@ -1,6 +1,14 @@
 // IPC: one handler per channel of shared/ipc.ts (a missing one does not compile), each checking its sender.
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
-import { IPC_CHANNELS, IPC_EVENTS, type AppInfo, type IpcChannel, type IpcEvents, type IpcHandlers, type SwitchboardApi } from '../../shared/ipc.ts';
+import {
+  IPC_CHANNELS,
+  IPC_EVENTS,
+  type AppInfo,
+  type IpcChannel,
+  type IpcEvents,
+  type IpcHandlers,
+  type SwitchboardApi,
+} from '../../shared/ipc.ts';
 
 /** The handlers: the shared data client against our own in-process server, plus the shell's own app info. */
 export function desktopHandlers(client: SwitchboardApi, appInfo: () => AppInfo): IpcHandlers {
@@ -22,12 +30,22 @@ export function desktopHandlers(client: SwitchboardApi, appInfo: () => AppInfo):
 }
 
 /** Registers every handler; a call from any frame but our window's own page is refused. */
-export function registerIpc(ipcMain: IpcMain, handlers: IpcHandlers, isTrusted: (e: IpcMainInvokeEvent) => boolean): void {
+export function registerIpc(
+  ipcMain: IpcMain,
+  handlers: IpcHandlers,
+  isTrusted: (e: IpcMainInvokeEvent) => boolean,
+): void {
   for (const channel of Object.keys(IPC_CHANNELS) as IpcChannel[]) {
     const handler = handlers[channel] as (req: unknown) => Promise<unknown>;
     ipcMain.handle(IPC_CHANNELS[channel], async (event, req: unknown) => {
       if (!isTrusted(event)) {
-        return { ok: false, failure: { status: 403, error: { code: 'ipc_sender_refused', message: 'This IPC call did not come from the Switchboard window.' } } };
+        return {
+          ok: false,
+          failure: {
+            status: 403,
+            error: { code: 'ipc_sender_refused', message: 'This IPC call did not come from the Switchboard window.' },
+          },
+        };
       }
       return handler(req);
     });
@@ -36,10 +54,12 @@ export function registerIpc(ipcMain: IpcMain, handlers: IpcHandlers, isTrusted: 
 
 /** Forwards the client's pushed events to the window. */
 export function forwardEvents(client: SwitchboardApi, target: () => WebContents | null): () => void {
-  const send = <E extends keyof IpcEvents>(name: E) => (payload: IpcEvents[E]) => {
-    const wc = target();
-    if (wc && !wc.isDestroyed()) wc.send(IPC_EVENTS[name], payload);
-  };
+  const send =
+    <E extends keyof IpcEvents>(name: E) =>
+    (payload: IpcEvents[E]) => {
+      const wc = target();
+      if (wc && !wc.isDestroyed()) wc.send(IPC_EVENTS[name], payload);
+    };
   const offs = [client.subscribe('log', send('log')), client.subscribe('agentEvent', send('agentEvent'))];
   return () => offs.forEach((off) => off());
 }

@@ -4,7 +4,18 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BrowserWindow, Menu, Tray, app, dialog, ipcMain, nativeImage, nativeTheme, shell, type MenuItemConstructorOptions } from 'electron';
+import {
+  BrowserWindow,
+  Menu,
+  Tray,
+  app,
+  dialog,
+  ipcMain,
+  nativeImage,
+  nativeTheme,
+  shell,
+  type MenuItemConstructorOptions,
+} from 'electron';
 import Store from 'electron-store';
 import { httpTransport } from '../../shared/http-client.ts';
 import type { PortConflictInfo } from '../../shared/ipc.ts';
@@ -48,7 +59,12 @@ function showWindow(): void {
       height: 760,
       show: false,
       title: 'Switchboard',
-      webPreferences: { preload: path.join(HERE, '../../preload/preload.cjs'), contextIsolation: true, sandbox: true, nodeIntegration: false },
+      webPreferences: {
+        preload: path.join(HERE, '../../preload/preload.cjs'),
+        contextIsolation: true,
+        sandbox: true,
+        nodeIntegration: false,
+      },
     });
     win.on('close', (e) => {
       if (!quitting) {
@@ -77,7 +93,12 @@ async function refreshTray(): Promise<void> {
       ? { type: 'separator' }
       : item.kind === 'status'
         ? { label: item.label, enabled: false }
-        : { label: item.label, type: item.kind === 'checkbox' ? 'checkbox' : 'normal', checked: item.kind === 'checkbox' ? item.checked : false, click: () => void onTray(item.id) },
+        : {
+            label: item.label,
+            type: item.kind === 'checkbox' ? 'checkbox' : 'normal',
+            checked: item.kind === 'checkbox' ? item.checked : false,
+            click: () => void onTray(item.id),
+          },
   );
   tray.setContextMenu(Menu.buildFromTemplate(items));
   tray.setToolTip(model[0]?.kind === 'status' ? `Switchboard: ${model[0].label}` : 'Switchboard');
@@ -118,7 +139,10 @@ app.whenReady().then(async () => {
     await sb.start();
   } catch (err) {
     if (err instanceof ConfigError) {
-      dialog.showErrorBox('Switchboard did not start: config.json is invalid', `${err.message}\n\nFix the file and start Switchboard again.`);
+      dialog.showErrorBox(
+        'Switchboard did not start: config.json is invalid',
+        `${err.message}\n\nFix the file and start Switchboard again.`,
+      );
       app.exit(2);
       return;
     }
@@ -133,10 +157,15 @@ app.whenReady().then(async () => {
       return { get: () => key, set: (k: string) => void (key = k || null) };
     })(),
   });
-  registerIpc(ipcMain, desktopHandlers(client, () => ({ shell: 'electron', version: VERSION, port_conflict: conflict })), (e) => e.sender === win?.webContents && e.senderFrame === win?.webContents.mainFrame);
+  registerIpc(
+    ipcMain,
+    desktopHandlers(client, () => ({ shell: 'electron', version: VERSION, port_conflict: conflict })),
+    (e) => e.sender === win?.webContents && e.senderFrame === win?.webContents.mainFrame,
+  );
   if (!conflict) forwardEvents(client, () => win?.webContents ?? null);
 
-  const icon = () => nativeImage.createFromPath(path.join(ASSETS, trayIconName(process.platform, nativeTheme.shouldUseDarkColors)));
+  const icon = () =>
+    nativeImage.createFromPath(path.join(ASSETS, trayIconName(process.platform, nativeTheme.shouldUseDarkColors)));
   tray = new Tray(icon());
   nativeTheme.on('updated', () => tray?.setImage(icon()));
   tray.on('click', () => showWindow());

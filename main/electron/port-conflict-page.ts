@@ -3,9 +3,18 @@ import type { PortConflictInfo } from '../../shared/ipc.ts';
 import { type PortHolder, portConflictMessage } from '../server/port-conflict.ts';
 
 export function portConflictInfo(port: number, holder: PortHolder, configPath: string): PortConflictInfo {
-  const names: Record<PortHolder['kind'], string> = { ollama: 'Ollama', switchboard: 'another Switchboard', process: 'a program', unknown: 'another program' };
+  const names: Record<PortHolder['kind'], string> = {
+    ollama: 'Ollama',
+    switchboard: 'another Switchboard',
+    process: 'a program',
+    unknown: 'another program',
+  };
   const holderText =
-    holder.kind === 'ollama' ? `Ollama ${holder.version}` : holder.kind === 'process' ? `${holder.name} (pid ${holder.pid})` : names[holder.kind];
+    holder.kind === 'ollama'
+      ? `Ollama ${holder.version}`
+      : holder.kind === 'process'
+        ? `${holder.name} (pid ${holder.pid})`
+        : names[holder.kind];
   return {
     port,
     holder: holderText,

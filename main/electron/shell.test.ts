@@ -13,22 +13,43 @@ const p = (state: 'ok' | 'failed' | 'unknown' | 'disabled', enabled = true) => (
 
 describe('tray menu model', () => {
   it('has the status line, the actions in order and the checked state of start on login', () => {
-    const model = trayMenuModel({ port: 11434, providers: [p('ok'), p('ok'), p('failed'), p('disabled', false)], paused: false, startOnLogin: true, problem: null });
+    const model = trayMenuModel({
+      port: 11434,
+      providers: [p('ok'), p('ok'), p('failed'), p('disabled', false)],
+      paused: false,
+      startOnLogin: true,
+      problem: null,
+    });
     expect(model[0]).toEqual({ kind: 'status', label: '2 providers ok, 1 failed · port 11434' });
-    expect(model.filter((i) => i.kind !== 'separator' && i.kind !== 'status').map((i) => ('label' in i ? i.label : ''))).toEqual([
-      'Open Switchboard',
-      'Pause routing',
-      'Start on login',
-      'Open config folder',
-      'Quit Switchboard',
-    ]);
-    expect(model.find((i) => i.kind === 'checkbox')).toEqual({ kind: 'checkbox', id: 'toggle-login', label: 'Start on login', checked: true });
+    expect(
+      model.filter((i) => i.kind !== 'separator' && i.kind !== 'status').map((i) => ('label' in i ? i.label : '')),
+    ).toEqual(['Open Switchboard', 'Pause routing', 'Start on login', 'Open config folder', 'Quit Switchboard']);
+    expect(model.find((i) => i.kind === 'checkbox')).toEqual({
+      kind: 'checkbox',
+      id: 'toggle-login',
+      label: 'Start on login',
+      checked: true,
+    });
   });
 
   it('says Resume when paused, counts unchecked providers, and says why it is not running', () => {
-    expect(trayMenuModel({ port: 1, providers: [], paused: true, startOnLogin: false, problem: null }).find((i) => 'id' in i && i.id === 'toggle-pause')).toMatchObject({ label: 'Resume routing' });
-    expect(trayStatusLine({ port: 8080, providers: [p('ok'), p('unknown')], paused: true, startOnLogin: false, problem: null })).toBe('1 provider ok, 0 failed, 1 unchecked · port 8080 · paused');
-    expect(trayStatusLine({ port: null, providers: [], paused: false, startOnLogin: false, problem: 'port 11434 is taken' })).toBe('Not running: port 11434 is taken');
+    expect(
+      trayMenuModel({ port: 1, providers: [], paused: true, startOnLogin: false, problem: null }).find(
+        (i) => 'id' in i && i.id === 'toggle-pause',
+      ),
+    ).toMatchObject({ label: 'Resume routing' });
+    expect(
+      trayStatusLine({
+        port: 8080,
+        providers: [p('ok'), p('unknown')],
+        paused: true,
+        startOnLogin: false,
+        problem: null,
+      }),
+    ).toBe('1 provider ok, 0 failed, 1 unchecked · port 8080 · paused');
+    expect(
+      trayStatusLine({ port: null, providers: [], paused: false, startOnLogin: false, problem: 'port 11434 is taken' }),
+    ).toBe('Not running: port 11434 is taken');
   });
 
   it('picks the icon for the tray theme', () => {
@@ -49,7 +70,9 @@ describe('start on login', () => {
 
   it('puts the file under XDG_CONFIG_HOME, else ~/.config', () => {
     expect(linuxAutostartPath({ XDG_CONFIG_HOME: '/cfg' }, '/home/u')).toBe('/cfg/autostart/switchboard.desktop');
-    expect(linuxAutostartPath({ XDG_CONFIG_HOME: 'relative' }, '/home/u')).toBe('/home/u/.config/autostart/switchboard.desktop');
+    expect(linuxAutostartPath({ XDG_CONFIG_HOME: 'relative' }, '/home/u')).toBe(
+      '/home/u/.config/autostart/switchboard.desktop',
+    );
   });
 
   it('writes and removes the file on Linux for real; uses the login item on Windows and macOS', async () => {
@@ -84,8 +107,18 @@ describe('start on login', () => {
 
 describe('port conflict page', () => {
   it('names Ollama and offers both fixes', () => {
-    const info = portConflictInfo(11434, { kind: 'ollama', version: '0.9.1' }, '/home/u/.config/Switchboard/config.json');
-    expect(info).toMatchObject({ port: 11434, holder: 'Ollama 0.9.1', suggested_port: 11435, ollama: true, config_path: '/home/u/.config/Switchboard/config.json' });
+    const info = portConflictInfo(
+      11434,
+      { kind: 'ollama', version: '0.9.1' },
+      '/home/u/.config/Switchboard/config.json',
+    );
+    expect(info).toMatchObject({
+      port: 11434,
+      holder: 'Ollama 0.9.1',
+      suggested_port: 11435,
+      ollama: true,
+      config_path: '/home/u/.config/Switchboard/config.json',
+    });
     expect(info.message).toContain('in use by Ollama 0.9.1');
     expect(info.message).toContain('"listen_port": 11435');
     expect(info.message).toContain('OLLAMA_HOST');
@@ -98,8 +131,13 @@ describe('port conflict page', () => {
 
 describe('config.json JSON schema for electron-store', () => {
   it('is derived from the shared zod schema: every top-level field, with its constraints', () => {
-    const props = configJsonSchemaProperties() as Record<string, { type?: string; minimum?: number; maximum?: number; default?: unknown }>;
-    expect(Object.keys(props)).toEqual(expect.arrayContaining(['listen_port', 'log_requests', 'start_on_login', 'providers', 'routing', 'app_rules']));
+    const props = configJsonSchemaProperties() as Record<
+      string,
+      { type?: string; minimum?: number; maximum?: number; default?: unknown }
+    >;
+    expect(Object.keys(props)).toEqual(
+      expect.arrayContaining(['listen_port', 'log_requests', 'start_on_login', 'providers', 'routing', 'app_rules']),
+    );
     expect(props.listen_port).toMatchObject({ type: 'integer', minimum: 1, maximum: 65535, default: 11434 });
     expect(props.start_on_login).toMatchObject({ type: 'boolean', default: false });
   });

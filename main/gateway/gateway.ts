@@ -16,7 +16,8 @@ import { VideoTaskStore } from './video-tasks.ts';
 export type Principal = { scope: string; models: string[]; limits: LimitValues };
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|::ffff:127\.\d+\.\d+\.\d+)$/i;
-export const isLoopback = (host: string | undefined): boolean => host !== undefined && LOOPBACK.test(host.replace(/^\[|\]$/g, ''));
+export const isLoopback = (host: string | undefined): boolean =>
+  host !== undefined && LOOPBACK.test(host.replace(/^\[|\]$/g, ''));
 
 /** The address the server socket is bound to (0.0.0.0 or a LAN address means "exposed beyond loopback"). */
 const boundOf = new WeakMap<Server, string | undefined>();
@@ -70,14 +71,20 @@ export class Gateway {
   async authenticate(config: Config, req: IncomingMessage): Promise<Principal | null> {
     if (!isGatewayMode(config, req)) return null;
     const token = bearerOf(req.headers);
-    if (!token) throw invalidKey('This Switchboard runs in gateway mode: an API key is required (Authorization: Bearer sk-...).');
+    if (!token)
+      throw invalidKey('This Switchboard runs in gateway mode: an API key is required (Authorization: Bearer sk-...).');
     if (token.startsWith(KEY_PREFIX) || token.startsWith(PAT_PREFIX)) {
       const rec = await this.keys.lookup(token);
       const what = token.startsWith(PAT_PREFIX) ? 'personal access token' : 'API key';
       if (!rec) throw invalidKey(`The ${what} is not valid.`);
       if (rec.revoked_at) throw invalidKey(`The ${what} "${rec.name}" (${rec.id}) was revoked.`);
-      if (rec.expires_at && Date.parse(rec.expires_at) <= Date.now()) throw invalidKey(`The ${what} "${rec.name}" (${rec.id}) expired at ${rec.expires_at}.`);
-      return { scope: `${rec.kind}:${rec.name}`, models: rec.models, limits: { ...rec.limits, ...config.limits.per_key[rec.name] } };
+      if (rec.expires_at && Date.parse(rec.expires_at) <= Date.now())
+        throw invalidKey(`The ${what} "${rec.name}" (${rec.id}) expired at ${rec.expires_at}.`);
+      return {
+        scope: `${rec.kind}:${rec.name}`,
+        models: rec.models,
+        limits: { ...rec.limits, ...config.limits.per_key[rec.name] },
+      };
     }
     if (token.split('.').length === 3) return this.verifyJwt(config, token);
     throw invalidKey('The API key is not valid.');
@@ -87,21 +94,30 @@ export class Gateway {
     const jwt = config.gateway.jwt;
     const secret = jwt?.secret ? resolveSecret(jwt.secret) : '';
     const publicKey = jwt?.public_key ? resolveSecret(jwt.public_key) : '';
-    if (!secret && !publicKey) throw invalidKey('A JWT was sent but no gateway.jwt.secret or gateway.jwt.public_key is configured.');
+    if (!secret && !publicKey)
+      throw invalidKey('A JWT was sent but no gateway.jwt.secret or gateway.jwt.public_key is configured.');
     let payload: JWTPayload;
     try {
-      const opts = { ...(jwt?.issuer ? { issuer: jwt.issuer } : {}), ...(jwt?.audience ? { audience: jwt.audience } : {}) };
+      const opts = {
+        ...(jwt?.issuer ? { issuer: jwt.issuer } : {}),
+        ...(jwt?.audience ? { audience: jwt.audience } : {}),
+      };
       if (publicKey) {
         const alg = decodeProtectedHeader(token).alg ?? 'RS256';
         payload = (await jwtVerify(token, await importSPKI(publicKey, alg), { ...opts, algorithms: [alg] })).payload;
       } else {
-        payload = (await jwtVerify(token, new TextEncoder().encode(secret), { ...opts, algorithms: ['HS256', 'HS384', 'HS512'] })).payload;
+        payload = (
+          await jwtVerify(token, new TextEncoder().encode(secret), { ...opts, algorithms: ['HS256', 'HS384', 'HS512'] })
+        ).payload;
       }
     } catch (err) {
       throw invalidKey(`The JWT is not valid: ${(err as Error).message}.`);
     }
-    if (typeof payload.sub !== 'string' || payload.sub === '') throw invalidKey('The JWT has no "sub" claim naming the caller.');
-    const models = Array.isArray(payload.models) ? payload.models.filter((m): m is string => typeof m === 'string') : [];
+    if (typeof payload.sub !== 'string' || payload.sub === '')
+      throw invalidKey('The JWT has no "sub" claim naming the caller.');
+    const models = Array.isArray(payload.models)
+      ? payload.models.filter((m): m is string => typeof m === 'string')
+      : [];
     return { scope: `jwt:${payload.sub}`, models, limits: { ...config.limits.per_key[payload.sub] } };
   }
 
@@ -146,7 +162,10 @@ const OWN_AUTH = /^\/(admin\/|api\/v1(\/|$)|ui(\/|$))/;
  * front doors (POST) check credentials themselves, after the host guard and before reading the body.
  */
 export const gatewayAuth = (engine: () => Engine) =>
-  async function gatewayAuth(c: { req: { method: string; path: string }; env: { incoming: IncomingMessage } }, next: () => Promise<void>) {
+  async function gatewayAuth(
+    c: { req: { method: string; path: string }; env: { incoming: IncomingMessage } },
+    next: () => Promise<void>,
+  ) {
     const { method, path: p } = c.req;
     if (!OWN_AUTH.test(p) && (method !== 'POST' || /count_?tokens/i.test(p))) {
       const e = engine();

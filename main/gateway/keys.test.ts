@@ -15,7 +15,9 @@ beforeEach(async () => {
 afterEach(() => fs.rm(dir, { recursive: true, force: true }));
 
 it('keeps every key when many are created at once, and stores only hashes, owner-only', async () => {
-  const made = await Promise.all(Array.from({ length: 20 }, (_, i) => createGatewayKey(file, { kind: i % 2 ? 'pat' : 'key', name: `n${i}` })));
+  const made = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => createGatewayKey(file, { kind: i % 2 ? 'pat' : 'key', name: `n${i}` })),
+  );
   const stored = await readGatewayKeys(file);
   expect(stored).toHaveLength(20);
   expect(new Set(stored.map((k) => k.sha256))).toEqual(new Set(made.map((m) => hashSecret(m.secret))));

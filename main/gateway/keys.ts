@@ -30,11 +30,21 @@ export const hashSecret = (secret: string): string => createHash('sha256').updat
 
 export const readGatewayKeys = (file: string): Promise<GatewayKeyRecord[]> => readKeyFile<GatewayKeyRecord>(file);
 
-export type CreateOptions = { kind: CredentialKind; name: string; models?: string[]; expiresAt?: Date | null; limits?: LimitValues };
+export type CreateOptions = {
+  kind: CredentialKind;
+  name: string;
+  models?: string[];
+  expiresAt?: Date | null;
+  limits?: LimitValues;
+};
 
 /** Issues a key or PAT; the secret is returned once and only its hash is stored. */
-export async function createGatewayKey(file: string, opts: CreateOptions): Promise<{ secret: string; record: GatewayKeyRecord }> {
-  if (!/^[A-Za-z0-9._@-]{1,64}$/.test(opts.name)) throw new Error('--name must be 1-64 letters, digits, ".", "_", "@" or "-"');
+export async function createGatewayKey(
+  file: string,
+  opts: CreateOptions,
+): Promise<{ secret: string; record: GatewayKeyRecord }> {
+  if (!/^[A-Za-z0-9._@-]{1,64}$/.test(opts.name))
+    throw new Error('--name must be 1-64 letters, digits, ".", "_", "@" or "-"');
   const secret = `${opts.kind === 'pat' ? PAT_PREFIX : KEY_PREFIX}${randomBytes(24).toString('hex')}`;
   const record: GatewayKeyRecord = {
     id: `${opts.kind === 'pat' ? 'pat' : 'key'}_${randomUUID().replace(/-/g, '').slice(0, 12)}`,

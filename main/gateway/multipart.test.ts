@@ -4,11 +4,19 @@ import { describe, expect, it } from 'vitest';
 import { MAX_TEXT_FIELD_BYTES, MultipartScanner } from './multipart.ts';
 
 const B = 'xYz--boundary--123';
-const field = (name: string, value: string) => `--${B}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+const field = (name: string, value: string) =>
+  `--${B}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
 const filePart = (name: string, bytes: Buffer) =>
-  Buffer.concat([Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="${name}"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`), bytes, Buffer.from('\r\n')]);
+  Buffer.concat([
+    Buffer.from(
+      `--${B}\r\nContent-Disposition: form-data; name="${name}"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+    ),
+    bytes,
+    Buffer.from('\r\n'),
+  ]);
 const close = `--${B}--\r\n`;
-const body = (...parts: (string | Buffer)[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
+const body = (...parts: (string | Buffer)[]) =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
 
 function scan(buf: Buffer, chunkSizes: number[] = [buf.length]): MultipartScanner {
   const s = new MultipartScanner(B);
@@ -25,7 +33,7 @@ function scan(buf: Buffer, chunkSizes: number[] = [buf.length]): MultipartScanne
 const tricky = body('\r\n--xYz--bound', '\r\n', '\r\n--', Buffer.alloc(300, 0x2d), `\r\n-${B}`, '\r\r\n\n');
 
 describe('MultipartScanner', () => {
-  it('a field after the file (the OpenAI SDKs\' order) and fields before it', () => {
+  it("a field after the file (the OpenAI SDKs' order) and fields before it", () => {
     const buf = body(field('prompt', 'a hat'), filePart('file', tricky), field('model', 'whisper-1'), close);
     const s = scan(buf);
     expect(s.fields).toEqual({ prompt: 'a hat', model: 'whisper-1' });
@@ -35,7 +43,16 @@ describe('MultipartScanner', () => {
   });
 
   it('a file after the fields, values with CRLFs, an empty value, a part without headers, a preamble', () => {
-    const buf = body('preamble text\r\n', field('model', 'm'), field('prompt', 'line1\r\nline2\r\n'), field('empty', ''), `--${B}\r\n\r\nnameless\r\n`, filePart('image', tricky), close, 'epilogue');
+    const buf = body(
+      'preamble text\r\n',
+      field('model', 'm'),
+      field('prompt', 'line1\r\nline2\r\n'),
+      field('empty', ''),
+      `--${B}\r\n\r\nnameless\r\n`,
+      filePart('image', tricky),
+      close,
+      'epilogue',
+    );
     const s = scan(buf);
     expect(s.fields).toEqual({ model: 'm', prompt: 'line1\r\nline2\r\n', empty: '' });
     const [start, end] = s.spans.get('empty')!;
@@ -62,7 +79,9 @@ describe('MultipartScanner', () => {
   });
 
   it('an unterminated part is not a field; a huge text field is dropped, not held', () => {
-    expect(scan(body(field('a', '1'), `--${B}\r\nContent-Disposition: form-data; name="model"\r\n\r\nm-without-end`)).fields).toEqual({ a: '1' });
+    expect(
+      scan(body(field('a', '1'), `--${B}\r\nContent-Disposition: form-data; name="model"\r\n\r\nm-without-end`)).fields,
+    ).toEqual({ a: '1' });
     const big = scan(body(field('prompt', 'x'.repeat(MAX_TEXT_FIELD_BYTES + 1)), field('model', 'm'), close), [65536]);
     expect(big.fields).toEqual({ model: 'm' });
   });

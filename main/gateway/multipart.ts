@@ -16,12 +16,17 @@ export function boundaryOf(contentType: string | undefined): string {
   const m = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? '');
   const b = m?.[1] ?? m?.[2];
   if (!isMultipart(contentType) || !b) {
-    throw new ApiError('unsupported_media_type', `This endpoint takes multipart/form-data uploads (got "${contentType ?? 'none'}").`, 'Send the file and fields as multipart/form-data, as the OpenAI SDKs do.');
+    throw new ApiError(
+      'unsupported_media_type',
+      `This endpoint takes multipart/form-data uploads (got "${contentType ?? 'none'}").`,
+      'Send the file and fields as multipart/form-data, as the OpenAI SDKs do.',
+    );
   }
   return b;
 }
 
-export const isMultipart = (contentType: string | undefined): boolean => contentType?.toLowerCase().startsWith('multipart/form-data') === true;
+export const isMultipart = (contentType: string | undefined): boolean =>
+  contentType?.toLowerCase().startsWith('multipart/form-data') === true;
 
 /** A text field larger than this is not kept (nor counted for the TPM estimate); its bytes are forwarded as sent. */
 export const MAX_TEXT_FIELD_BYTES = 4 << 20;
@@ -89,14 +94,15 @@ export class MultipartScanner {
           if (buf.length - pos > 256) throw malformed('the line after a boundary is too long');
           break;
         }
-        if (buf.subarray(pos, eol).toString('latin1').trim() !== '') throw malformed('unexpected bytes after a boundary');
+        if (buf.subarray(pos, eol).toString('latin1').trim() !== '')
+          throw malformed('unexpected bytes after a boundary');
         pos = eol + 2;
         this.state = 'headers';
       } else if (this.state === 'headers') {
         // A part may have no headers at all: then the blank line comes at once.
         const end = buf[pos] === 0x0d && buf[pos + 1] === 0x0a ? pos - 2 : buf.indexOf(HEADER_END, pos);
         if (end === -1) {
-          if (buf.length - pos > MAX_HEADER_BYTES) throw malformed('a part\'s headers are too long');
+          if (buf.length - pos > MAX_HEADER_BYTES) throw malformed("a part's headers are too long");
           break;
         }
         const head = end < pos ? '' : buf.subarray(pos, end).toString('utf8');
@@ -135,10 +141,18 @@ export class MultipartScanner {
 }
 
 const malformed = (why: string): ApiError =>
-  new ApiError('invalid_request', `The multipart/form-data body is malformed: ${why}.`, 'Send the file and fields as multipart/form-data, as the OpenAI SDKs do.');
+  new ApiError(
+    'invalid_request',
+    `The multipart/form-data body is malformed: ${why}.`,
+    'Send the file and fields as multipart/form-data, as the OpenAI SDKs do.',
+  );
 
 const tooLarge = (limit: number): ApiError =>
-  new ApiError('body_too_large', `The request body is larger than the limit of ${Math.round(limit / 1048576)} MB.`, 'Send a smaller request, or raise max_body_mb in config.json.');
+  new ApiError(
+    'body_too_large',
+    `The request body is larger than the limit of ${Math.round(limit / 1048576)} MB.`,
+    'Send a smaller request, or raise max_body_mb in config.json.',
+  );
 
 /** Streams a byte range of a file ([start, end), possibly empty). */
 async function* fileRange(file: string, start: number, end: number): AsyncGenerator<Buffer> {
@@ -166,7 +180,10 @@ class SpooledUpload implements SpooledBody {
     const span = this.fields.model === model ? undefined : this.spans.get('model');
     if (!span) return { length: size, open: () => fs.createReadStream(file) };
     const value = Buffer.from(model);
-    return { length: size - (span[1] - span[0]) + value.length, open: () => Readable.from(splice(file, size, span, value)) };
+    return {
+      length: size - (span[1] - span[0]) + value.length,
+      open: () => Readable.from(splice(file, size, span, value)),
+    };
   }
 
   dispose(): void {
@@ -221,7 +238,16 @@ export async function spoolUpload(req: IncomingMessage, limitBytes: number): Pro
       });
       req.once('error', fail);
       req.once('close', () => {
-        if (!req.complete) fail(new ApiError('invalid_request', 'The client closed the request during the upload.', undefined, undefined, 499));
+        if (!req.complete)
+          fail(
+            new ApiError(
+              'invalid_request',
+              'The client closed the request during the upload.',
+              undefined,
+              undefined,
+              499,
+            ),
+          );
       });
       out.once('error', fail);
       out.once('finish', () => {

@@ -4,9 +4,19 @@ import { WebSocket } from 'ws';
 import { type MockRealtime, startMockRealtime } from '../../test/support/mock-realtime.ts';
 import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
-type Opened = { ws: WebSocket; messages: (Buffer | string)[]; closed: Promise<{ code: number; reason: string }>; served: string | undefined };
+type Opened = {
+  ws: WebSocket;
+  messages: (Buffer | string)[];
+  closed: Promise<{ code: number; reason: string }>;
+  served: string | undefined;
+};
 
-function connect(sb: ServeProcess, query: string, protocols: string[], headers: Record<string, string> = {}): Promise<Opened> {
+function connect(
+  sb: ServeProcess,
+  query: string,
+  protocols: string[],
+  headers: Record<string, string> = {},
+): Promise<Opened> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://127.0.0.1:${sb.port}/v1/realtime?${query}`, protocols, { headers });
     const messages: (Buffer | string)[] = [];
@@ -15,7 +25,9 @@ function connect(sb: ServeProcess, query: string, protocols: string[], headers: 
       served = res.headers['x-switchboard-provider'] as string | undefined;
     });
     ws.on('message', (d, isBinary) => messages.push(isBinary ? (d as Buffer) : d.toString()));
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      ws.on('close', (code, reason) => r({ code, reason: reason.toString() })),
+    );
     ws.once('open', () => resolve({ ws, messages, closed, served }));
     ws.once('unexpected-response', (_req, res) => {
       let body = '';
@@ -39,7 +51,17 @@ describe('realtime WebSocket proxy', () => {
     down = await startMockRealtime('down');
     rt = await startMockRealtime('rt');
     down.refuseStatus = 503;
-    sb = await startServe({ config: configFor({ down: down.baseUrl, rt: rt.baseUrl }, { rules: [{ pattern: '*', provider: 'down' }, { pattern: '*', provider: 'rt' }] }) });
+    sb = await startServe({
+      config: configFor(
+        { down: down.baseUrl, rt: rt.baseUrl },
+        {
+          rules: [
+            { pattern: '*', provider: 'down' },
+            { pattern: '*', provider: 'rt' },
+          ],
+        },
+      ),
+    });
   });
   afterAll(async () => {
     await sb?.stop();
@@ -48,7 +70,12 @@ describe('realtime WebSocket proxy', () => {
   });
 
   it('fails over a refused handshake, maps the key and subprotocols, and relays text and binary both ways', async () => {
-    const c = await connect(sb, 'model=gpt-4o-realtime-preview', ['realtime', 'openai-insecure-api-key.app-key', 'openai-beta.realtime-v1'], { 'openai-beta': 'realtime=v1' });
+    const c = await connect(
+      sb,
+      'model=gpt-4o-realtime-preview',
+      ['realtime', 'openai-insecure-api-key.app-key', 'openai-beta.realtime-v1'],
+      { 'openai-beta': 'realtime=v1' },
+    );
     expect(c.ws.protocol).toBe('realtime');
     expect(c.served).toBe('rt');
     expect(down.handshakes).toHaveLength(1);
@@ -69,7 +96,7 @@ describe('realtime WebSocket proxy', () => {
     await until(() => rt.closes.includes(1000));
   });
 
-  it('relays the provider\'s close code, and closes with 1011 when the provider drops the connection', async () => {
+  it("relays the provider's close code, and closes with 1011 when the provider drops the connection", async () => {
     const a = await connect(sb, 'model=m', ['realtime']);
     a.ws.send('close-4001');
     expect(await a.closed).toEqual({ code: 4001, reason: 'bye from mock' });
@@ -78,7 +105,7 @@ describe('realtime WebSocket proxy', () => {
     expect((await b.closed).code).toBe(1011);
   });
 
-  it('refuses the handshake with the spec\'s error body when no model is given or no provider accepts', async () => {
+  it("refuses the handshake with the spec's error body when no model is given or no provider accepts", async () => {
     const noModel = await connect(sb, '', ['realtime']).catch((e: { status: number; body: string }) => e);
     expect((noModel as { status: number }).status).toBe(400);
     expect(JSON.parse((noModel as { body: string }).body).error.code).toBe('model_required');

@@ -15,17 +15,29 @@ const KEY_PROTOCOL = 'openai-insecure-api-key.';
 
 /** A close code the other side may be sent as is (1005, 1006 and 1015 are reserved for "no status"). */
 export function relayableCode(code: number): boolean {
-  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999);
+  return (
+    (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999)
+  );
 }
 
 function reject(socket: Duplex, e: ApiError): void {
   const body = JSON.stringify(e.toBody());
-  const headers = [`HTTP/1.1 ${e.status} ${e.status === 401 ? 'Unauthorized' : e.status === 429 ? 'Too Many Requests' : 'Error'}`, 'Content-Type: application/json', `Content-Length: ${Buffer.byteLength(body)}`, 'Connection: close'];
+  const headers = [
+    `HTTP/1.1 ${e.status} ${e.status === 401 ? 'Unauthorized' : e.status === 429 ? 'Too Many Requests' : 'Error'}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
   for (const [k, v] of Object.entries(e.headers)) headers.push(`${k}: ${v}`);
   socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
 }
 
-function openUpstream(url: string, protocols: string[], headers: Record<string, string>, timeoutMs: number): Promise<WebSocket> {
+function openUpstream(
+  url: string,
+  protocols: string[],
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, protocols, { headers, handshakeTimeout: timeoutMs, perMessageDeflate: false });
     ws.once('open', () => {
@@ -63,7 +75,10 @@ function bridge(client: WebSocket, upstream: WebSocket, done: () => void): void 
       done();
     }
     if (other.readyState === WebSocket.OPEN || other.readyState === WebSocket.CONNECTING) {
-      other.close(relayableCode(code) ? code : 1011, relayableCode(code) ? reason : Buffer.from('peer closed abnormally'));
+      other.close(
+        relayableCode(code) ? code : 1011,
+        relayableCode(code) ? reason : Buffer.from('peer closed abnormally'),
+      );
     }
   };
   client.on('close', (code, reason) => closeOther(upstream, code, reason));
@@ -79,8 +94,15 @@ export type RealtimeDeps = {
   guard: (req: IncomingMessage) => void;
 };
 
-export function realtimeUpgrade({ engine, guard }: RealtimeDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (_p, req) => (req as IncomingMessage & { chosenProtocol?: string }).chosenProtocol ?? false });
+export function realtimeUpgrade({
+  engine,
+  guard,
+}: RealtimeDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    handleProtocols: (_p, req) => (req as IncomingMessage & { chosenProtocol?: string }).chosenProtocol ?? false,
+  });
   // Who served the session, in the handshake's response headers (as x-switchboard-provider on HTTP replies).
   wss.on('headers', (headers, req) => {
     const served = (req as IncomingMessage & { servedBy?: string }).servedBy;
@@ -89,19 +111,35 @@ export function realtimeUpgrade({ engine, guard }: RealtimeDeps): (req: Incoming
   return (req, socket, head) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://x');
-      if (url.pathname !== '/v1/realtime') return reject(socket, new ApiError('not_found', `No WebSocket route ${url.pathname}.`, 'Connect to /v1/realtime?model=...'));
+      if (url.pathname !== '/v1/realtime')
+        return reject(
+          socket,
+          new ApiError('not_found', `No WebSocket route ${url.pathname}.`, 'Connect to /v1/realtime?model=...'),
+        );
       const e = engine();
       let settle: ((n: number | null) => void) | null = null;
       try {
         guard(req);
-        const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+        const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean);
         const keyProto = offered.find((p) => p.startsWith(KEY_PROTOCOL));
-        if (keyProto && !req.headers.authorization) req.headers.authorization = `Bearer ${keyProto.slice(KEY_PROTOCOL.length)}`;
+        if (keyProto && !req.headers.authorization)
+          req.headers.authorization = `Bearer ${keyProto.slice(KEY_PROTOCOL.length)}`;
         const gateway = gatewayFor(e);
         const principal = await gateway.authenticate(e.config, req);
         const model = url.searchParams.get('model');
-        if (!model) throw new ApiError('model_required', 'The realtime URL has no ?model=; Switchboard routes by it.', 'Connect to /v1/realtime?model=<model>.');
-        const app = await identifyApp(req, { hasRule: e.router.hasAppRules ? e.router.hasAppRule : null, timeoutMs: 250 });
+        if (!model)
+          throw new ApiError(
+            'model_required',
+            'The realtime URL has no ?model=; Switchboard routes by it.',
+            'Connect to /v1/realtime?model=<model>.',
+          );
+        const app = await identifyApp(req, {
+          hasRule: e.router.hasAppRules ? e.router.hasAppRule : null,
+          timeoutMs: 250,
+        });
         const route = e.router.resolve(model, app?.name ?? null);
         if (route.candidates.length === 0) throw noRouteError(e.router, route);
         gateway.checkModel(principal, route.model);
@@ -132,20 +170,36 @@ export function realtimeUpgrade({ engine, guard }: RealtimeDeps): (req: Incoming
           if (typeof beta === 'string') headers['openai-beta'] = beta;
           const t0 = performance.now();
           try {
-            upstream = await openUpstream(target.href, upstreamProtocols, headers, p.timeouts.connect_ms + p.timeouts.first_byte_ms);
+            upstream = await openUpstream(
+              target.href,
+              upstreamProtocols,
+              headers,
+              p.timeouts.connect_ms + p.timeouts.first_byte_ms,
+            );
             p.recordSuccess(performance.now() - t0);
             served = p.name;
             break;
           } catch (err) {
-            p.recordFailure({ retryable: true, status: null, kind: 'connect', message: (err as Error).message }, performance.now() - t0);
+            p.recordFailure(
+              { retryable: true, status: null, kind: 'connect', message: (err as Error).message },
+              performance.now() - t0,
+            );
             failures.push(`${p.name}: ${(err as Error).message}`);
           }
         }
         if (!upstream) {
           const onlyUnsupported = failures.every((f) => f.includes('does not offer'));
           throw onlyUnsupported
-            ? new ApiError('unsupported_endpoint', `${failures.join('; ')}.`, 'Route this model to an OpenAI-compatible provider with a realtime endpoint.')
-            : new ApiError('upstream_unreachable', `No provider for model "${route.model}" accepted the realtime connection: ${failures.join('; ')}.`, 'Check the providers, or add a backup provider.');
+            ? new ApiError(
+                'unsupported_endpoint',
+                `${failures.join('; ')}.`,
+                'Route this model to an OpenAI-compatible provider with a realtime endpoint.',
+              )
+            : new ApiError(
+                'upstream_unreachable',
+                `No provider for model "${route.model}" accepted the realtime connection: ${failures.join('; ')}.`,
+                'Check the providers, or add a backup provider.',
+              );
         }
         const up = upstream;
         (req as IncomingMessage & { chosenProtocol?: string }).chosenProtocol = up.protocol || undefined;

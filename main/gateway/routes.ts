@@ -23,10 +23,18 @@ const passthroughFormat: ClientFormat = {
   requestToHub(body) {
     const b = body as { model?: unknown; stream?: unknown } | null;
     if (!b || typeof b !== 'object' || Array.isArray(b)) {
-      throw new ApiError('invalid_request', 'The request body must be a JSON object (or multipart fields).', 'Send the fields this endpoint takes, with "model".');
+      throw new ApiError(
+        'invalid_request',
+        'The request body must be a JSON object (or multipart fields).',
+        'Send the fields this endpoint takes, with "model".',
+      );
     }
     if (typeof b.model !== 'string' || b.model === '') {
-      throw new ApiError('model_required', 'The request has no "model"; Switchboard routes by it.', 'Add "model" (a JSON field, or a multipart form field).');
+      throw new ApiError(
+        'model_required',
+        'The request has no "model"; Switchboard routes by it.',
+        'Add "model" (a JSON field, or a multipart form field).',
+      );
     }
     return { model: b.model, messages: [], stream: b.stream === true };
   },
@@ -52,7 +60,10 @@ function jsonDoor(clientPath: string): FrontDoor {
     path: clientPath,
     nativePath: () => null,
     modelInBody: true,
-    plan: (t, input) => (t.kind.format === 'openai' ? { path: upstreamPathOf(clientPath), body: input.rawBody } : unsupported(t, clientPath)),
+    plan: (t, input) =>
+      t.kind.format === 'openai'
+        ? { path: upstreamPathOf(clientPath), body: input.rawBody }
+        : unsupported(t, clientPath),
   };
 }
 
@@ -69,13 +80,18 @@ function multipartDoor(clientPath: string): FrontDoor {
     spool: spoolUpload,
     plan: (t, input: PlanInput) => {
       if (t.kind.format !== 'openai') return unsupported(t, clientPath);
-      return { path: upstreamPathOf(clientPath), body: input.rawBody, ...(input.upload ? { upload: input.upload.withModel(input.model) } : {}) };
+      return {
+        path: upstreamPathOf(clientPath),
+        body: input.rawBody,
+        ...(input.upload ? { upload: input.upload.withModel(input.model) } : {}),
+      };
     },
   };
 }
 
 /** Video creates are JSON, or multipart when they carry a file (OpenAI's `input_reference`): those are spooled. */
-const spoolIfMultipart = (req: IncomingMessage, limitBytes: number) => (isMultipart(req.headers['content-type']) ? spoolUpload(req, limitBytes) : null);
+const spoolIfMultipart = (req: IncomingMessage, limitBytes: number) =>
+  isMultipart(req.headers['content-type']) ? spoolUpload(req, limitBytes) : null;
 
 /** A video task create: the reply's task id is remembered with the provider that answered (durably) first. */
 function videoCreateDoor(clientPath: string, engine: () => Engine): FrontDoor {
@@ -104,29 +120,51 @@ function videoCreateDoor(clientPath: string, engine: () => Engine): FrontDoor {
   };
 }
 
-const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'set-cookie']);
+const DROP_RESPONSE = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'set-cookie',
+]);
 
 /** A task poll (status or content): to the provider that created it, streamed back byte for byte. */
 async function forwardPoll(engine: Engine, taskId: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const task = gatewayFor(engine).videos.get(taskId);
   if (!task) {
-    throw new ApiError('video_task_not_found', `No video task "${taskId}" was created through this Switchboard.`, 'Use the task_id returned by the create call (POST /v1/videos or /v1/video/generations).');
+    throw new ApiError(
+      'video_task_not_found',
+      `No video task "${taskId}" was created through this Switchboard.`,
+      'Use the task_id returned by the create call (POST /v1/videos or /v1/video/generations).',
+    );
   }
   const provider = engine.pool.get(task.provider);
   if (!provider) {
-    throw new ApiError('upstream_unreachable', `Video task "${taskId}" was created by provider "${task.provider}", which is no longer configured.`, `Add provider "${task.provider}" back to config.json to poll this task.`);
+    throw new ApiError(
+      'upstream_unreachable',
+      `Video task "${taskId}" was created by provider "${task.provider}", which is no longer configured.`,
+      `Add provider "${task.provider}" back to config.json to poll this task.`,
+    );
   }
   const url = new URL(req.url ?? '/', 'http://x');
-  const upstream = await provider.agent.request({
-    origin: provider.origin,
-    path: provider.basePath + upstreamPathOf(url.pathname) + url.search,
-    method: 'GET',
-    headers: { ...provider.requestHeaders(), accept: req.headers.accept ?? '*/*', 'accept-encoding': 'identity' },
-    headersTimeout: provider.timeouts.first_byte_ms,
-    bodyTimeout: provider.timeouts.idle_ms,
-  }).catch((err: Error) => {
-    throw new ApiError('upstream_unreachable', `Provider "${task.provider}" (which created video task "${taskId}") failed: ${err.message}.`, 'Retry the poll later.');
-  });
+  const upstream = await provider.agent
+    .request({
+      origin: provider.origin,
+      path: provider.basePath + upstreamPathOf(url.pathname) + url.search,
+      method: 'GET',
+      headers: { ...provider.requestHeaders(), accept: req.headers.accept ?? '*/*', 'accept-encoding': 'identity' },
+      headersTimeout: provider.timeouts.first_byte_ms,
+      bodyTimeout: provider.timeouts.idle_ms,
+    })
+    .catch((err: Error) => {
+      throw new ApiError(
+        'upstream_unreachable',
+        `Provider "${task.provider}" (which created video task "${taskId}") failed: ${err.message}.`,
+        'Retry the poll later.',
+      );
+    });
   const headers: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(upstream.headers)) if (v !== undefined && !DROP_RESPONSE.has(k)) headers[k] = v;
   headers['x-switchboard-provider'] = task.provider;
@@ -144,9 +182,24 @@ export type GatewayRouteDeps = {
   runDoor: (door: FrontDoor, req: IncomingMessage, res: ServerResponse) => Promise<void>;
 };
 
-export const GATEWAY_JSON_PATHS = ['/v1/responses/compact', '/v1/images/generations', '/v1/audio/speech', '/v1/rerank', '/v1/moderations'] as const;
-export const GATEWAY_MULTIPART_PATHS = ['/v1/images/edits', '/v1/audio/transcriptions', '/v1/audio/translations'] as const;
-export const VIDEO_CREATE_PATHS = ['/v1/videos', '/v1/video/generations', '/vendora/v1/videos/text2video', '/vendora/v1/videos/image2video'] as const;
+export const GATEWAY_JSON_PATHS = [
+  '/v1/responses/compact',
+  '/v1/images/generations',
+  '/v1/audio/speech',
+  '/v1/rerank',
+  '/v1/moderations',
+] as const;
+export const GATEWAY_MULTIPART_PATHS = [
+  '/v1/images/edits',
+  '/v1/audio/transcriptions',
+  '/v1/audio/translations',
+] as const;
+export const VIDEO_CREATE_PATHS = [
+  '/v1/videos',
+  '/v1/video/generations',
+  '/vendora/v1/videos/text2video',
+  '/vendora/v1/videos/image2video',
+] as const;
 
 export function gatewayRoutes(deps: GatewayRouteDeps): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
@@ -177,6 +230,9 @@ export function gatewayRoutes(deps: GatewayRouteDeps): Hono<{ Bindings: HttpBind
   app.get('/vendora/v1/videos/image2video/:task_id', poll(byParam));
   // Vendor B: POST under the prefix creates a task; GET …/{task_id} polls it (the last path segment).
   app.post('/vendorb/*', async (c) => run(videoCreateDoor(c.req.path, deps.engine))(c));
-  app.get('/vendorb/*', poll((c) => decodeURIComponent(c.req.path.split('/').pop() ?? '')));
+  app.get(
+    '/vendorb/*',
+    poll((c) => decodeURIComponent(c.req.path.split('/').pop() ?? '')),
+  );
   return app;
 }

@@ -17,10 +17,20 @@ const BOUNDARY = '----sbtest7MA4YWxkTrZu0gW';
 const CT = `multipart/form-data; boundary=${BOUNDARY}`;
 
 /** A multipart body: text fields before the file (`before`), the file, then fields after it (as the SDKs send model). */
-function multipart(file: Buffer, before: Record<string, string>, after: Record<string, string>, fileField = 'file'): Buffer {
-  const f = (o: Record<string, string>) => Object.entries(o).map(([k, v]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`).join('');
+function multipart(
+  file: Buffer,
+  before: Record<string, string>,
+  after: Record<string, string>,
+  fileField = 'file',
+): Buffer {
+  const f = (o: Record<string, string>) =>
+    Object.entries(o)
+      .map(([k, v]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+      .join('');
   return Buffer.concat([
-    Buffer.from(`${f(before)}--${BOUNDARY}\r\nContent-Disposition: form-data; name="${fileField}"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`),
+    Buffer.from(
+      `${f(before)}--${BOUNDARY}\r\nContent-Disposition: form-data; name="${fileField}"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`,
+    ),
     file,
     Buffer.from(`\r\n${f(after)}--${BOUNDARY}--\r\n`),
   ]);
@@ -29,16 +39,34 @@ function multipart(file: Buffer, before: Record<string, string>, after: Record<s
 type Reply = { status: number; json: Record<string, unknown> };
 
 /** POSTs a body in pieces; `between` runs after the first piece is written (the upload is then in flight). */
-function upload(url: string, body: Buffer, opts: { headers?: Record<string, string>; firstBytes?: number; between?: () => Promise<void>; chunked?: boolean } = {}): Promise<Reply> {
+function upload(
+  url: string,
+  body: Buffer,
+  opts: {
+    headers?: Record<string, string>;
+    firstBytes?: number;
+    between?: () => Promise<void>;
+    chunked?: boolean;
+  } = {},
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, {
       method: 'POST',
-      headers: { 'content-type': CT, ...(opts.chunked ? {} : { 'content-length': String(body.length) }), ...opts.headers },
+      headers: {
+        'content-type': CT,
+        ...(opts.chunked ? {} : { 'content-length': String(body.length) }),
+        ...opts.headers,
+      },
     });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown> }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          json: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>,
+        }),
+      );
     });
     req.on('error', reject);
     void (async () => {
@@ -54,7 +82,8 @@ function upload(url: string, body: Buffer, opts: { headers?: Record<string, stri
 }
 
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-const rssKb = async (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(await fs.readFile(`/proc/${pid}/status`, 'utf8'))![1]);
+const rssKb = async (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(await fs.readFile(`/proc/${pid}/status`, 'utf8'))![1]);
 const uploadsIn = async (dir: string) => (await fs.readdir(dir)).filter((n) => n.startsWith('switchboard-upload-'));
 
 describe('multipart uploads are streamed through a temp file', () => {
@@ -73,7 +102,11 @@ describe('multipart uploads are streamed through a temp file', () => {
           { a: a.baseUrl, b: b.baseUrl },
           {
             default_provider: '',
-            rules: [{ pattern: 'whisper-*', provider: 'a' }, { pattern: 'whisper-*', provider: 'b' }, { pattern: 'sora-*', provider: 'b' }],
+            rules: [
+              { pattern: 'whisper-*', provider: 'a' },
+              { pattern: 'whisper-*', provider: 'b' },
+              { pattern: 'sora-*', provider: 'b' },
+            ],
             app_rules: [{ app: 'rewriter', default_provider: 'a', model_override: 'whisper-large-v3-rewritten' }],
           },
         ),
@@ -90,9 +123,12 @@ describe('multipart uploads are streamed through a temp file', () => {
     await fs.rm(tmp, { recursive: true, force: true });
   });
 
-  it('a 60 MB upload reaches the provider byte-exact while the server\'s memory never holds it', async () => {
+  it("a 60 MB upload reaches the provider byte-exact while the server's memory never holds it", async () => {
     const pid = sb.child.pid!;
-    const warm = await upload(`${sb.baseUrl}/audio/transcriptions`, multipart(randomBytes(2 << 20), {}, { model: 'whisper-1' }));
+    const warm = await upload(
+      `${sb.baseUrl}/audio/transcriptions`,
+      multipart(randomBytes(2 << 20), {}, { model: 'whisper-1' }),
+    );
     expect(warm.status).toBe(200);
     const file = randomBytes(60 << 20);
     const before = await rssKb(pid);
@@ -104,7 +140,10 @@ describe('multipart uploads are streamed through a temp file', () => {
         await new Promise((r) => setTimeout(r, 5));
       }
     })();
-    const r = await upload(`${sb.baseUrl}/audio/transcriptions`, multipart(file, { language: 'en' }, { model: 'whisper-1' }));
+    const r = await upload(
+      `${sb.baseUrl}/audio/transcriptions`,
+      multipart(file, { language: 'en' }, { model: 'whisper-1' }),
+    );
     sampling = false;
     await sampler;
     expect(r.status).toBe(200);
@@ -139,7 +178,10 @@ describe('multipart uploads are streamed through a temp file', () => {
 
     // A client that hangs up mid-upload: nothing is forwarded and the temp file goes.
     const sent = a.requests.length;
-    const req = http.request(`${sb.baseUrl}/audio/transcriptions`, { method: 'POST', headers: { 'content-type': CT, 'content-length': String(8 << 20) } });
+    const req = http.request(`${sb.baseUrl}/audio/transcriptions`, {
+      method: 'POST',
+      headers: { 'content-type': CT, 'content-length': String(8 << 20) },
+    });
     req.on('error', () => {});
     req.write(multipart(randomBytes(2 << 20), {}, {}).subarray(0, 2 << 20));
     await eventually(async () => expect(await uploadsIn(tmp)).toHaveLength(1));
@@ -152,9 +194,13 @@ describe('multipart uploads are streamed through a temp file', () => {
     a.failStatus = 503;
     try {
       const file = randomBytes(6 << 20);
-      const r = await upload(`${sb.baseUrl}/audio/transcriptions`, multipart(file, { prompt: 'hi' }, { model: 'whisper-1', language: 'de' }), {
-        headers: { 'x-switchboard-app': 'rewriter' },
-      });
+      const r = await upload(
+        `${sb.baseUrl}/audio/transcriptions`,
+        multipart(file, { prompt: 'hi' }, { model: 'whisper-1', language: 'de' }),
+        {
+          headers: { 'x-switchboard-app': 'rewriter' },
+        },
+      );
       expect(r.status).toBe(200);
       expect(r.json.text).toBe(`heard ${6 << 20} bytes by b/whisper-large-v3-rewritten`);
       for (const got of [a.requests.at(-1)!, b.requests.at(-1)!]) {
@@ -169,7 +215,10 @@ describe('multipart uploads are streamed through a temp file', () => {
 
   it('a multipart video create (input_reference) is streamed with its content type, and its task remembered', async () => {
     const ref = randomBytes(300_000);
-    const r = await upload(`${sb.baseUrl}/videos`, multipart(ref, { model: 'sora-2', prompt: 'a cat' }, { seconds: '4' }, 'input_reference'));
+    const r = await upload(
+      `${sb.baseUrl}/videos`,
+      multipart(ref, { model: 'sora-2', prompt: 'a cat' }, { seconds: '4' }, 'input_reference'),
+    );
     expect(r.status).toBe(200);
     expect(r.json).toMatchObject({ object: 'video', model: 'sora-2', input_reference_bytes: ref.length });
     const got = b.requests.at(-1)!;
@@ -195,7 +244,11 @@ describe('gateway mode with a JWT public key; the size limit while streaming', (
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-uploads-tmp-'));
     sb = await startServe({
       env: { TMPDIR: tmp },
-      config: { ...configFor({ pk: mock.baseUrl }), max_body_mb: 1, gateway: { enabled: true, jwt: { public_key: await exportSPKI(pair.publicKey), audience: 'switchboard' } } },
+      config: {
+        ...configFor({ pk: mock.baseUrl }),
+        max_body_mb: 1,
+        gateway: { enabled: true, jwt: { public_key: await exportSPKI(pair.publicKey), audience: 'switchboard' } },
+      },
     });
   });
   afterAll(async () => {
@@ -203,16 +256,26 @@ describe('gateway mode with a JWT public key; the size limit while streaming', (
     await mock?.close();
     await fs.rm(tmp, { recursive: true, force: true });
   });
-  const sign = (key: Key, aud = 'switchboard') => new SignJWT({ models: ['whisper-*'] }).setProtectedHeader({ alg: 'ES256' }).setSubject('carol').setAudience(aud).setExpirationTime('5m').sign(key);
+  const sign = (key: Key, aud = 'switchboard') =>
+    new SignJWT({ models: ['whisper-*'] })
+      .setProtectedHeader({ alg: 'ES256' })
+      .setSubject('carol')
+      .setAudience(aud)
+      .setExpirationTime('5m')
+      .sign(key);
 
   it('a JWT signed with the private half is accepted; one signed by another key, or for another audience, is refused', async () => {
     const body = multipart(Buffer.alloc(1000, 9), {}, { model: 'whisper-1' });
-    const ok = await upload(`${sb.baseUrl}/audio/transcriptions`, body, { headers: { authorization: `Bearer ${await sign(privateKey)}` } });
+    const ok = await upload(`${sb.baseUrl}/audio/transcriptions`, body, {
+      headers: { authorization: `Bearer ${await sign(privateKey)}` },
+    });
     expect(ok.status).toBe(200);
     expect(ok.json.text).toBe('heard 1000 bytes by pk/whisper-1');
     expect(mock.requests.at(-1)!.headers.authorization).toBe('Bearer sk-pk-secret-key-123456');
     for (const token of [await sign(otherKey), await sign(privateKey, 'elsewhere')]) {
-      const r = await upload(`${sb.baseUrl}/audio/transcriptions`, body, { headers: { authorization: `Bearer ${token}` } });
+      const r = await upload(`${sb.baseUrl}/audio/transcriptions`, body, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(r.status).toBe(401);
       expect(r.json.error).toMatchObject({ code: 'invalid_api_key', type: 'authentication_error' });
     }
@@ -220,10 +283,14 @@ describe('gateway mode with a JWT public key; the size limit while streaming', (
   });
 
   it('a chunked upload over max_body_mb is a 413 once the limit is crossed, and its temp file is removed', async () => {
-    const r = await upload(`${sb.baseUrl}/audio/transcriptions`, multipart(Buffer.alloc(3 << 20, 1), {}, { model: 'whisper-1' }), {
-      chunked: true,
-      headers: { authorization: `Bearer ${await sign(privateKey)}` },
-    });
+    const r = await upload(
+      `${sb.baseUrl}/audio/transcriptions`,
+      multipart(Buffer.alloc(3 << 20, 1), {}, { model: 'whisper-1' }),
+      {
+        chunked: true,
+        headers: { authorization: `Bearer ${await sign(privateKey)}` },
+      },
+    );
     expect(r.status).toBe(413);
     expect((r.json.error as { code: string }).code).toBe('body_too_large');
     await eventually(async () => expect(await uploadsIn(tmp)).toEqual([]));

@@ -6,9 +6,24 @@ import { makeTempDir, type TempDir } from '../../test/support/temp.ts';
 import { RequestLog } from './request-log.ts';
 
 const entry = (i: number): RequestLogEntry => ({
-  id: String(i), time: new Date(0).toISOString(), method: 'POST', path: '/v1/chat/completions', app: null, app_source: null,
-  requested_model: `m${i}`, routed_model: `m${i}`, provider: 'p', route: 'default', attempts: [], status: 200, error_code: null,
-  stream: false, latency_ms: 1, ttfb_ms: 1, prompt_tokens: null, completion_tokens: null,
+  id: String(i),
+  time: new Date(0).toISOString(),
+  method: 'POST',
+  path: '/v1/chat/completions',
+  app: null,
+  app_source: null,
+  requested_model: `m${i}`,
+  routed_model: `m${i}`,
+  provider: 'p',
+  route: 'default',
+  attempts: [],
+  status: 200,
+  error_code: null,
+  stream: false,
+  latency_ms: 1,
+  ttfb_ms: 1,
+  prompt_tokens: null,
+  completion_tokens: null,
 });
 
 let tmp: TempDir | null = null;
@@ -46,7 +61,11 @@ describe('RequestLog', () => {
     const files = fs.readdirSync(tmp.dir).sort();
     expect(files).toEqual(['requests.jsonl', 'requests.jsonl.1', 'requests.jsonl.2']);
     for (const f of files) expect(fs.statSync(path.join(tmp.dir, f)).size).toBeLessThanOrEqual(1000);
-    const last = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as RequestLogEntry);
+    const last = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as RequestLogEntry);
     expect(last.at(-1)!.id).toBe('19');
   });
 });

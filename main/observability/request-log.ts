@@ -49,7 +49,8 @@ export class RequestLog {
 
   /** Turns the JSONL file on or off (log_requests), with size-based rotation: file, file.1 ... file.<keep>. */
   configureFile(options: LogFileOptions): void {
-    const same = this.fileOptions && this.fileOptions.file === options.file && this.fileOptions.enabled === options.enabled;
+    const same =
+      this.fileOptions && this.fileOptions.file === options.file && this.fileOptions.enabled === options.enabled;
     this.fileOptions = options;
     if (same) return;
     this.closeFile();

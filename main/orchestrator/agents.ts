@@ -47,7 +47,13 @@ export class AgentService {
   async create(body: CreateAgent, tenant: string): Promise<Agent> {
     const now = new Date().toISOString();
     const agent: Agent = {
-      id: agentId(), ...body, status: 'idle', tenant, created_at: now, updated_at: now, last_run_at: null,
+      id: agentId(),
+      ...body,
+      status: 'idle',
+      tenant,
+      created_at: now,
+      updated_at: now,
+      last_run_at: null,
     };
     await this.store.commit({ type: 'agent.put', data: agent });
     return agent;

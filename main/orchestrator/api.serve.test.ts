@@ -17,7 +17,13 @@ let keyA = '';
 let keyB = '';
 let api = '';
 
-const agentBody = (name: string, tools: string[] = []) => ({ name, system_prompt: 'You are terse.', model: 'mock-model', tools, config: { max_tokens: 256, temperature: 0.2, max_iterations: 4 } });
+const agentBody = (name: string, tools: string[] = []) => ({
+  name,
+  system_prompt: 'You are terse.',
+  model: 'mock-model',
+  tools,
+  config: { max_tokens: 256, temperature: 0.2, max_iterations: 4 },
+});
 
 beforeAll(async () => {
   mock = await startMockProvider({ name: 'mock' });
@@ -29,7 +35,17 @@ beforeAll(async () => {
   [keyA, keyB] = await Promise.all([createKey(configPath, 'acme'), createKey(configPath, 'globex')]);
   sb = await startServe({
     dir,
-    config: configFor({ mock: mock.baseUrl }, { orchestrator: { queue_capacity: 5, workers: 1, sse_heartbeat_ms: 300, http_get: { allow_hosts: ['127.0.0.1'] } } }),
+    config: configFor(
+      { mock: mock.baseUrl },
+      {
+        orchestrator: {
+          queue_capacity: 5,
+          workers: 1,
+          sse_heartbeat_ms: 300,
+          http_get: { allow_hosts: ['127.0.0.1'] },
+        },
+      },
+    ),
   });
   api = `${sb.url}/api/v1`;
 }, 30_000);
@@ -69,10 +85,20 @@ describe('keys and auth', () => {
   it('serves health and metrics without a key', async () => {
     const h = await call(`${api}/health`, null);
     expect(h.status).toBe(200);
-    expect(h.body).toMatchObject({ status: 'ok', wal: { status: 'ok', corrupted_entries: 0 }, providers: { total: 1 } });
+    expect(h.body).toMatchObject({
+      status: 'ok',
+      wal: { status: 'ok', corrupted_entries: 0 },
+      providers: { total: 1 },
+    });
     const m = await call(`${api}/metrics`, null);
     expect(m.status).toBe(200);
-    for (const name of ['switchboard_http_requests_total', 'switchboard_agent_queue_depth', 'switchboard_agent_tasks', 'switchboard_wal_total_entries', 'switchboard_event_subscribers']) {
+    for (const name of [
+      'switchboard_http_requests_total',
+      'switchboard_agent_queue_depth',
+      'switchboard_agent_tasks',
+      'switchboard_wal_total_entries',
+      'switchboard_event_subscribers',
+    ]) {
       expect(m.body).toContain(name);
     }
   });
@@ -90,7 +116,11 @@ describe('agents', () => {
     const bad = await call(`${api}/agents`, keyA, 'POST', { name: '', model: 7, config: { max_iterations: 0 } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.code).toBe('invalid_request');
-    expect(bad.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['config.max_iterations', 'model', 'name']);
+    expect(bad.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'config.max_iterations',
+      'model',
+      'name',
+    ]);
     const tool = await call(`${api}/agents`, keyA, 'POST', agentBody('x', ['calculator', 'rm_rf']));
     expect(tool.status).toBe(400);
     expect(tool.body.error.details).toEqual([expect.objectContaining({ field: 'tools.1' })]);
@@ -127,8 +157,14 @@ describe('tasks and events', () => {
     const other = await openEvents(`${api}/events`, keyB);
     expect(events.status).toBe(200);
     const agent = (await call(`${api}/agents`, keyA, 'POST', agentBody('math', ['calculator']))).body;
-    mock.setBehavior({ script: [{ toolCall: { name: 'calculator', arguments: { expression: '6 * 7' } } }], tokens: ['The answer', ' is 42'] });
-    const run = await call(`${api}/agents/${agent.id}/run`, keyA, 'POST', { message: 'What is 6*7?', context: { output_format: 'text', max_length: 100 } });
+    mock.setBehavior({
+      script: [{ toolCall: { name: 'calculator', arguments: { expression: '6 * 7' } } }],
+      tokens: ['The answer', ' is 42'],
+    });
+    const run = await call(`${api}/agents/${agent.id}/run`, keyA, 'POST', {
+      message: 'What is 6*7?',
+      context: { output_format: 'text', max_length: 100 },
+    });
     expect(run.status).toBe(200);
     expect(run.body).toMatchObject({ status: 'running', agent_id: agent.id });
     expect(run.body.task_id).toMatch(/^tsk_[a-f0-9]+$/);
@@ -149,7 +185,13 @@ describe('tasks and events', () => {
     expect(chats[1]!.body.messages.at(-1)).toMatchObject({ role: 'tool', content: '42' });
 
     const task = await call(`${api}/tasks/${taskId}`, keyA);
-    expect(task.body).toMatchObject({ status: 'completed', result: 'The answer is 42', error: null, iterations: 2, stop_reason: 'final_answer' });
+    expect(task.body).toMatchObject({
+      status: 'completed',
+      result: 'The answer is 42',
+      error: null,
+      iterations: 2,
+      stop_reason: 'final_answer',
+    });
     expect(task.body.usage.total_tokens).toBeGreaterThan(0);
     expect(Date.parse(task.body.finished_at)).toBeGreaterThanOrEqual(Date.parse(task.body.started_at));
     expect((await call(`${api}/agents/${agent.id}`, keyA)).body.status).toBe('completed');
@@ -189,7 +231,7 @@ describe('tasks and events', () => {
     otherTenant.close();
   });
 
-  it('stops a task mid-tool at once: the tool\'s request is cancelled, the task is stopped, the agent idle', async () => {
+  it("stops a task mid-tool at once: the tool's request is cancelled, the task is stopped, the agent idle", async () => {
     const events = await openEvents(`${api}/events`, keyA);
     const agent = (await call(`${api}/agents`, keyA, 'POST', agentBody('fetcher', ['http_get']))).body;
     mock.setBehavior({ script: [{ toolCall: { name: 'http_get', arguments: { url: hangUrl } } }] });
@@ -213,7 +255,12 @@ describe('tasks and events', () => {
   });
 
   it('ends at config.max_iterations with a result that says the limit was hit', async () => {
-    const agent = (await call(`${api}/agents`, keyA, 'POST', { ...agentBody('looper', ['current_time']), config: { max_iterations: 2 } })).body;
+    const agent = (
+      await call(`${api}/agents`, keyA, 'POST', {
+        ...agentBody('looper', ['current_time']),
+        config: { max_iterations: 2 },
+      })
+    ).body;
     mock.setBehavior({ toolCall: { name: 'current_time', arguments: {} } });
     const run = await call(`${api}/agents/${agent.id}/run`, keyA, 'POST', { message: 'loop' });
     const task = await eventually(async () => {
@@ -243,7 +290,8 @@ describe('tasks and events', () => {
     expect(full.body.error.code).toBe('queue_full');
     const m = await call(`${api}/metrics`, null);
     expect(m.body).toMatch(/switchboard_agent_queue_depth 4/);
-    for (const t of tasks.reverse()) expect((await call(`${api}/tasks/${t}/stop`, keyA, 'POST')).body.status).toBe('stopped');
+    for (const t of tasks.reverse())
+      expect((await call(`${api}/tasks/${t}/stop`, keyA, 'POST')).body.status).toBe('stopped');
     mock.setBehavior({});
   });
 });
@@ -252,7 +300,13 @@ describe('WAL endpoints', () => {
   it('reports status and compacts', async () => {
     const s = await call(`${api}/wal/status`, keyA);
     expect(s.status).toBe(200);
-    expect(Object.keys(s.body).sort()).toEqual(['buffer_usage', 'corrupted_entries', 'last_compaction', 'pending_entries', 'total_entries']);
+    expect(Object.keys(s.body).sort()).toEqual([
+      'buffer_usage',
+      'corrupted_entries',
+      'last_compaction',
+      'pending_entries',
+      'total_entries',
+    ]);
     expect(s.body.total_entries).toBeGreaterThan(0);
     const c = await call(`${api}/wal/compact`, keyA, 'POST');
     expect(c.status).toBe(200);

@@ -4,7 +4,13 @@ import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
 import {
-  AGENT_STATUSES, BUILTIN_TOOLS, CreateAgentSchema, RunTaskSchema, TASK_STATUSES, UpdateAgentSchema, type AgentEvent,
+  AGENT_STATUSES,
+  BUILTIN_TOOLS,
+  CreateAgentSchema,
+  RunTaskSchema,
+  TASK_STATUSES,
+  UpdateAgentSchema,
+  type AgentEvent,
 } from '../../shared/orchestrator.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Engine } from '../proxy/engine.ts';
@@ -34,7 +40,11 @@ function tools(list: string[] | undefined): void {
   const known = BUILTIN_TOOLS as readonly string[];
   const bad = (list ?? []).map((t, i) => ({ t, i })).filter(({ t }) => !known.includes(t));
   const message = (t: string) => `"${t}" is not a known tool (known: ${BUILTIN_TOOLS.join(', ')})`;
-  if (bad.length) throw invalidRequest(bad.map(({ t, i }) => ({ field: `tools.${i}`, message: message(t) })), FIX);
+  if (bad.length)
+    throw invalidRequest(
+      bad.map(({ t, i }) => ({ field: `tools.${i}`, message: message(t) })),
+      FIX,
+    );
 }
 
 type Problems = FieldProblem[];
@@ -74,7 +84,10 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
     } catch (err) {
       wal = { status: 'error', error: (err as Error).message };
     }
-    const providers = deps.engine().pool.all().map((p) => p.status());
+    const providers = deps
+      .engine()
+      .pool.all()
+      .map((p) => p.status());
     const count = (s: string) => providers.filter((p) => p.state === s).length;
     return c.json({
       status: wal.status === 'ok' ? 'ok' : 'degraded',

@@ -27,7 +27,8 @@ it('rebuilds agents, tasks and events after kill -9; the running task is failed 
   const first = await startServe({ dir, config });
   children.push(first);
   const api = `${first.url}/api/v1`;
-  const mk = async (name: string) => (await call(`${api}/agents`, key, 'POST', { name, model: 'mock-model' })).body.id as string;
+  const mk = async (name: string) =>
+    (await call(`${api}/agents`, key, 'POST', { name, model: 'mock-model' })).body.id as string;
   const [a, b, c] = [await mk('a'), await mk('b'), await mk('c')];
 
   const done = (await call(`${api}/agents/${a}/run`, key, 'POST', { message: 'quick' })).body.task_id;
@@ -36,12 +37,12 @@ it('rebuilds agents, tasks and events after kill -9; the running task is failed 
   mock.setBehavior({ tokens: Array.from({ length: 50 }, (_, i) => `t${i} `), chunkDelayMs: 200 });
   const chatsBefore = mock.chatCount();
   const interrupted = (await call(`${api}/agents/${b}/run`, key, 'POST', { message: 'slow' })).body.task_id;
-  const queued = (await call(`${api}/agents/${c}/run`, key, 'POST', { message: 'waits' }));
+  const queued = await call(`${api}/agents/${c}/run`, key, 'POST', { message: 'waits' });
   expect(queued.body.status).toBe('queued');
   await eventually(async () => expect((await call(`${api}/tasks/${interrupted}`, key)).body.status).toBe('running'));
   await eventually(() => expect(mock.chatCount()).toBe(chatsBefore + 1));
   await new Promise((r) => setTimeout(r, 300)); // mid-stream
-  const eventsBefore = (await openEvents(`${api}/events`, key, 0));
+  const eventsBefore = await openEvents(`${api}/events`, key, 0);
   const acked = await eventsBefore.waitFor((e) => e.some((x) => x.type === 'completed'));
   eventsBefore.close();
   first.child.kill('SIGKILL');
@@ -53,16 +54,23 @@ it('rebuilds agents, tasks and events after kill -9; the running task is failed 
   children.push(second);
   const api2 = `${second.url}/api/v1`;
   for (const id of [a, b, c]) expect((await call(`${api2}/agents/${id}`, key)).status).toBe(200);
-  expect((await call(`${api2}/tasks/${done}`, key)).body).toMatchObject({ status: 'completed', result: 'Hello from mock' });
+  expect((await call(`${api2}/tasks/${done}`, key)).body).toMatchObject({
+    status: 'completed',
+    result: 'Hello from mock',
+  });
   const failed = (await call(`${api2}/tasks/${interrupted}`, key)).body;
   expect(failed).toMatchObject({ status: 'failed', stop_reason: 'interrupted' });
   expect(failed.error).toMatch(/not run again/);
   expect((await call(`${api2}/agents/${b}`, key)).body.status).toBe('idle');
-  await eventually(async () => expect((await call(`${api2}/tasks/${queued.body.task_id}`, key)).body.status).toBe('completed'));
+  await eventually(async () =>
+    expect((await call(`${api2}/tasks/${queued.body.task_id}`, key)).body.status).toBe('completed'),
+  );
   expect(mock.chatCount()).toBe(chatsAtKill + 1); // only the queued task called the model; the interrupted one never again
 
   const replay = await openEvents(`${api2}/events`, key, 0);
-  const all = await replay.waitFor((e) => e.filter((x) => x.type === 'completed').length >= 2 && e.some((x) => x.type === 'failed'));
+  const all = await replay.waitFor(
+    (e) => e.filter((x) => x.type === 'completed').length >= 2 && e.some((x) => x.type === 'failed'),
+  );
   replay.close();
   for (const e of acked) expect(all.find((x) => x.id === e.id)).toEqual(e);
   expect(all.find((x) => x.type === 'failed')).toMatchObject({ task_id: interrupted });

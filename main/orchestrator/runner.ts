@@ -2,7 +2,12 @@
 // final answer or config.max_iterations. Each step's events are durable before the next step starts.
 import type { Agent, AgentEvent, Task, TokenUsage } from '../../shared/orchestrator.ts';
 import {
-  foldChunks, isObject, type HubChunk, type HubMessage, type HubRequest, type HubTool,
+  foldChunks,
+  isObject,
+  type HubChunk,
+  type HubMessage,
+  type HubRequest,
+  type HubTool,
 } from '../proxy/formats/hub/index.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { chatInProcess } from '../proxy/in-process.ts';
@@ -91,8 +96,8 @@ export async function runAgentLoop(agent: Agent, task: Task, deps: RunDeps): Pro
         output = own
           ? await own.run(input, deps.signal)
           : agent.tools.includes(call.function.name)
-          ? await runTool(call.function.name, input, { ...deps.tool, signal: deps.signal })
-          : `error: tool "${call.function.name}" is not enabled for this agent`;
+            ? await runTool(call.function.name, input, { ...deps.tool, signal: deps.signal })
+            : `error: tool "${call.function.name}" is not enabled for this agent`;
       } catch (err) {
         if (deps.signal.aborted) throw err;
         output = `error: ${(err as Error).message}`;

@@ -12,8 +12,17 @@ afterEach(async () => {
 });
 
 const agent = (id: string): Agent => ({
-  id, name: id, system_prompt: '', model: 'm', tools: [], config: { max_tokens: 1, temperature: 0, max_iterations: 1 }, status: 'idle', tenant: 't',
-  created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', last_run_at: null,
+  id,
+  name: id,
+  system_prompt: '',
+  model: 'm',
+  tools: [],
+  config: { max_tokens: 1, temperature: 0, max_iterations: 1 },
+  status: 'idle',
+  tenant: 't',
+  created_at: '2026-01-01T00:00:00.000Z',
+  updated_at: '2026-01-01T00:00:00.000Z',
+  last_run_at: null,
 });
 
 describe('OrchestratorStore', () => {
@@ -26,7 +35,8 @@ describe('OrchestratorStore', () => {
     const seen: number[] = [];
     s1.subscribe((e) => seen.push(e.id));
     await s1.commit({ type: 'agent.put', data: agent('agt_1') }, { type: 'agent.put', data: agent('agt_2') });
-    const ev = () => s1.event({ type: 'output', task_id: 'tsk_1', agent_id: 'agt_1', tenant: 't', workflow_id: null, content: 'x' });
+    const ev = () =>
+      s1.event({ type: 'output', task_id: 'tsk_1', agent_id: 'agt_1', tenant: 't', workflow_id: null, content: 'x' });
     await s1.commit(ev(), ev());
     await wal.compact();
     await s1.commit({ type: 'agent.deleted', data: { id: 'agt_2' } }, ev(), ev());
@@ -51,11 +61,63 @@ describe('OrchestratorStore', () => {
     await s1.load();
     const at = '2026-01-01T00:00:00.000Z';
     const usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
-    const wf: Workflow = { id: 'wf_1', name: 'w', description: '', steps: [{ name: 's', agent: 'a', prompt: 'p', error_policy: 'fail', max_retries: 2 }], tenant: 't', created_at: at };
-    const run: WorkflowRun = { run_id: 'run_1', workflow_id: 'wf_1', workflow: 'w', tenant: 't', status: 'running', input: {}, definition: wf.steps, steps: [], output: null, error: null, usage, created_at: at, started_at: at, finished_at: null };
-    const swarm: Swarm = { id: 'swm_1', name: 'sw', coordinator: 'c', agents: ['m'], config: { max_rounds: 1, consensus_required: false }, coordinator_id: 'agt_c', agent_ids: ['agt_m'], tenant: 't', created_at: at };
-    const st: SwarmTask = { id: 'stk_1', swarm_id: 'swm_1', swarm: 'sw', tenant: 't', status: 'running', message: 'm', context: {}, rounds: [], final_answer: null, consensus: null, error: null, usage, created_at: at, started_at: at, finished_at: null };
-    await s1.commit({ type: 'workflow.put', data: wf }, { type: 'run.put', data: run }, { type: 'swarm.put', data: swarm });
+    const wf: Workflow = {
+      id: 'wf_1',
+      name: 'w',
+      description: '',
+      steps: [{ name: 's', agent: 'a', prompt: 'p', error_policy: 'fail', max_retries: 2 }],
+      tenant: 't',
+      created_at: at,
+    };
+    const run: WorkflowRun = {
+      run_id: 'run_1',
+      workflow_id: 'wf_1',
+      workflow: 'w',
+      tenant: 't',
+      status: 'running',
+      input: {},
+      definition: wf.steps,
+      steps: [],
+      output: null,
+      error: null,
+      usage,
+      created_at: at,
+      started_at: at,
+      finished_at: null,
+    };
+    const swarm: Swarm = {
+      id: 'swm_1',
+      name: 'sw',
+      coordinator: 'c',
+      agents: ['m'],
+      config: { max_rounds: 1, consensus_required: false },
+      coordinator_id: 'agt_c',
+      agent_ids: ['agt_m'],
+      tenant: 't',
+      created_at: at,
+    };
+    const st: SwarmTask = {
+      id: 'stk_1',
+      swarm_id: 'swm_1',
+      swarm: 'sw',
+      tenant: 't',
+      status: 'running',
+      message: 'm',
+      context: {},
+      rounds: [],
+      final_answer: null,
+      consensus: null,
+      error: null,
+      usage,
+      created_at: at,
+      started_at: at,
+      finished_at: null,
+    };
+    await s1.commit(
+      { type: 'workflow.put', data: wf },
+      { type: 'run.put', data: run },
+      { type: 'swarm.put', data: swarm },
+    );
     await wal.compact();
     await s1.commit({ type: 'swarm_task.put', data: st }, { type: 'run.put', data: { ...run, status: 'completed' } });
     await wal.close();

@@ -134,8 +134,14 @@ export class OrchestratorStore {
 
   private snapshot(): SnapshotData {
     return {
-      agents: [...this.agents.values()], tasks: [...this.tasks.values()], events: this.events, nextEventId: this.nextEventId,
-      workflows: [...this.workflows.values()], runs: [...this.runs.values()], swarms: [...this.swarms.values()], swarmTasks: [...this.swarmTasks.values()],
+      agents: [...this.agents.values()],
+      tasks: [...this.tasks.values()],
+      events: this.events,
+      nextEventId: this.nextEventId,
+      workflows: [...this.workflows.values()],
+      runs: [...this.runs.values()],
+      swarms: [...this.swarms.values()],
+      swarmTasks: [...this.swarmTasks.values()],
     };
   }
 }

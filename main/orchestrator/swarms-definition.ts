@@ -42,7 +42,11 @@ export function checkSwarm(raw: unknown, resolve: (ref: string) => AgentRef): Sw
   if (problems.length || !parsed.success) throw invalidDefinition('swarm_invalid', problems);
   const d = parsed.data;
   return {
-    name: d.name, coordinator: d.coordinator, agents: d.agents, config: d.config,
-    coordinator_id: coordinatorId, agent_ids: ids,
+    name: d.name,
+    coordinator: d.coordinator,
+    agents: d.agents,
+    config: d.config,
+    coordinator_id: coordinatorId,
+    agent_ids: ids,
   };
 }

@@ -29,7 +29,8 @@ beforeAll(async () => {
   // One worker: a coordinator waiting on its member must not starve it (the member runs in the coordinator's slot).
   sb = await startServe({ dir, config: configFor({ mock: mock.baseUrl }, { orchestrator: { workers: 1 } }) });
   api = `${sb.url}/api/v1`;
-  for (const name of ['lead', 'researcher', 'critic']) expect((await call(`${api}/agents`, key, 'POST', { name, model: 'mock-model' })).status).toBe(201);
+  for (const name of ['lead', 'researcher', 'critic'])
+    expect((await call(`${api}/agents`, key, 'POST', { name, model: 'mock-model' })).status).toBe(201);
 }, 30_000);
 
 afterAll(async () => {
@@ -43,7 +44,14 @@ describe('swarm votes', () => {
     expect(parseVote('APPROVE: looks right')).toEqual({ approve: true, reasons: 'looks right' });
     expect(parseVote('**Reject** - needs units')).toEqual({ approve: false, reasons: 'needs units' });
     expect(parseVote('Hmm, not sure').approve).toBe(false);
-    const r = (round: number, approvals: number) => ({ round, approvals, proposal: `p${round}`, coordinator_task_id: null, contributions: [], votes: [] });
+    const r = (round: number, approvals: number) => ({
+      round,
+      approvals,
+      proposal: `p${round}`,
+      coordinator_task_id: null,
+      contributions: [],
+      votes: [],
+    });
     expect(bestRound([r(1, 1), r(2, 0), r(3, 1)])?.proposal).toBe('p3');
     expect(bestRound([r(1, 2), r(2, 1)])?.proposal).toBe('p1');
   });
@@ -51,23 +59,59 @@ describe('swarm votes', () => {
 
 describe('swarms', () => {
   it('validates with 422 swarm_invalid listing every problem, and creates, lists and reads swarms', async () => {
-    const bad = await call(`${api}/swarms`, key, 'POST', { name: 'bad', coordinator: 'ghost', agents: ['researcher', 'nobody', 'researcher'], config: { max_rounds: 0 } });
+    const bad = await call(`${api}/swarms`, key, 'POST', {
+      name: 'bad',
+      coordinator: 'ghost',
+      agents: ['researcher', 'nobody', 'researcher'],
+      config: { max_rounds: 0 },
+    });
     expect(bad.status).toBe(422);
     expect(bad.body.error.code).toBe('swarm_invalid');
-    expect(bad.body.error.details.map((d: Json) => d.field)).toEqual(['coordinator', 'agents.1', 'agents.2', 'config.max_rounds']);
+    expect(bad.body.error.details.map((d: Json) => d.field)).toEqual([
+      'coordinator',
+      'agents.1',
+      'agents.2',
+      'config.max_rounds',
+    ]);
     const self = await call(`${api}/swarms`, key, 'POST', { name: 'bad', coordinator: 'lead', agents: ['lead'] });
-    expect(self.body.error.details).toEqual([{ field: 'agents.0', message: expect.stringContaining('is the coordinator') }]);
-    expect((await call(`${api}/swarms`, key, 'POST', { name: 'bad', coordinator: 'lead', agents: [] })).body.error.details).toEqual([{ field: 'agents', message: 'must name at least one member agent' }]);
+    expect(self.body.error.details).toEqual([
+      { field: 'agents.0', message: expect.stringContaining('is the coordinator') },
+    ]);
+    expect(
+      (await call(`${api}/swarms`, key, 'POST', { name: 'bad', coordinator: 'lead', agents: [] })).body.error.details,
+    ).toEqual([{ field: 'agents', message: 'must name at least one member agent' }]);
 
-    for (const [name, config] of [['panel', { max_rounds: 3, consensus_required: true }], ['stubborn', { max_rounds: 2, consensus_required: true }], ['solo', { max_rounds: 3 }]] as const) {
-      const c = await call(`${api}/swarms`, key, 'POST', { name, coordinator: 'lead', agents: ['researcher', 'critic'], config });
+    for (const [name, config] of [
+      ['panel', { max_rounds: 3, consensus_required: true }],
+      ['stubborn', { max_rounds: 2, consensus_required: true }],
+      ['solo', { max_rounds: 3 }],
+    ] as const) {
+      const c = await call(`${api}/swarms`, key, 'POST', {
+        name,
+        coordinator: 'lead',
+        agents: ['researcher', 'critic'],
+        config,
+      });
       expect(c.status).toBe(201);
       expect(c.body.id).toMatch(/^swm_[a-f0-9]{24}$/);
     }
-    expect((await call(`${api}/swarms`, key, 'POST', { name: 'panel', coordinator: 'lead', agents: ['critic'] })).body.error.code).toBe('swarm_exists');
-    expect((await call(`${api}/swarms/solo`, key)).body).toMatchObject({ coordinator: 'lead', agents: ['researcher', 'critic'], config: { max_rounds: 3, consensus_required: false } });
-    expect((await call(`${api}/swarms`, key)).body.data.map((s: Json) => s.name)).toEqual(['panel', 'stubborn', 'solo']);
-    expect((await call(`${api}/swarms/none/tasks`, key, 'POST', { message: 'x' })).body.error.code).toBe('swarm_not_found');
+    expect(
+      (await call(`${api}/swarms`, key, 'POST', { name: 'panel', coordinator: 'lead', agents: ['critic'] })).body.error
+        .code,
+    ).toBe('swarm_exists');
+    expect((await call(`${api}/swarms/solo`, key)).body).toMatchObject({
+      coordinator: 'lead',
+      agents: ['researcher', 'critic'],
+      config: { max_rounds: 3, consensus_required: false },
+    });
+    expect((await call(`${api}/swarms`, key)).body.data.map((s: Json) => s.name)).toEqual([
+      'panel',
+      'stubborn',
+      'solo',
+    ]);
+    expect((await call(`${api}/swarms/none/tasks`, key, 'POST', { message: 'x' })).body.error.code).toBe(
+      'swarm_not_found',
+    );
     expect((await call(`${api}/swarms/panel/tasks`, key, 'POST', { context: {} })).status).toBe(400);
   });
 
@@ -85,17 +129,35 @@ describe('swarms', () => {
       ],
     });
     const from = mock.chatCount();
-    const sub = await call(`${api}/swarms/panel/tasks`, key, 'POST', { message: 'How many apples?', context: { unit: 'apples' } });
+    const sub = await call(`${api}/swarms/panel/tasks`, key, 'POST', {
+      message: 'How many apples?',
+      context: { unit: 'apples' },
+    });
     expect(sub.status).toBe(202);
     expect(sub.body.id).toMatch(/^stk_[a-f0-9]{24}$/);
     const events = await openEvents(`${api}/events?swarm_task_id=${sub.body.id}`, key, 0);
     const t = await finished('panel', sub.body.id);
-    expect(t).toMatchObject({ status: 'completed', consensus: true, final_answer: 'The answer is 42 apples', error: null });
+    expect(t).toMatchObject({
+      status: 'completed',
+      consensus: true,
+      final_answer: 'The answer is 42 apples',
+      error: null,
+    });
     expect(t.rounds).toHaveLength(2);
     const [r1, r2] = t.rounds;
-    expect(r1.contributions).toEqual([expect.objectContaining({ agent: 'researcher', instruction: 'Find the answer to 6*7', status: 'completed', output: 'Fact: 42' })]);
+    expect(r1.contributions).toEqual([
+      expect.objectContaining({
+        agent: 'researcher',
+        instruction: 'Find the answer to 6*7',
+        status: 'completed',
+        output: 'Fact: 42',
+      }),
+    ]);
     expect(r1).toMatchObject({ proposal: 'The answer is 42', approvals: 1 });
-    expect(r1.votes.map((v: Json) => [v.agent, v.approve, v.reasons])).toEqual([['researcher', true, 'it is right'], ['critic', false, 'say the units']]);
+    expect(r1.votes.map((v: Json) => [v.agent, v.approve, v.reasons])).toEqual([
+      ['researcher', true, 'it is right'],
+      ['critic', false, 'say the units'],
+    ]);
     expect(r2).toMatchObject({ proposal: 'The answer is 42 apples', approvals: 2, contributions: [] });
     expect(t.usage.total_tokens).toBeGreaterThan(0);
     expect(mock.chatCount() - from).toBe(8);
@@ -116,7 +178,10 @@ describe('swarms', () => {
     const agents = new Set(got.map((e) => e.agent_id));
     expect(agents.size).toBe(3);
     const member = (await call(`${api}/tasks/${r1.contributions[0].task_id}`, key)).body;
-    expect(member).toMatchObject({ status: 'completed', origin: { kind: 'swarm', swarm_task_id: sub.body.id, role: 'member', round: 1 } });
+    expect(member).toMatchObject({
+      status: 'completed',
+      origin: { kind: 'swarm', swarm_task_id: sub.body.id, role: 'member', round: 1 },
+    });
   });
 
   it('without consensus in max_rounds: ends with the best answer and consensus false, after exactly max_rounds rounds', async () => {
@@ -135,7 +200,10 @@ describe('swarms', () => {
     const sub = await call(`${api}/swarms/stubborn/tasks`, key, 'POST', { message: 'Pick a plan' });
     const t = await finished('stubborn', sub.body.id);
     expect(t).toMatchObject({ status: 'completed', consensus: false, final_answer: 'Plan A' });
-    expect(t.rounds.map((r: Json) => [r.round, r.proposal, r.approvals])).toEqual([[1, 'Plan A', 1], [2, 'Plan B', 0]]);
+    expect(t.rounds.map((r: Json) => [r.round, r.proposal, r.approvals])).toEqual([
+      [1, 'Plan A', 1],
+      [2, 'Plan B', 0],
+    ]);
     await new Promise((r) => setTimeout(r, 300));
     expect(mock.chatCount() - from).toBe(6);
   });
@@ -153,7 +221,7 @@ describe('swarms', () => {
     mock.setBehavior({});
   });
 
-  it('without consensus_required: one round, the coordinator\'s answer, consensus null, no votes', async () => {
+  it("without consensus_required: one round, the coordinator's answer, consensus null, no votes", async () => {
     mock.setBehavior({ tokens: ['Solo answer'] });
     const from = mock.chatCount();
     const sub = await call(`${api}/swarms/solo/tasks`, key, 'POST', { message: 'Just answer' });

@@ -1,7 +1,12 @@
 // Swarms: a coordinator agent that delegates to member agents through a `delegate` tool (handoffs), proposes an
 // answer, and (with consensus_required) puts it to every member's vote, for at most max_rounds rounds.
 import {
-  SwarmTaskSchema, type Swarm, type SwarmRound, type SwarmTask, type Task, type TaskOrigin,
+  SwarmTaskSchema,
+  type Swarm,
+  type SwarmRound,
+  type SwarmTask,
+  type Task,
+  type TaskOrigin,
 } from '../../shared/orchestrator.ts';
 import { ApiError, invalidRequest, issuesToProblems } from '../errors.ts';
 import { Catalog } from './catalog.ts';
@@ -20,10 +25,19 @@ type Round = { swarm: Swarm; st: SwarmTask; round: number; members: Member[] };
 
 const roundOf = (t: SwarmTask) => t.rounds[t.rounds.length - 1] as SwarmRound;
 const newRound = (round: number): SwarmRound => ({
-  round, coordinator_task_id: null, contributions: [], proposal: null, votes: [], approvals: 0,
+  round,
+  coordinator_task_id: null,
+  contributions: [],
+  proposal: null,
+  votes: [],
+  approvals: 0,
 });
 const origin = (r: Round, role: 'coordinator' | 'member' | 'vote'): TaskOrigin => ({
-  kind: 'swarm', swarm_id: r.swarm.id, swarm_task_id: r.st.id, round: r.round, role,
+  kind: 'swarm',
+  swarm_id: r.swarm.id,
+  swarm_task_id: r.st.id,
+  round: r.round,
+  role,
 });
 
 /** Swarms and their tasks (byName, list, execution, executionsOf: see Catalog). */
@@ -58,9 +72,21 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
     const now = new Date().toISOString();
     const { message, context } = parsed.data;
     const task: SwarmTask = {
-      id: swarmTaskId(), swarm_id: swarm.id, swarm: swarm.name, tenant, status: 'running', message, context,
-      rounds: [], final_answer: null, consensus: null, error: null, usage: zeroUsage(),
-      created_at: now, started_at: now, finished_at: null,
+      id: swarmTaskId(),
+      swarm_id: swarm.id,
+      swarm: swarm.name,
+      tenant,
+      status: 'running',
+      message,
+      context,
+      rounds: [],
+      final_answer: null,
+      consensus: null,
+      error: null,
+      usage: zeroUsage(),
+      created_at: now,
+      started_at: now,
+      finished_at: null,
     };
     await this.host.store.commit({ type: 'swarm_task.put', data: task });
     void this.drive(task.id).catch(async (err) => {
@@ -206,9 +232,10 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
       const vt = await this.host.submitInternal(m.id, body, r.st.tenant, origin(r, 'vote'));
       const v = await this.host.waitForTask(vt.task_id);
       if (!v) return false;
-      const vote = v.status === 'completed'
-        ? parseVote(v.result ?? '')
-        : { approve: false, reasons: `the vote ${v.status}: ${v.error ?? ''}` };
+      const vote =
+        v.status === 'completed'
+          ? parseVote(v.result ?? '')
+          : { approve: false, reasons: `the vote ${v.status}: ${v.error ?? ''}` };
       await this.update(r.st.id, (x) => {
         const last = roundOf(x);
         last.votes.push({ agent: m.name, agent_id: m.id, task_id: v.task_id, ...vote });

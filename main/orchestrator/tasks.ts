@@ -15,9 +15,21 @@ const INTERRUPTED =
 
 function newTask(agentId: string, body: RunTask, tenant: string, time: string, origin?: TaskOrigin): Task {
   return {
-    task_id: taskId(), agent_id: agentId, tenant, status: 'queued', message: body.message, context: body.context,
-    result: null, error: null, stop_reason: null, iterations: 0, usage: zeroUsage(),
-    created_at: time, started_at: null, finished_at: null, ...(origin ? { origin } : {}),
+    task_id: taskId(),
+    agent_id: agentId,
+    tenant,
+    status: 'queued',
+    message: body.message,
+    context: body.context,
+    result: null,
+    error: null,
+    stop_reason: null,
+    iterations: 0,
+    usage: zeroUsage(),
+    created_at: time,
+    started_at: null,
+    finished_at: null,
+    ...(origin ? { origin } : {}),
   };
 }
 

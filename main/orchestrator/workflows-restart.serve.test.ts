@@ -26,7 +26,8 @@ it('resumes a run at the step boundary after kill -9; no finished step runs twic
   const first = await startServe({ dir, config });
   children.push(first);
   const api = `${first.url}/api/v1`;
-  for (const name of ['a', 'b']) expect((await call(`${api}/agents`, key, 'POST', { name, model: 'mock-model' })).status).toBe(201);
+  for (const name of ['a', 'b'])
+    expect((await call(`${api}/agents`, key, 'POST', { name, model: 'mock-model' })).status).toBe(201);
   const wf = await call(`${api}/workflows`, key, 'POST', {
     name: 'three',
     steps: [
@@ -37,7 +38,9 @@ it('resumes a run at the step boundary after kill -9; no finished step runs twic
   });
   expect(wf.status).toBe(201);
 
-  mock.setBehavior({ script: [{ tokens: ['ONE'] }, { tokens: Array.from({ length: 50 }, (_, i) => `t${i} `), chunkDelayMs: 200 }] });
+  mock.setBehavior({
+    script: [{ tokens: ['ONE'] }, { tokens: Array.from({ length: 50 }, (_, i) => `t${i} `), chunkDelayMs: 200 }],
+  });
   const run = (await call(`${api}/workflows/three/run`, key, 'POST', { input: { x: 'go' } })).body;
   await eventually(async () => {
     const r = (await call(`${api}/workflows/three/runs/${run.run_id}`, key)).body;
@@ -63,14 +66,21 @@ it('resumes a run at the step boundary after kill -9; no finished step runs twic
     ['two', 'completed', 'TWO', 2, 2],
     ['three', 'completed', 'THREE', 1, 1],
   ]);
-  expect(done.steps[1].errors).toEqual([expect.stringMatching(/^interrupted: attempt 1 \(tsk_[a-f0-9]+\) was cut off by a restart/)]);
+  expect(done.steps[1].errors).toEqual([
+    expect.stringMatching(/^interrupted: attempt 1 \(tsk_[a-f0-9]+\) was cut off by a restart/),
+  ]);
 
   // The model saw step one once, step two twice (the cut-off attempt and the one after the restart), step three once.
-  const prompts = mock.requests.filter((r) => r.url === '/v1/chat/completions').map((r) => r.body.messages.at(-1).content as string);
+  const prompts = mock.requests
+    .filter((r) => r.url === '/v1/chat/completions')
+    .map((r) => r.body.messages.at(-1).content as string);
   expect(prompts).toEqual(['step one: go', 'step two after ONE', 'step two after ONE', 'step three after TWO']);
 
   // The cut-off attempt is a failed (interrupted) task; the run's events, old and new, follow the workflow.
-  expect((await call(`${api2}/tasks/${done.steps[1].task_ids[0]}`, key)).body).toMatchObject({ status: 'failed', stop_reason: 'interrupted' });
+  expect((await call(`${api2}/tasks/${done.steps[1].task_ids[0]}`, key)).body).toMatchObject({
+    status: 'failed',
+    stop_reason: 'interrupted',
+  });
   const events = await openEvents(`${api2}/events?workflow_id=three`, key, 0);
   const all = await events.waitFor((e) => e.filter((x) => x.type === 'completed').length === 3);
   events.close();

@@ -1,7 +1,9 @@
 // Workflow prompt templates: {{input.<key>}} and {{steps.<step_name>.output}}; what a prompt refers to, and rendering.
 const TEMPLATE = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
-export type TemplateRef = { text: string } & ({ kind: 'input'; key: string } | { kind: 'step'; step: string } | { kind: 'unknown' });
+export type TemplateRef = { text: string } & (
+  { kind: 'input'; key: string } | { kind: 'step'; step: string } | { kind: 'unknown' }
+);
 
 /** Every {{...}} of a prompt, classified. */
 export function templateRefs(prompt: string): TemplateRef[] {
@@ -18,7 +20,10 @@ export function templateRefs(prompt: string): TemplateRef[] {
 }
 
 /** Input keys the prompts use that `input` does not have, each once, in order of first use, with a step using it. */
-export function missingInputs(steps: { name: string; prompt: string }[], input: Record<string, unknown>): { key: string; step: string }[] {
+export function missingInputs(
+  steps: { name: string; prompt: string }[],
+  input: Record<string, unknown>,
+): { key: string; step: string }[] {
   const missing = new Map<string, string>();
   for (const s of steps) {
     for (const r of templateRefs(s.prompt)) {
@@ -28,10 +33,15 @@ export function missingInputs(steps: { name: string; prompt: string }[], input: 
   return [...missing].map(([key, step]) => ({ key, step }));
 }
 
-const text = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v));
+const text = (v: unknown): string =>
+  typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
 
 /** Fills a prompt in one pass (a value containing "{{...}}" is inserted as is, never expanded again). */
-export function renderTemplate(prompt: string, input: Record<string, unknown>, outputs: ReadonlyMap<string, string | null>): string {
+export function renderTemplate(
+  prompt: string,
+  input: Record<string, unknown>,
+  outputs: ReadonlyMap<string, string | null>,
+): string {
   return prompt.replace(TEMPLATE, (whole: string) => {
     const ref = templateRefs(whole)[0];
     if (!ref || ref.kind === 'unknown') return whole;

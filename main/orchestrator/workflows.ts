@@ -1,7 +1,12 @@
 // Workflows: named step lists run in order, each step a task of its agent; runs, retries, and resuming a run at its
 // step boundary after a restart (a finished step never runs again). Definitions are checked in workflows-definition.
 import {
-  RunWorkflowSchema, type StepRun, type Task, type Workflow, type WorkflowRun, type WorkflowStep,
+  RunWorkflowSchema,
+  type StepRun,
+  type Task,
+  type Workflow,
+  type WorkflowRun,
+  type WorkflowStep,
 } from '../../shared/orchestrator.ts';
 import { ApiError, invalidRequest, issuesToProblems, type FieldProblem } from '../errors.ts';
 import { Catalog } from './catalog.ts';
@@ -67,12 +72,34 @@ export class WorkflowService extends Catalog<Workflow, WorkflowRun> {
     if (this.host.saturated) throw queueFull();
     const now = new Date().toISOString();
     const steps = w.steps.map((s): StepRun => ({
-      name: s.name, agent: s.agent, agent_id: null, status: 'pending', prompt: null, output: null, attempts: 0,
-      task_ids: [], errors: [], usage: zeroUsage(), started_at: null, finished_at: null,
+      name: s.name,
+      agent: s.agent,
+      agent_id: null,
+      status: 'pending',
+      prompt: null,
+      output: null,
+      attempts: 0,
+      task_ids: [],
+      errors: [],
+      usage: zeroUsage(),
+      started_at: null,
+      finished_at: null,
     }));
     const run: WorkflowRun = {
-      run_id: runId(), workflow_id: w.id, workflow: w.name, tenant, status: 'running', input, definition: w.steps,
-      steps, output: null, error: null, usage: zeroUsage(), created_at: now, started_at: now, finished_at: null,
+      run_id: runId(),
+      workflow_id: w.id,
+      workflow: w.name,
+      tenant,
+      status: 'running',
+      input,
+      definition: w.steps,
+      steps,
+      output: null,
+      error: null,
+      usage: zeroUsage(),
+      created_at: now,
+      started_at: now,
+      finished_at: null,
     };
     await this.host.store.commit({ type: 'run.put', data: run });
     this.drive(run.run_id);

@@ -40,7 +40,11 @@ function tooLarge(limit: number): ApiError {
 
 export function parseJson(body: Buffer): unknown {
   if (body.length === 0) {
-    throw new ApiError('invalid_json', 'The request body is empty; a JSON object was expected.', 'Send a JSON body with Content-Type: application/json.');
+    throw new ApiError(
+      'invalid_json',
+      'The request body is empty; a JSON object was expected.',
+      'Send a JSON body with Content-Type: application/json.',
+    );
   }
   try {
     return JSON.parse(body.toString('utf8'));

@@ -26,22 +26,33 @@ export class HealthChecker {
   async checkAll(): Promise<void> {
     const { timeout_ms } = this.engine.config.health_check;
     await Promise.all(
-      this.engine.pool.all().filter((p) => p.config.enabled).map(async (p) => {
-        const t0 = performance.now();
-        try {
-          await fetchModels(p, timeout_ms);
-          p.recordSuccess(performance.now() - t0);
-        } catch (err) {
-          const status = (err as { status?: number }).status;
-          if (status && !isRetryableStatus(status)) {
-            p.recordRefusal(`health check: ${(err as Error).message}`, performance.now() - t0);
-            return;
+      this.engine.pool
+        .all()
+        .filter((p) => p.config.enabled)
+        .map(async (p) => {
+          const t0 = performance.now();
+          try {
+            await fetchModels(p, timeout_ms);
+            p.recordSuccess(performance.now() - t0);
+          } catch (err) {
+            const status = (err as { status?: number }).status;
+            if (status && !isRetryableStatus(status)) {
+              p.recordRefusal(`health check: ${(err as Error).message}`, performance.now() - t0);
+              return;
+            }
+            const message = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+            const timedOut = /timeout|aborted/i.test(message);
+            p.recordFailure(
+              {
+                retryable: true,
+                status: null,
+                kind: timedOut ? 'timeout' : 'connect',
+                message: `health check: ${message}`,
+              },
+              performance.now() - t0,
+            );
           }
-          const message = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-          const timedOut = /timeout|aborted/i.test(message);
-          p.recordFailure({ retryable: true, status: null, kind: timedOut ? 'timeout' : 'connect', message: `health check: ${message}` }, performance.now() - t0);
-        }
-      }),
+        }),
     );
   }
 }

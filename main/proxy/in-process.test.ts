@@ -22,7 +22,13 @@ beforeAll(async () => {
       { name: 'second', base_url: b.baseUrl, api_key: 'k2' },
       { name: 'claude', base_url: claude.baseUrl, api_key: 'k3', type: 'anthropic' },
     ],
-    routing: { default_provider: 'second', rules: [{ pattern: 'claude-*', provider: 'claude' }, { pattern: '*', provider: 'first' }] },
+    routing: {
+      default_provider: 'second',
+      rules: [
+        { pattern: 'claude-*', provider: 'claude' },
+        { pattern: '*', provider: 'first' },
+      ],
+    },
   });
   if (!r.ok) throw new Error('bad config');
   engine = new Engine(r.config, '/tmp/config.json', new RequestLog(10));
@@ -36,14 +42,20 @@ afterAll(async () => {
 
 async function collect(model = 'm', app = 'switchboard-agent'): Promise<HubChunk[]> {
   const chunks: HubChunk[] = [];
-  for await (const c of chatInProcess(engine, { model, messages: [{ role: 'user', content: 'hi' }] }, { app })) chunks.push(c);
+  for await (const c of chatInProcess(engine, { model, messages: [{ role: 'user', content: 'hi' }] }, { app }))
+    chunks.push(c);
   return chunks;
 }
 
 describe('chatInProcess', () => {
   it('streams hub chunks from the routed provider and logs the request as the agent app', async () => {
     const chunks = [];
-    for await (const c of chatInProcess(engine, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { app: 'switchboard-agent' })) chunks.push(c);
+    for await (const c of chatInProcess(
+      engine,
+      { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+      { app: 'switchboard-agent' },
+    ))
+      chunks.push(c);
     expect(foldChunks(chunks).choices[0]!.message.content).toBe('Hello from first');
     expect(engine.requestLog.recent(1)[0]).toMatchObject({ app: 'switchboard-agent', provider: 'first', status: 200 });
   });
@@ -51,7 +63,12 @@ describe('chatInProcess', () => {
   it('fails over like an HTTP client would', async () => {
     a.setBehavior({ status: 500 });
     const chunks = [];
-    for await (const c of chatInProcess(engine, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { app: 'switchboard-agent' })) chunks.push(c);
+    for await (const c of chatInProcess(
+      engine,
+      { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+      { app: 'switchboard-agent' },
+    ))
+      chunks.push(c);
     expect(foldChunks(chunks).choices[0]!.message.content).toBe('Hello from second');
     a.setBehavior({});
   });
@@ -59,7 +76,12 @@ describe('chatInProcess', () => {
   it('carries tool calls whole', async () => {
     a.setBehavior({ toolCall: { name: 'calculator', arguments: { expression: '2+2' } } });
     const chunks = [];
-    for await (const c of chatInProcess(engine, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { app: 'switchboard-agent' })) chunks.push(c);
+    for await (const c of chatInProcess(
+      engine,
+      { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+      { app: 'switchboard-agent' },
+    ))
+      chunks.push(c);
     const msg = foldChunks(chunks).choices[0]!;
     expect(msg.finish_reason).toBe('tool_calls');
     expect(JSON.parse(msg.message.tool_calls![0]!.function.arguments)).toEqual({ expression: '2+2' });
@@ -70,7 +92,12 @@ describe('chatInProcess', () => {
     a.setBehavior({ status: 503 });
     b.setBehavior({ status: 503 });
     const run = async () => {
-      for await (const _ of chatInProcess(engine, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { app: 'x' })) void _;
+      for await (const _ of chatInProcess(
+        engine,
+        { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+        { app: 'x' },
+      ))
+        void _;
     };
     await expect(run()).rejects.toMatchObject({ code: 'upstream_error' });
     a.setBehavior({});
@@ -82,7 +109,11 @@ describe('chatInProcess', () => {
     const ac = new AbortController();
     let seen = 0;
     const run = async () => {
-      for await (const _ of chatInProcess(engine, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { app: 'x', signal: ac.signal })) {
+      for await (const _ of chatInProcess(
+        engine,
+        { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+        { app: 'x', signal: ac.signal },
+      )) {
         if (++seen === 3) ac.abort(new Error('stopped by the user'));
       }
     };
@@ -95,18 +126,26 @@ describe('chatInProcess', () => {
     a.setBehavior({});
   });
 
-  it('decodes another kind\'s stream straight to hub chunks (an Anthropic provider, tool call and usage)', async () => {
-    claude.setBehavior({ toolCall: { name: 'calculator', arguments: { expression: '6*7' } }, usage: { input_tokens: 12, output_tokens: 5 } });
+  it("decodes another kind's stream straight to hub chunks (an Anthropic provider, tool call and usage)", async () => {
+    claude.setBehavior({
+      toolCall: { name: 'calculator', arguments: { expression: '6*7' } },
+      usage: { input_tokens: 12, output_tokens: 5 },
+    });
     const res = foldChunks(await collect('claude-haiku'));
     expect(res.choices[0]!.finish_reason).toBe('tool_calls');
     expect(JSON.parse(res.choices[0]!.message.tool_calls![0]!.function.arguments)).toEqual({ expression: '6*7' });
     expect(res.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 5 });
     expect(claude.requests.at(-1)!.body).toMatchObject({ model: 'claude-haiku', stream: true });
-    expect(engine.requestLog.recent(1)[0]).toMatchObject({ provider: 'claude', status: 200, prompt_tokens: 12, completion_tokens: 5 });
+    expect(engine.requestLog.recent(1)[0]).toMatchObject({
+      provider: 'claude',
+      status: 200,
+      prompt_tokens: 12,
+      completion_tokens: 5,
+    });
     claude.setBehavior({});
   });
 
-  it('raises the provider\'s own refusal (a 4xx, no failover) with its message', async () => {
+  it("raises the provider's own refusal (a 4xx, no failover) with its message", async () => {
     a.setBehavior({ status: 400 });
     const backupBefore = b.chatCount();
     const err = await collect().catch((e: unknown) => e);
@@ -121,11 +160,20 @@ describe('chatInProcess', () => {
     a.setBehavior({ tokens: ['one', ' two', ' three', ' four'], failAfterChunks: 3 });
     const seen: HubChunk[] = [];
     const err = await (async () => {
-      for await (const c of chatInProcess(engine, { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { app: 'x' })) seen.push(c);
+      for await (const c of chatInProcess(
+        engine,
+        { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+        { app: 'x' },
+      ))
+        seen.push(c);
     })().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UpstreamStreamError);
     expect(foldChunks(seen).choices[0]!.message.content).toBe('one two');
-    expect(engine.requestLog.recent(1)[0]).toMatchObject({ provider: 'first', status: 502, error_code: 'upstream_error' });
+    expect(engine.requestLog.recent(1)[0]).toMatchObject({
+      provider: 'first',
+      status: 502,
+      error_code: 'upstream_error',
+    });
     a.setBehavior({});
   });
 });

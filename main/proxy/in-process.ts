@@ -5,7 +5,13 @@ import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { ApiError } from '../errors.ts';
 import type { Engine } from './engine.ts';
-import { type HubChunk, type HubRequest, type StreamDecoder, UpstreamStreamError, type WireError } from './formats/hub/index.ts';
+import {
+  type HubChunk,
+  type HubRequest,
+  type StreamDecoder,
+  UpstreamStreamError,
+  type WireError,
+} from './formats/hub/index.ts';
 import { providerFormat } from './formats/index.ts';
 import {
   type AttemptPlan,
@@ -63,7 +69,9 @@ class InProcessTarget implements ReplyTarget {
   sink(init: SinkInit, plan: AttemptPlan): ReplySink {
     const t = plan.translate;
     if (!t?.decoder) throw new UpstreamStreamError('an in-process call needs a translated stream');
-    return init.status >= 400 ? new RefusalSink(this, init, t.errorMessage) : new HubStreamSink(this, init, t.decoder());
+    return init.status >= 400
+      ? new RefusalSink(this, init, t.errorMessage)
+      : new HubStreamSink(this, init, t.decoder());
   }
 
   push(chunks: HubChunk[]): boolean {
@@ -120,7 +128,8 @@ class HubStreamSink implements ReplySink {
       this.committed = true;
       this.init.committer.commit();
     }
-    for (const c of chunks) if (c.usage) this.counted = { prompt: c.usage.prompt_tokens, completion: c.usage.completion_tokens };
+    for (const c of chunks)
+      if (c.usage) this.counted = { prompt: c.usage.prompt_tokens, completion: c.usage.completion_tokens };
     return this.target.push(chunks);
   }
 
@@ -195,7 +204,11 @@ export type InProcessOptions = { app: string; signal?: AbortSignal };
  * provider can take it, all fail before the first byte, or the provider refuses the request; throws
  * UpstreamStreamError on a mid-stream failure. Aborting `opts.signal` cancels the upstream call at once.
  */
-export async function* chatInProcess(engine: Engine, req: HubRequest, opts: InProcessOptions): AsyncGenerator<HubChunk> {
+export async function* chatInProcess(
+  engine: Engine,
+  req: HubRequest,
+  opts: InProcessOptions,
+): AsyncGenerator<HubChunk> {
   const started = performance.now();
   const entry = newLogEntry('(in-process) /v1/chat/completions');
   Object.assign(entry, { app: opts.app, app_source: 'header', requested_model: req.model, stream: true });
@@ -207,7 +220,10 @@ export async function* chatInProcess(engine: Engine, req: HubRequest, opts: InPr
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) target.stop();
     const headers = { 'content-type': 'application/json', 'user-agent': `switchboard-agent (${opts.app})` };
-    const done = forwardWithFailover({ headers, target, candidates: route.candidates, model: route.model, planner: new InProcessPlanner(hub) }, engine.pool);
+    const done = forwardWithFailover(
+      { headers, target, candidates: route.candidates, model: route.model, planner: new InProcessPlanner(hub) },
+      engine.pool,
+    );
     // When every candidate failed, nothing was delivered: end the queue so the reader stops and sees the error.
     void done.then(() => target.end());
     let outcome;
@@ -227,7 +243,11 @@ export async function* chatInProcess(engine: Engine, req: HubRequest, opts: InPr
     if (outcome.error) throw outcome.error;
     if (target.refusal) {
       const { status, message } = target.refusal;
-      throw new ApiError('upstream_error', `The provider refused the request (HTTP ${status}): ${message}`, 'See the request log for the provider\'s answer.');
+      throw new ApiError(
+        'upstream_error',
+        `The provider refused the request (HTTP ${status}): ${message}`,
+        "See the request log for the provider's answer.",
+      );
     }
   } catch (err) {
     if (err instanceof ApiError) {

@@ -55,7 +55,8 @@ class Lease implements Admission {
     const st = this.st;
     st.inFlight--;
     // The reported usage replaces the estimate, in the window it was admitted in.
-    if (actual !== null && st.windowStart === this.windowStart) st.tokens = Math.max(0, st.tokens - this.estimatedTokens + actual);
+    if (actual !== null && st.windowStart === this.windowStart)
+      st.tokens = Math.max(0, st.tokens - this.estimatedTokens + actual);
   }
 }
 
@@ -82,15 +83,14 @@ export class Limiter {
   admit(scope: string, lim: EffectiveLimits, estimatedTokens: number): Admission {
     const st = this.state(scope, lim.windowMs);
     const resetMs = st.windowStart + lim.windowMs - this.now();
-    const over = (
+    const over =
       lim.rpm > 0 && st.requests + 1 > lim.rpm
         ? 'requests per minute'
         : lim.tpm > 0 && st.tokens + estimatedTokens > lim.tpm
           ? 'tokens per minute'
           : lim.concurrency > 0 && st.inFlight + 1 > lim.concurrency
             ? 'concurrent requests'
-            : null
-    );
+            : null;
     if (over) {
       const headers = this.headers(st, lim, resetMs);
       // A concurrency refusal clears as soon as a request ends: retry after a second.
@@ -104,7 +104,7 @@ export class Limiter {
           ? `This request (about ${estimatedTokens} tokens) is larger than the limit of ${lim.tpm} tokens per minute for ${scope}.`
           : `Rate limit of ${limit} ${over} reached for ${scope}.`,
         tooBig
-          ? 'Send a smaller request, or raise limits.tpm (or this scope\'s per_app/per_key entry) in config.json.'
+          ? "Send a smaller request, or raise limits.tpm (or this scope's per_app/per_key entry) in config.json."
           : `Retry after ${headers['retry-after']} s, or raise limits in config.json (limits.rpm, limits.tpm, limits.concurrency, or per_app/per_key).`,
       );
       Object.assign(e.headers, headers);

@@ -29,10 +29,14 @@ export class ModelCatalog {
 
   private async fetchAll(): Promise<ModelListing> {
     const providers = this.pool.all().filter((p) => p.config.enabled);
-    const results = await Promise.all(providers.map((p) => fetchModels(p, this.timeoutMs).then(
-      (ids) => ({ p, ids, error: null as string | null }),
-      (err: Error) => ({ p, ids: [] as string[], error: err.message }),
-    )));
+    const results = await Promise.all(
+      providers.map((p) =>
+        fetchModels(p, this.timeoutMs).then(
+          (ids) => ({ p, ids, error: null as string | null }),
+          (err: Error) => ({ p, ids: [] as string[], error: err.message }),
+        ),
+      ),
+    );
     const seen = new Set<string>();
     const listing: ModelListing = { data: [], failed: [] };
     const created = Math.floor(Date.now() / 1000);
@@ -62,6 +66,7 @@ export async function fetchModels(p: ProviderRuntime, timeoutMs: number): Promis
     signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await res.body.text();
-  if (res.statusCode >= 400) throw Object.assign(new Error(`HTTP ${res.statusCode} from ${p.kind.modelsPath}`), { status: res.statusCode });
+  if (res.statusCode >= 400)
+    throw Object.assign(new Error(`HTTP ${res.statusCode} from ${p.kind.modelsPath}`), { status: res.statusCode });
   return p.kind.parseModels(JSON.parse(text));
 }

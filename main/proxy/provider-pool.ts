@@ -6,7 +6,12 @@ import { CircuitBreaker } from './breaker.ts';
 import { type ProviderKind, providerKind } from './providers/index.ts';
 
 /** How a failed attempt is classed: only `retryable` ones move on to the next candidate and count for the breaker. */
-export type AttemptFailure = { retryable: boolean; status: number | null; message: string; kind: 'connect' | 'timeout' | 'http' | 'aborted' | 'other' };
+export type AttemptFailure = {
+  retryable: boolean;
+  status: number | null;
+  message: string;
+  kind: 'connect' | 'timeout' | 'http' | 'aborted' | 'other';
+};
 
 export class ProviderRuntime {
   readonly breaker: CircuitBreaker;

@@ -8,7 +8,11 @@ function router(input: unknown): Router {
   return new Router(r.config, '/cfg/config.json');
 }
 
-const providers = ['a', 'b', 'c', 'off'].map((name) => ({ name, base_url: `http://127.0.0.1/${name}`, enabled: name !== 'off' }));
+const providers = ['a', 'b', 'c', 'off'].map((name) => ({
+  name,
+  base_url: `http://127.0.0.1/${name}`,
+  enabled: name !== 'off',
+}));
 
 describe('Router.resolve', () => {
   const r = router({
@@ -56,7 +60,10 @@ describe('Router.resolve', () => {
   });
 
   it('has no candidate when nothing matches and there is no default; the message names the config path', () => {
-    const none = router({ providers, routing: { default_provider: '', rules: [{ pattern: 'gpt-*', provider: 'off' }] } });
+    const none = router({
+      providers,
+      routing: { default_provider: '', rules: [{ pattern: 'gpt-*', provider: 'off' }] },
+    });
     const route = none.resolve('gpt-4o', null);
     expect(route.candidates).toEqual([]);
     const { message, action } = none.noRouteMessage(route);

@@ -13,7 +13,6 @@ import { createKey, keysFile, readKeys, revokeKey } from '../orchestrator/keys.t
 import net from 'node:net';
 import { identifyPortHolder, portConflictMessage } from './port-conflict.ts';
 
-
 type ProviderLike = { name?: unknown; api_key?: unknown };
 
 function maskConfig(raw: unknown): unknown {
@@ -76,7 +75,11 @@ export function adminRoutes(engine: () => Engine, store: ConfigStore, listenPort
     try {
       input = await c.req.json();
     } catch {
-      throw new ApiError('invalid_json', 'The config sent is not valid JSON.', 'Send the whole config.json object as JSON.');
+      throw new ApiError(
+        'invalid_json',
+        'The config sent is not valid JSON.',
+        'Send the whole config.json object as JSON.',
+      );
     }
     const merged = unmaskKeys(input, await store.readRaw());
     try {
@@ -117,7 +120,12 @@ export function adminRoutes(engine: () => Engine, store: ConfigStore, listenPort
 
   admin.get('/route', (c) => {
     const model = c.req.query('model');
-    if (!model) throw new ApiError('invalid_request', 'The query parameter "model" is required.', 'Call /admin/v1/route?model=<name>&app=<app>.');
+    if (!model)
+      throw new ApiError(
+        'invalid_request',
+        'The query parameter "model" is required.',
+        'Call /admin/v1/route?model=<name>&app=<app>.',
+      );
     const app = c.req.query('app') || null;
     const e = engine();
     const route = e.router.resolve(model, app);
@@ -129,7 +137,9 @@ export function adminRoutes(engine: () => Engine, store: ConfigStore, listenPort
       candidates: route.candidates.map(({ provider, reason }) => ({ provider, reason })),
       skipped: route.skipped,
       steps: route.steps,
-      circuits: Object.fromEntries(route.candidates.map((cand) => [cand.provider, e.pool.get(cand.provider)?.breaker.state ?? 'closed'])),
+      circuits: Object.fromEntries(
+        route.candidates.map((cand) => [cand.provider, e.pool.get(cand.provider)?.breaker.state ?? 'closed']),
+      ),
     };
     return c.json(explanation);
   });
@@ -139,7 +149,12 @@ export function adminRoutes(engine: () => Engine, store: ConfigStore, listenPort
   /** Pause or resume routing (the tray's Pause/Resume, the UI's header switch). */
   admin.post('/pause', async (c) => {
     const body = (await c.req.json().catch(() => null)) as { paused?: unknown } | null;
-    if (typeof body?.paused !== 'boolean') throw new ApiError('invalid_request', 'Send {"paused": true} or {"paused": false}.', 'Set "paused" to a boolean.');
+    if (typeof body?.paused !== 'boolean')
+      throw new ApiError(
+        'invalid_request',
+        'Send {"paused": true} or {"paused": false}.',
+        'Set "paused" to a boolean.',
+      );
     engine().paused = body.paused;
     return c.json({ paused: engine().paused });
   });
@@ -149,7 +164,12 @@ export function adminRoutes(engine: () => Engine, store: ConfigStore, listenPort
     const name = c.req.param('name');
     const e = engine();
     const p = e.pool.get(name);
-    if (!p) throw new ApiError('not_found', `No provider named "${name}" in the running config.`, 'Save the provider first, then test it.');
+    if (!p)
+      throw new ApiError(
+        'not_found',
+        `No provider named "${name}" in the running config.`,
+        'Save the provider first, then test it.',
+      );
     const t0 = performance.now();
     try {
       const models = await fetchModels(p, e.config.health_check.timeout_ms);
@@ -175,14 +195,19 @@ export function adminRoutes(engine: () => Engine, store: ConfigStore, listenPort
     const body = (await c.req.json().catch(() => ({}))) as { tenant?: unknown };
     const tenant = typeof body.tenant === 'string' && body.tenant.trim() !== '' ? body.tenant.trim() : undefined;
     if (tenant !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(tenant)) {
-      throw new ApiError('invalid_request', `The tenant "${tenant}" is not valid.`, 'Use 1-64 letters, digits, ".", "_" or "-".');
+      throw new ApiError(
+        'invalid_request',
+        `The tenant "${tenant}" is not valid.`,
+        'Use 1-64 letters, digits, ".", "_" or "-".',
+      );
     }
     const { key, record } = await createKey(keysFile(store.dir), tenant);
     return c.json({ key, id: record.id, tenant: record.tenant, created_at: record.created_at }, 201);
   });
   admin.delete('/agent-keys/:id', async (c) => {
     const id = c.req.param('id');
-    if (!(await revokeKey(keysFile(store.dir), id))) throw new ApiError('not_found', `No agent API key "${id}".`, 'List the keys and pick one of their ids.');
+    if (!(await revokeKey(keysFile(store.dir), id)))
+      throw new ApiError('not_found', `No agent API key "${id}".`, 'List the keys and pick one of their ids.');
     return c.json({ id, revoked: true });
   });
 
@@ -194,20 +219,32 @@ export function adminRoutes(engine: () => Engine, store: ConfigStore, listenPort
     const raw = c.req.query('port') ?? '';
     const port = Number(raw);
     if (!/^\d+$/.test(raw) || !Number.isInteger(port) || port < 1 || port > 65535) {
-      throw new ApiError('invalid_request', `The port "${raw}" is not a port number.`, 'Send ?port= a whole number from 1 to 65535.');
+      throw new ApiError(
+        'invalid_request',
+        `The port "${raw}" is not a port number.`,
+        'Send ?port= a whole number from 1 to 65535.',
+      );
     }
     const host = engine().config.listen_host;
     if (port === listenPort()) return c.json({ port, host, free: true, current: true, holder: null, message: null });
     const error = await tryBind(port, host);
     if (!error) return c.json({ port, host, free: true, current: false, holder: null, message: null });
     if (error.code !== 'EADDRINUSE') {
-      const message = error.code === 'EACCES'
-        ? `Port ${port} needs administrator rights on this system. Pick a port above 1023.`
-        : `Port ${port} cannot be used on ${host} (${error.code ?? error.message}). Pick another port.`;
+      const message =
+        error.code === 'EACCES'
+          ? `Port ${port} needs administrator rights on this system. Pick a port above 1023.`
+          : `Port ${port} cannot be used on ${host} (${error.code ?? error.message}). Pick another port.`;
       return c.json({ port, host, free: false, current: false, holder: null, message });
     }
     const holder = await identifyPortHolder(port, host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
-    return c.json({ port, host, free: false, current: false, holder, message: portConflictMessage(port, holder, store.file) });
+    return c.json({
+      port,
+      host,
+      free: false,
+      current: false,
+      holder,
+      message: portConflictMessage(port, holder, store.file),
+    });
   });
 
   return admin;

@@ -24,13 +24,38 @@ it('answers 503 wal_error when the WAL write fails, keeps nothing of the change,
   const engine = new Engine(store.config, file, new RequestLog(10));
   const faulty = new FaultyFs();
   const wal = await openWal({ dir: path.join(dir, 'data'), fs: faulty });
-  const orchestrator = new Orchestrator({ wal, engine: () => engine, config: () => store.config.orchestrator, dataDir: path.join(dir, 'data') });
+  const orchestrator = new Orchestrator({
+    wal,
+    engine: () => engine,
+    config: () => store.config.orchestrator,
+    dataDir: path.join(dir, 'data'),
+  });
   await orchestrator.start();
   const { key } = await createKey(keysFile(dir), 'acme');
-  const metrics = new Metrics({ queueDepth: () => 0, queueRunning: () => 0, tasksByStatus: () => ({}), wal: () => ({ ...wal.status(), healthy: true }), subscribers: () => 0 });
-  const app = buildHttpApp({ engine: () => engine, store, adminToken: 't', listenPort: () => 1, agents: { orchestrator, wal, keys: new KeyRing(keysFile(dir)), metrics, heartbeatMs: () => 15_000 } });
+  const metrics = new Metrics({
+    queueDepth: () => 0,
+    queueRunning: () => 0,
+    tasksByStatus: () => ({}),
+    wal: () => ({ ...wal.status(), healthy: true }),
+    subscribers: () => 0,
+  });
+  const app = buildHttpApp({
+    engine: () => engine,
+    store,
+    adminToken: 't',
+    listenPort: () => 1,
+    agents: { orchestrator, wal, keys: new KeyRing(keysFile(dir)), metrics, heartbeatMs: () => 15_000 },
+  });
   const post = () =>
-    app.request('http://127.0.0.1/api/v1/agents', { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'a', model: 'm' }) }, { incoming: { headers: { host: '127.0.0.1' }, url: '/api/v1/agents', socket: {} } } as never);
+    app.request(
+      'http://127.0.0.1/api/v1/agents',
+      {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'a', model: 'm' }),
+      },
+      { incoming: { headers: { host: '127.0.0.1' }, url: '/api/v1/agents', socket: {} } } as never,
+    );
 
   faulty.fail({ op: 'datasync', code: 'EIO', times: 1 });
   const res = await post();

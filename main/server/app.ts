@@ -66,7 +66,14 @@ const agentApiBody = (e: ApiError) => {
 };
 const isAgentApi = (p: string) => p === '/api/v1' || p.startsWith('/api/v1/');
 /** A metrics label for a path: ids folded so the label set stays small. */
-const routeLabel = (p: string) => (isAgentApi(p) ? p.replace(/\/(agt|tsk)_[A-Za-z0-9]+/g, '/:id') : p.startsWith('/admin/') ? '/admin/*' : p.startsWith('/v1beta/') ? '/v1beta/*' : p);
+const routeLabel = (p: string) =>
+  isAgentApi(p)
+    ? p.replace(/\/(agt|tsk)_[A-Za-z0-9]+/g, '/:id')
+    : p.startsWith('/admin/')
+      ? '/admin/*'
+      : p.startsWith('/v1beta/')
+        ? '/v1beta/*'
+        : p;
 
 export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
@@ -77,7 +84,11 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
     return c.json(isAgentApi(c.req.path) ? agentApiBody(e) : e.toBody(), e.status as 400, e.headers);
   });
   app.notFound((c) => {
-    const e = new ApiError('not_found', `No route for ${c.req.method} ${c.req.path}.`, 'See the README for the endpoints Switchboard serves.');
+    const e = new ApiError(
+      'not_found',
+      `No route for ${c.req.method} ${c.req.path}.`,
+      'See the README for the endpoints Switchboard serves.',
+    );
     // In the shape of the API the path belongs to, so each vendor's SDK shows the message.
     if (isAgentApi(c.req.path)) return c.json(agentApiBody(e), 404);
     const body = c.req.path.startsWith('/api/')
@@ -112,10 +123,12 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
   app.use('*', gatewayAuth(deps.engine));
 
   /** A front door on the raw Node objects; Hono only routes to it. */
-  const door = (d: FrontDoor, ctx: (c: Ctx) => ClientContext = () => ({})) => async (c: Ctx) => {
-    await handleFrontDoor(d, c.env.incoming, c.env.outgoing, deps.engine(), ctx(c));
-    return RESPONSE_ALREADY_SENT;
-  };
+  const door =
+    (d: FrontDoor, ctx: (c: Ctx) => ClientContext = () => ({})) =>
+    async (c: Ctx) => {
+      await handleFrontDoor(d, c.env.incoming, c.env.outgoing, deps.engine(), ctx(c));
+      return RESPONSE_ALREADY_SENT;
+    };
 
   app.post('/v1/chat/completions', door(openaiChatDoor));
   app.post('/v1/messages', door(anthropicMessagesDoor));
@@ -127,7 +140,10 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
   app.post('/v1/responses', door(responsesDoor));
   app.post('/v1/completions', door(completionsDoor));
   app.post('/v1/embeddings', door(openaiEmbeddingsDoor));
-  app.post('/v1/engines/:model/embeddings', door(enginesEmbeddingsDoor, (c) => ({ pathModel: c.req.param('model') })));
+  app.post(
+    '/v1/engines/:model/embeddings',
+    door(enginesEmbeddingsDoor, (c) => ({ pathModel: c.req.param('model') })),
+  );
   app.post('/api/chat', door(ollamaChatDoor));
   app.post('/api/generate', door(ollamaGenerateDoor));
   app.post('/api/embed', door(ollamaEmbedDoor));
@@ -141,20 +157,31 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
     const action = colon > 0 ? rest.slice(colon + 1) : '';
     const query = new URL(c.req.url).searchParams;
     if (action === 'generateContent' || action === 'streamGenerateContent') {
-      return door(geminiGenerateDoor, () => ({ pathModel: model, pathStream: action === 'streamGenerateContent', query }))(c);
+      return door(geminiGenerateDoor, () => ({
+        pathModel: model,
+        pathStream: action === 'streamGenerateContent',
+        query,
+      }))(c);
     }
     if (action === 'countTokens') {
       const body = await readJson(c, geminiFormat);
       if (body instanceof Response) return body;
       return c.json(geminiCountTokens(body));
     }
-    const e = new ApiError('not_found', `Gemini action "${action || '(none)'}" is not supported for model "${model}".`, 'Use :generateContent, :streamGenerateContent or :countTokens.');
+    const e = new ApiError(
+      'not_found',
+      `Gemini action "${action || '(none)'}" is not supported for model "${model}".`,
+      'Use :generateContent, :streamGenerateContent or :countTokens.',
+    );
     return c.json(geminiFormat.errorBody(e.toWire()) as object, 404);
   });
 
   if (deps.agents) app.route('/api/v1', orchestratorRoutes({ ...deps.agents, engine: deps.engine, version: VERSION }));
   app.route('/', compatRoutes(deps.engine));
-  app.route('/', gatewayRoutes({ engine: deps.engine, runDoor: (d, req, res) => handleFrontDoor(d, req, res, deps.engine()) }));
+  app.route(
+    '/',
+    gatewayRoutes({ engine: deps.engine, runDoor: (d, req, res) => handleFrontDoor(d, req, res, deps.engine()) }),
+  );
 
   app.route('/admin/v1', adminRoutes(deps.engine, deps.store, deps.listenPort));
   app.route('/ui', uiRoutes());

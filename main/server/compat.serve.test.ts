@@ -12,7 +12,18 @@ let mock: MockProvider;
 let sb: ServeProcess;
 beforeAll(async () => {
   mock = await startMockProvider({ name: 'upstream', behavior: { models: ['llama3.2', 'gpt-4o-mini'] } });
-  sb = await startServe({ config: configFor({ upstream: mock.baseUrl }, { default_provider: '', rules: [{ pattern: 'llama*', provider: 'upstream' }, { pattern: 'gpt-*', provider: 'upstream' }] }) });
+  sb = await startServe({
+    config: configFor(
+      { upstream: mock.baseUrl },
+      {
+        default_provider: '',
+        rules: [
+          { pattern: 'llama*', provider: 'upstream' },
+          { pattern: 'gpt-*', provider: 'upstream' },
+        ],
+      },
+    ),
+  });
 });
 afterAll(async () => {
   await sb?.stop();
@@ -34,13 +45,18 @@ describe('Ollama server look-alike', () => {
     expect(models.map((m) => m.name).sort()).toEqual(['gpt-4o-mini', 'llama3.2']);
     const shown = await ollama().show({ model: 'llama3.2' });
     expect(shown.capabilities).toEqual(expect.arrayContaining(['completion', 'tools']));
-    expect(Object.entries(shown.model_info).some(([k, v]) => k.endsWith('.context_length') && Number(v) > 0)).toBe(true);
+    expect(Object.entries(shown.model_info).some(([k, v]) => k.endsWith('.context_length') && Number(v) > 0)).toBe(
+      true,
+    );
     expect((await ollama().ps()).models).toEqual([]);
   });
 
   it('answers the "load the model" call (no messages) without calling a provider', async () => {
     const before = mock.chatCount();
-    const r = await fetch(`${sb.url}/api/chat`, { method: 'POST', body: JSON.stringify({ model: 'llama3.2', messages: [] }) });
+    const r = await fetch(`${sb.url}/api/chat`, {
+      method: 'POST',
+      body: JSON.stringify({ model: 'llama3.2', messages: [] }),
+    });
     expect(await r.json()).toMatchObject({ model: 'llama3.2', done: true, done_reason: 'load' });
     expect(mock.chatCount()).toBe(before);
   });
@@ -50,7 +66,8 @@ describe('Ollama server look-alike', () => {
     expect(whole.response).toContain('upstream');
     expect(whole.done).toBe(true);
     let text = '';
-    for await (const part of await ollama().generate({ model: 'llama3.2', prompt: 'Hi', stream: true })) text += part.response;
+    for await (const part of await ollama().generate({ model: 'llama3.2', prompt: 'Hi', stream: true }))
+      text += part.response;
     expect(text).toContain('upstream');
   });
 
@@ -79,12 +96,16 @@ describe('embeddings in OpenAI format', () => {
     const client = new OpenAI({ baseURL: sb.baseUrl, apiKey: 'x', maxRetries: 0 });
     const r = await client.embeddings.create({ model: 'gpt-4o-mini', input: 'hey', encoding_format: 'float' });
     expect(r.data[0]!.embedding).toEqual([3, 104, 1]);
-    const engines = await fetch(`${sb.baseUrl}/engines/gpt-4o-mini/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: 'hey' }) });
+    const engines = await fetch(`${sb.baseUrl}/engines/gpt-4o-mini/embeddings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input: 'hey' }),
+    });
     expect(((await engines.json()) as { data: { embedding: number[] }[] }).data[0]!.embedding).toEqual([3, 104, 1]);
   });
 });
 
-describe('model lists in the caller\'s shape', () => {
+describe("model lists in the caller's shape", () => {
   it('OpenAI by default, Anthropic with anthropic-version, Gemini with a Google key', async () => {
     const plain = (await (await fetch(`${sb.baseUrl}/models`)).json()) as { object: string; data: { id: string }[] };
     expect(plain.object).toBe('list');
@@ -94,7 +115,9 @@ describe('model lists in the caller\'s shape', () => {
     expect(ids.sort()).toEqual(['gpt-4o-mini', 'llama3.2']);
     const gemini = (await (await fetch(`${sb.baseUrl}/models?key=x`)).json()) as { models: { name: string }[] };
     expect(gemini.models.map((m) => m.name).sort()).toEqual(['models/gpt-4o-mini', 'models/llama3.2']);
-    const beta = (await (await fetch(`${sb.url}/v1beta/models`, { headers: { 'x-goog-api-key': 'x' } })).json()) as { models: { name: string }[] };
+    const beta = (await (await fetch(`${sb.url}/v1beta/models`, { headers: { 'x-goog-api-key': 'x' } })).json()) as {
+      models: { name: string }[];
+    };
     expect(beta.models).toHaveLength(2);
   });
 });
@@ -103,7 +126,10 @@ describe('token counting', () => {
   it('Anthropic count_tokens and Gemini countTokens give an estimate without calling a provider', async () => {
     const before = mock.chatCount();
     const anthropic = new Anthropic({ baseURL: sb.url, apiKey: 'x', maxRetries: 0 });
-    const counted = await anthropic.messages.countTokens({ model: 'llama3.2', messages: [{ role: 'user', content: 'Hello there, how are you today?' }] });
+    const counted = await anthropic.messages.countTokens({
+      model: 'llama3.2',
+      messages: [{ role: 'user', content: 'Hello there, how are you today?' }],
+    });
     expect(counted.input_tokens).toBeGreaterThan(0);
     const ai = new GoogleGenAI({ apiKey: 'x', httpOptions: { baseUrl: sb.url } });
     const g = await ai.models.countTokens({ model: 'llama3.2', contents: 'Hello there, how are you today?' });
@@ -112,24 +138,32 @@ describe('token counting', () => {
   });
 });
 
-describe('errors in each client\'s own format', () => {
+describe("errors in each client's own format", () => {
   it('Anthropic: an HTTP error the SDK reads', async () => {
     const anthropic = new Anthropic({ baseURL: sb.url, apiKey: 'x', maxRetries: 0 });
-    const err = await anthropic.messages.create({ model: 'nothing-routes-this', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const err = await anthropic.messages
+      .create({ model: 'nothing-routes-this', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.NotFoundError);
     expect((err as Error).message).toContain('nothing-routes-this');
   });
 
   it('Gemini: an HTTP error the SDK reads', async () => {
     const ai = new GoogleGenAI({ apiKey: 'x', httpOptions: { baseUrl: sb.url } });
-    const err = await ai.models.generateContent({ model: 'nothing-routes-this', contents: 'hi' }).catch((e: unknown) => e);
+    const err = await ai.models
+      .generateContent({ model: 'nothing-routes-this', contents: 'hi' })
+      .catch((e: unknown) => e);
     expect((err as Error).message).toContain('nothing-routes-this');
   });
 
   it('mid-stream failures reach every client as an error, not a silent end', async () => {
     mock.setBehavior({ tokens: ['a', 'b', 'c', 'd', 'e', 'f'], failAfterChunks: 3 });
     const anthropic = new Anthropic({ baseURL: sb.url, apiKey: 'x', maxRetries: 0 });
-    await expect(anthropic.messages.stream({ model: 'llama3.2', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).finalMessage()).rejects.toThrow(/mid-stream/);
+    await expect(
+      anthropic.messages
+        .stream({ model: 'llama3.2', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+        .finalMessage(),
+    ).rejects.toThrow(/mid-stream/);
 
     const ai = new GoogleGenAI({ apiKey: 'x', httpOptions: { baseUrl: sb.url } });
     await expect(
@@ -140,7 +174,12 @@ describe('errors in each client\'s own format', () => {
 
     await expect(
       (async () => {
-        for await (const _ of await ollama().chat({ model: 'llama3.2', messages: [{ role: 'user', content: 'hi' }], stream: true })) void _;
+        for await (const _ of await ollama().chat({
+          model: 'llama3.2',
+          messages: [{ role: 'user', content: 'hi' }],
+          stream: true,
+        }))
+          void _;
       })(),
     ).rejects.toThrow(/mid-stream/);
 

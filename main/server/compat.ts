@@ -25,7 +25,10 @@ function unavailableHeader(failed: string[]): Record<string, string> {
 }
 
 /** Which vendor's list shape a caller wants, from its headers. */
-export function modelListShape(headers: Record<string, string | string[] | undefined>, query: URLSearchParams): 'anthropic' | 'gemini' | 'openai' {
+export function modelListShape(
+  headers: Record<string, string | string[] | undefined>,
+  query: URLSearchParams,
+): 'anthropic' | 'gemini' | 'openai' {
   if (headers['anthropic-version']) return 'anthropic';
   if (headers['x-goog-api-key'] || query.has('key')) return 'gemini';
   return 'openai';
@@ -71,7 +74,14 @@ export function compatRoutes(engine: () => Engine): Hono<{ Bindings: HttpBinding
       modelfile: `# served by Switchboard through ${route.candidates[0]!.provider}\nFROM ${model}\n`,
       parameters: '',
       template: '{{ .Prompt }}',
-      details: { parent_model: '', format: '', family: 'switchboard', families: ['switchboard'], parameter_size: '', quantization_level: '' },
+      details: {
+        parent_model: '',
+        format: '',
+        family: 'switchboard',
+        families: ['switchboard'],
+        parameter_size: '',
+        quantization_level: '',
+      },
       model_info: { 'general.architecture': 'switchboard', 'switchboard.context_length': DEFAULT_CONTEXT_LENGTH },
       capabilities: ['completion', 'tools'],
       modified_at: new Date().toISOString(),

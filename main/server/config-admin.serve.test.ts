@@ -7,7 +7,13 @@ import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
-import { configFor, eventually, runServeToExit, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
+import {
+  configFor,
+  eventually,
+  runServeToExit,
+  type ServeProcess,
+  startServe,
+} from '../../test/support/serve-process.ts';
 
 let a: MockProvider;
 let b: MockProvider;
@@ -49,7 +55,12 @@ describe('first run', () => {
       expect((await fs.stat(path.join(dir, 'admin-token'))).mode & 0o777).toBe(0o600);
       const cfg = JSON.parse(await fs.readFile(sb.configPath, 'utf8'));
       expect(cfg.listen_port).toBe(11434);
-      expect(cfg.providers.map((p: { name: string }) => p.name)).toEqual(['openai', 'anthropic', 'openrouter', 'local']);
+      expect(cfg.providers.map((p: { name: string }) => p.name)).toEqual([
+        'openai',
+        'anthropic',
+        'openrouter',
+        'local',
+      ]);
       expect(cfg.providers.every((p: { enabled: boolean }) => p.enabled === false)).toBe(true);
       expect(JSON.stringify(cfg)).not.toContain('sk-from-env');
       await eventually(() => expect(sb.stderr()).toContain('found OPENAI_API_KEY'));
@@ -122,7 +133,10 @@ describe('hot reload', () => {
     const sb = await startServe({ config: cfg });
     try {
       expect((await ask(sb, 'x')).headers.get('x-switchboard-provider')).toBe('alpha');
-      await sb.writeConfig({ ...cfg, routing: { default_provider: 'alpha', rules: [{ pattern: 'x*', provider: 'beta' }] } });
+      await sb.writeConfig({
+        ...cfg,
+        routing: { default_provider: 'alpha', rules: [{ pattern: 'x*', provider: 'beta' }] },
+      });
       await eventually(async () => expect((await ask(sb, 'x')).headers.get('x-switchboard-provider')).toBe('beta'));
 
       await fs.writeFile(sb.configPath, '{ "listen_port": "eleven" ');
@@ -153,7 +167,14 @@ describe('hot reload', () => {
       expect(sb.port).toBe(port1);
       await sb.writeConfig({ ...cfg, listen_port: port2 });
       await eventually(async () => expect((await fetch(`http://127.0.0.1:${port2}/`)).status).toBe(200));
-      await eventually(async () => expect(await fetch(`http://127.0.0.1:${port1}/`).then(() => 'open', () => 'closed')).toBe('closed'));
+      await eventually(async () =>
+        expect(
+          await fetch(`http://127.0.0.1:${port1}/`).then(
+            () => 'open',
+            () => 'closed',
+          ),
+        ).toBe('closed'),
+      );
     } finally {
       await sb.stop();
       await fs.rm(dir, { recursive: true, force: true });
@@ -177,12 +198,18 @@ describe('admin API', () => {
   afterAll(() => sb?.stop());
 
   it('masks keys on read and keeps a key sent back masked', async () => {
-    const read = (await (await sb.admin('/config')).json()) as { config: { providers: { name: string; api_key: string }[]; log_requests: boolean } };
+    const read = (await (await sb.admin('/config')).json()) as {
+      config: { providers: { name: string; api_key: string }[]; log_requests: boolean };
+    };
     expect(read.config.providers[0]!.api_key).toBe('sk-****3456');
     expect(JSON.stringify(read)).not.toContain('secret');
     read.config.log_requests = true;
     read.config.providers[1]!.api_key = 'sk-new-beta-key-000000';
-    const put = await sb.admin('/config', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(read.config) });
+    const put = await sb.admin('/config', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(read.config),
+    });
     expect(put.status).toBe(200);
     const onDisk = JSON.parse(await fs.readFile(sb.configPath, 'utf8'));
     expect(onDisk.providers[0].api_key).toBe('sk-alpha-secret-key-123456');
@@ -193,7 +220,11 @@ describe('admin API', () => {
 
   it('refuses an invalid config with details and leaves the file unchanged', async () => {
     const before = await fs.readFile(sb.configPath, 'utf8');
-    const res = await sb.admin('/config', { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ listen_port: 70000 }) });
+    const res = await sb.admin('/config', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ listen_port: 70000 }),
+    });
     expect(res.status).toBe(400);
     const body = (await res.json()) as { error: { code: string; details: { path: string }[] } };
     expect(body.error.code).toBe('config_invalid');
@@ -205,7 +236,11 @@ describe('admin API', () => {
     await ask(sb, 'anything');
     const res = await sb.admin('/status');
     const text = await res.text();
-    const status = JSON.parse(text) as { providers: { name: string; state: string }[]; routing: unknown; recent_logs: { provider: string; status: number }[] };
+    const status = JSON.parse(text) as {
+      providers: { name: string; state: string }[];
+      routing: unknown;
+      recent_logs: { provider: string; status: number }[];
+    };
     expect(status.providers.map((p) => p.name)).toEqual(['alpha', 'beta']);
     expect(status.providers[0]!.state).toBe('ok');
     expect(status.recent_logs.at(-1)).toMatchObject({ provider: 'alpha', status: 200 });
@@ -239,15 +274,24 @@ describe('admin API', () => {
   it('needs the token', async () => {
     const res = await fetch(`${sb.url}/admin/v1/status`);
     expect(res.status).toBe(401);
-    expect(((await res.json()) as { error: { code: string; type: string } }).error).toMatchObject({ code: 'invalid_admin_token', type: 'authentication_error' });
+    expect(((await res.json()) as { error: { code: string; type: string } }).error).toMatchObject({
+      code: 'invalid_admin_token',
+      type: 'authentication_error',
+    });
     expect((await fetch(`${sb.url}/admin/v1/status`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
   });
 
   it('refuses a Host other than localhost (DNS rebinding)', async () => {
-    const r = await rawRequest(sb.port, { path: '/admin/v1/status', headers: { host: 'evil.example.com', authorization: `Bearer ${sb.adminToken}` } });
+    const r = await rawRequest(sb.port, {
+      path: '/admin/v1/status',
+      headers: { host: 'evil.example.com', authorization: `Bearer ${sb.adminToken}` },
+    });
     expect(r.status).toBe(403);
     expect(JSON.parse(r.body).error.code).toBe('host_not_allowed');
-    const ok = await rawRequest(sb.port, { path: '/admin/v1/status', headers: { host: `localhost:${sb.port}`, authorization: `Bearer ${sb.adminToken}` } });
+    const ok = await rawRequest(sb.port, {
+      path: '/admin/v1/status',
+      headers: { host: `localhost:${sb.port}`, authorization: `Bearer ${sb.adminToken}` },
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -263,13 +307,24 @@ describe('admin API', () => {
 describe('request errors', () => {
   let sb: ServeProcess;
   beforeAll(async () => {
-    sb = await startServe({ config: { ...configFor({ alpha: a.baseUrl }, { default_provider: '' }), max_body_mb: 0.01 } });
+    sb = await startServe({
+      config: { ...configFor({ alpha: a.baseUrl }, { default_provider: '' }), max_body_mb: 0.01 },
+    });
   });
   afterAll(() => sb?.stop());
 
   const post = (body: string, headers: Record<string, string> = {}) =>
-    fetch(`${sb.baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-  const errorOf = async (res: Response) => ((await res.json()) as { error: { code: string; message: string; type: string; action: string; details?: unknown } }).error;
+    fetch(`${sb.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
+  const errorOf = async (res: Response) =>
+    (
+      (await res.json()) as {
+        error: { code: string; message: string; type: string; action: string; details?: unknown };
+      }
+    ).error;
 
   it('malformed JSON: 400 invalid_json', async () => {
     const res = await post('{"model": "x", ');
@@ -314,8 +369,8 @@ describe('request errors', () => {
     const res = await fetch(`${sb.url}/v1/nothing-here`);
     expect(res.status).toBe(404);
     expect((await errorOf(res)).code).toBe('not_found');
-    const err = await new OpenAI({ baseURL: sb.baseUrl, apiKey: 'x', maxRetries: 0 })
-      .chat.completions.create({ model: 'unrouted-model', messages: [] })
+    const err = await new OpenAI({ baseURL: sb.baseUrl, apiKey: 'x', maxRetries: 0 }).chat.completions
+      .create({ model: 'unrouted-model', messages: [] })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.NotFoundError);
     expect((err as Error).message).toContain('unrouted-model');

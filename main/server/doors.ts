@@ -51,7 +51,10 @@ export const geminiGenerateDoor: FrontDoor = {
 function ollamaLoadReply(body: unknown, field: 'messages' | 'prompt'): unknown | null {
   const b = body as Record<string, unknown> | null;
   if (!b || typeof b !== 'object' || typeof b.model !== 'string') return null;
-  const empty = field === 'messages' ? Array.isArray(b.messages) && b.messages.length === 0 : b.prompt === undefined || b.prompt === '';
+  const empty =
+    field === 'messages'
+      ? Array.isArray(b.messages) && b.messages.length === 0
+      : b.prompt === undefined || b.prompt === '';
   if (!empty) return null;
   const base = { model: b.model, created_at: new Date().toISOString(), done: true, done_reason: 'load' };
   return field === 'messages' ? { ...base, message: { role: 'assistant', content: '' } } : { ...base, response: '' };

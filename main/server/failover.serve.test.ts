@@ -60,7 +60,8 @@ describe('streaming', () => {
     primary.setBehavior({ tokens: ['one', ' two', ' three', ' four', ' five'], chunkDelayMs: 150 });
     const stream = await client().chat.completions.create({ model: 'solo-stream', messages: msg, stream: true });
     const arrivals: { at: number; text: string }[] = [];
-    for await (const chunk of stream) arrivals.push({ at: performance.now(), text: chunk.choices[0]?.delta?.content ?? '' });
+    for await (const chunk of stream)
+      arrivals.push({ at: performance.now(), text: chunk.choices[0]?.delta?.content ?? '' });
     const text = arrivals.map((x) => x.text).join('');
     expect(text).toBe('one two three four five');
     const firstContent = arrivals.find((x) => x.text === 'one')!;
@@ -85,7 +86,9 @@ describe('failover before the first byte', () => {
   it('moves to the backup on a 5xx', async () => {
     primary.setBehavior({ status: 503 });
     const p0 = primary.chatCount();
-    const { data, response } = await client().chat.completions.create({ model: 'chain-a', messages: msg }).withResponse();
+    const { data, response } = await client()
+      .chat.completions.create({ model: 'chain-a', messages: msg })
+      .withResponse();
     expect(data.choices[0]!.message.content).toContain('backup');
     expect(primary.chatCount()).toBe(p0 + 1);
     expect(response.headers.get('x-switchboard-provider')).toBe('backup');
@@ -100,10 +103,12 @@ describe('failover before the first byte', () => {
     }
   });
 
-  it('does not fail over on a 400: the provider\'s answer reaches the client', async () => {
+  it("does not fail over on a 400: the provider's answer reaches the client", async () => {
     primary.setBehavior({ status: 400 });
     const b0 = backup.chatCount();
-    const err = await client().chat.completions.create({ model: 'chain-c', messages: msg }).catch((e: unknown) => e);
+    const err = await client()
+      .chat.completions.create({ model: 'chain-c', messages: msg })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect(backup.chatCount()).toBe(b0);
   });
@@ -135,7 +140,7 @@ describe('failover before the first byte', () => {
     expect(text).toContain('backup');
   });
 
-  it('when every provider fails: a 502 in the spec\'s error shape listing each attempt', async () => {
+  it("when every provider fails: a 502 in the spec's error shape listing each attempt", async () => {
     primary.setBehavior({ status: 500 });
     backup.setBehavior({ status: 503 });
     const res = await fetch(`${sb.baseUrl}/chat/completions`, {
@@ -153,7 +158,9 @@ describe('failover before the first byte', () => {
 
   it('when the only provider is rate limited: 429', async () => {
     primary.setBehavior({ status: 429 });
-    const err = await client().chat.completions.create({ model: 'solo-429', messages: msg }).catch((e: unknown) => e);
+    const err = await client()
+      .chat.completions.create({ model: 'solo-429', messages: msg })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
   });
 });
@@ -203,7 +210,9 @@ describe('client disconnect', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(primary.sentChunksAt.length).toBe(sent);
     expect(sent).toBeLessThan(15);
-    const logs = (await (await sb.admin('/logs?limit=3')).json()) as { data: { status: number; requested_model: string }[] };
+    const logs = (await (await sb.admin('/logs?limit=3')).json()) as {
+      data: { status: number; requested_model: string }[];
+    };
     expect(logs.data.find((l) => l.requested_model === 'solo-abort')?.status).toBe(499);
   });
 });
@@ -214,7 +223,9 @@ describe('circuit breaker', () => {
     cfg.circuit_breaker = { failure_threshold: 2, cooldown_ms: 700 };
     await sb.writeConfig(cfg);
     await eventually(async () => {
-      const route = (await (await sb.admin('/config')).json()) as { config: { circuit_breaker: { failure_threshold: number } } };
+      const route = (await (await sb.admin('/config')).json()) as {
+        config: { circuit_breaker: { failure_threshold: number } };
+      };
       expect(route.config.circuit_breaker.failure_threshold).toBe(2);
     });
     await new Promise((r) => setTimeout(r, 200));
@@ -225,7 +236,9 @@ describe('circuit breaker', () => {
     const { response } = await client().chat.completions.create({ model: 'chain-cb', messages: msg }).withResponse();
     expect(primary.chatCount()).toBe(p0);
     expect(response.headers.get('x-switchboard-provider')).toBe('backup');
-    const status = (await (await sb.admin('/status')).json()) as { providers: { name: string; circuit: string; state: string; last_error: string }[] };
+    const status = (await (await sb.admin('/status')).json()) as {
+      providers: { name: string; circuit: string; state: string; last_error: string }[];
+    };
     const p = status.providers.find((x) => x.name === 'primary')!;
     expect(p.circuit).toBe('open');
     expect(p.state).toBe('failed');
@@ -235,7 +248,9 @@ describe('circuit breaker', () => {
     await new Promise((r) => setTimeout(r, 800));
     const probe = await client().chat.completions.create({ model: 'chain-cb', messages: msg }).withResponse();
     expect(probe.response.headers.get('x-switchboard-provider')).toBe('primary');
-    const after = (await (await sb.admin('/status')).json()) as { providers: { name: string; circuit: string; state: string }[] };
+    const after = (await (await sb.admin('/status')).json()) as {
+      providers: { name: string; circuit: string; state: string }[];
+    };
     expect(after.providers.find((x) => x.name === 'primary')).toMatchObject({ circuit: 'closed', state: 'ok' });
   });
 });

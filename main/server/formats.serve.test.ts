@@ -11,7 +11,13 @@ import { startMockOllama } from '../../test/support/mock-ollama.ts';
 import { startMockProvider } from '../../test/support/mock-provider.ts';
 import { type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
-type Mock = { name: string; baseUrl: string; setBehavior(b: object): void; close(): Promise<void>; chatCount(): number };
+type Mock = {
+  name: string;
+  baseUrl: string;
+  setBehavior(b: object): void;
+  close(): Promise<void>;
+  chatCount(): number;
+};
 type ToolCall = { name: string; args: unknown };
 type Driver = {
   text(model: string): Promise<string>;
@@ -31,12 +37,19 @@ beforeAll(async () => {
   mocks.anthropic = (await startMockAnthropic({ name: 'kind-anthropic' })) as unknown as Mock;
   mocks.gemini = (await startMockGemini({ name: 'kind-gemini' })) as unknown as Mock;
   mocks.ollama = (await startMockOllama({ name: 'kind-ollama' })) as unknown as Mock;
-  const baseFor = (k: (typeof KINDS)[number]) => (k === 'ollama' ? mocks.ollama.baseUrl.replace(/\/$/, '') : mocks[k].baseUrl);
+  const baseFor = (k: (typeof KINDS)[number]) =>
+    k === 'ollama' ? mocks.ollama.baseUrl.replace(/\/$/, '') : mocks[k].baseUrl;
   sb = await startServe({
     config: {
       listen_port: 11434,
       log_requests: false,
-      providers: KINDS.map((k) => ({ name: `p-${k}`, type: k, base_url: baseFor(k), api_key: `key-${k}`, enabled: true })),
+      providers: KINDS.map((k) => ({
+        name: `p-${k}`,
+        type: k,
+        base_url: baseFor(k),
+        api_key: `key-${k}`,
+        enabled: true,
+      })),
       routing: { default_provider: '', rules: KINDS.map((k) => ({ pattern: `via-${k}-*`, provider: `p-${k}` })) },
       app_rules: [],
       health_check: { interval_ms: 0, timeout_ms: 2000 },
@@ -52,7 +65,11 @@ const openai = () => new OpenAI({ baseURL: sb.baseUrl, apiKey: 'any', maxRetries
 const weatherTool = {
   name: 'get_weather',
   description: 'Weather for a city',
-  parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' }, days: { type: 'number' } }, required: ['city'] },
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' }, unit: { type: 'string' }, days: { type: 'number' } },
+    required: ['city'],
+  },
 };
 
 const drivers: Record<string, Driver> = {
@@ -63,7 +80,12 @@ const drivers: Record<string, Driver> = {
     },
     async streamText(model) {
       let text = '';
-      for await (const c of await openai().chat.completions.create({ model, messages: [{ role: 'user', content: ask }], stream: true })) text += c.choices[0]?.delta?.content ?? '';
+      for await (const c of await openai().chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: ask }],
+        stream: true,
+      }))
+        text += c.choices[0]?.delta?.content ?? '';
       return text;
     },
     async streamTool(model) {
@@ -91,7 +113,9 @@ const drivers: Record<string, Driver> = {
     },
     async streamText(model) {
       const client = new Anthropic({ baseURL: sb.url, apiKey: 'any', maxRetries: 0 });
-      const final = await client.messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content: ask }] }).finalMessage();
+      const final = await client.messages
+        .stream({ model, max_tokens: 100, messages: [{ role: 'user', content: ask }] })
+        .finalMessage();
       return final.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
     },
     async streamTool(model) {
@@ -101,7 +125,13 @@ const drivers: Record<string, Driver> = {
           model,
           max_tokens: 100,
           messages: [{ role: 'user', content: ask }],
-          tools: [{ name: weatherTool.name, description: weatherTool.description, input_schema: weatherTool.parameters as Anthropic.Tool.InputSchema }],
+          tools: [
+            {
+              name: weatherTool.name,
+              description: weatherTool.description,
+              input_schema: weatherTool.parameters as Anthropic.Tool.InputSchema,
+            },
+          ],
         })
         .finalMessage();
       const use = final.content.find((b) => b.type === 'tool_use');
@@ -135,27 +165,44 @@ const drivers: Record<string, Driver> = {
                 {
                   name: weatherTool.name,
                   description: weatherTool.description,
-                  parameters: { type: Type.OBJECT, properties: { city: { type: Type.STRING }, unit: { type: Type.STRING }, days: { type: Type.NUMBER } }, required: ['city'] },
+                  parameters: {
+                    type: Type.OBJECT,
+                    properties: {
+                      city: { type: Type.STRING },
+                      unit: { type: Type.STRING },
+                      days: { type: Type.NUMBER },
+                    },
+                    required: ['city'],
+                  },
                 },
               ],
             },
           ],
         },
       });
-      for await (const c of stream) for (const fc of c.functionCalls ?? []) calls.push({ name: fc.name ?? '', args: fc.args });
+      for await (const c of stream)
+        for (const fc of c.functionCalls ?? []) calls.push({ name: fc.name ?? '', args: fc.args });
       expect(calls).toHaveLength(1);
       return calls[0]!;
     },
   },
   'Ollama /api/chat (ollama)': {
     async text(model) {
-      const r = await new Ollama({ host: sb.url }).chat({ model, messages: [{ role: 'user', content: ask }], stream: false });
+      const r = await new Ollama({ host: sb.url }).chat({
+        model,
+        messages: [{ role: 'user', content: ask }],
+        stream: false,
+      });
       return r.message.content;
     },
     async streamText(model) {
       let text = '';
       let done = false;
-      for await (const part of await new Ollama({ host: sb.url }).chat({ model, messages: [{ role: 'user', content: ask }], stream: true })) {
+      for await (const part of await new Ollama({ host: sb.url }).chat({
+        model,
+        messages: [{ role: 'user', content: ask }],
+        stream: true,
+      })) {
         text += part.message.content;
         done ||= part.done;
       }
@@ -170,7 +217,9 @@ const drivers: Record<string, Driver> = {
         tools: [{ type: 'function', function: weatherTool as never }],
         stream: true,
       });
-      for await (const part of stream) for (const tc of part.message.tool_calls ?? []) calls.push({ name: tc.function.name, args: tc.function.arguments });
+      for await (const part of stream)
+        for (const tc of part.message.tool_calls ?? [])
+          calls.push({ name: tc.function.name, args: tc.function.arguments });
       expect(calls).toHaveLength(1);
       return calls[0]!;
     },
@@ -195,11 +244,20 @@ const drivers: Record<string, Driver> = {
       const stream = await openai().responses.create({
         model,
         input: ask,
-        tools: [{ type: 'function', name: weatherTool.name, description: weatherTool.description, parameters: weatherTool.parameters, strict: false }],
+        tools: [
+          {
+            type: 'function',
+            name: weatherTool.name,
+            description: weatherTool.description,
+            parameters: weatherTool.parameters,
+            strict: false,
+          },
+        ],
         stream: true,
       });
       for await (const e of stream) {
-        if (e.type === 'response.output_item.done' && e.item.type === 'function_call') result = { name: e.item.name, args: JSON.parse(e.item.arguments) };
+        if (e.type === 'response.output_item.done' && e.item.type === 'function_call')
+          result = { name: e.item.name, args: JSON.parse(e.item.arguments) };
       }
       if (!result) throw new Error('no function_call item');
       return result;
@@ -236,9 +294,14 @@ for (const [door, d] of Object.entries(drivers)) {
 }
 
 describe('requests the hub cannot express', () => {
-  it('pass through to a provider of the client\'s own kind, and get a clear 400 elsewhere', async () => {
+  it("pass through to a provider of the client's own kind, and get a clear 400 elsewhere", async () => {
     const body = (model: string) =>
-      JSON.stringify({ model, max_tokens: 50, messages: [{ role: 'user', content: 'news?' }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }] });
+      JSON.stringify({
+        model,
+        max_tokens: 50,
+        messages: [{ role: 'user', content: 'news?' }],
+        tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 1 }],
+      });
     const headers = { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', 'x-api-key': 'any' };
     const before = mocks.anthropic.chatCount();
     const ok = await fetch(`${sb.url}/v1/messages`, { method: 'POST', headers, body: body('via-anthropic-model') });

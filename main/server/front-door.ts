@@ -32,7 +32,13 @@ function rawStream(json: unknown, ctx: ClientContext, byDefault: boolean): boole
   return byDefault ? s !== false : s === true;
 }
 
-export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res: ServerResponse, engine: Engine, ctx: ClientContext = {}): Promise<void> {
+export async function handleFrontDoor(
+  door: FrontDoor,
+  req: IncomingMessage,
+  res: ServerResponse,
+  engine: Engine,
+  ctx: ClientContext = {},
+): Promise<void> {
   const started = performance.now();
   const entry = newLogEntry(door.path);
   let admission: Admission | null = null;
@@ -63,7 +69,13 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     try {
       hub = door.format.requestToHub(json, ctx);
     } catch (err) {
-      if (!door.passthroughUntranslatable || !(err instanceof ApiError) || err.code !== 'invalid_request' || !rawModel(json, ctx)) throw err;
+      if (
+        !door.passthroughUntranslatable ||
+        !(err instanceof ApiError) ||
+        err.code !== 'invalid_request' ||
+        !rawModel(json, ctx)
+      )
+        throw err;
       untranslatable = err;
     }
     const model = hub?.model ?? rawModel(json, ctx)!;
@@ -72,7 +84,10 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     entry.stream = stream;
     checkNotPaused(engine);
     const router = engine.router;
-    const app: AppIdentity | null = await identifyApp(req, { hasRule: router.hasAppRules ? router.hasAppRule : null, timeoutMs: PROCESS_LOOKUP_MS });
+    const app: AppIdentity | null = await identifyApp(req, {
+      hasRule: router.hasAppRules ? router.hasAppRule : null,
+      timeoutMs: PROCESS_LOOKUP_MS,
+    });
     if (app) {
       entry.app = app.name;
       entry.app_source = app.source;
@@ -82,9 +97,20 @@ export async function handleFrontDoor(door: FrontDoor, req: IncomingMessage, res
     const textBytes = door.parseBody || spooled ? Buffer.byteLength(JSON.stringify(json)) : body.length;
     admission = gateway.admit(engine.config, principal, app?.name ?? null, estimateTokens(textBytes));
     const rerouted = route.model !== model;
-    const rawBody = rerouted && door.modelInBody && !spooled ? Buffer.from(JSON.stringify({ ...(json as object), model: route.model })) : body;
+    const rawBody =
+      rerouted && door.modelInBody && !spooled
+        ? Buffer.from(JSON.stringify({ ...(json as object), model: route.model }))
+        : body;
     const routedHub = hub && rerouted ? { ...hub, model: route.model } : hub;
-    const input: PlanInput = { hub: routedHub ?? { model: route.model, messages: [] }, rawBody, ctx, stream, model: route.model, clientModel: model, upload: spooled };
+    const input: PlanInput = {
+      hub: routedHub ?? { model: route.model, messages: [] },
+      rawBody,
+      ctx,
+      stream,
+      model: route.model,
+      clientModel: model,
+      upload: spooled,
+    };
     const replyCtx = { ...ctx, model };
     const outcome = await forwardWithFailover(
       {

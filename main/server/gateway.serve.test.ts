@@ -11,9 +11,16 @@ import { type MockMedia, SPEECH_BYTES, startMockMedia } from '../../test/support
 import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 const run = promisify(execFile);
-const cli = (args: string[]) => run(process.execPath, ['--import', 'tsx', 'main/cli.ts', ...args], { cwd: path.resolve(import.meta.dirname, '../..') });
+const cli = (args: string[]) =>
+  run(process.execPath, ['--import', 'tsx', 'main/cli.ts', ...args], {
+    cwd: path.resolve(import.meta.dirname, '../..'),
+  });
 const post = (sb: ServeProcess, p: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${sb.url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${sb.url}${p}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe('gateway endpoints through serve', () => {
   let mock: MockMedia;
@@ -27,7 +34,10 @@ describe('gateway endpoints through serve', () => {
           { media: mock.baseUrl, claude: 'http://127.0.0.1:9/v1' },
           {
             default_provider: '',
-            rules: [{ pattern: 'claude-*', provider: 'claude' }, { pattern: '{text-*,gpt-*,omni-*,whisper-*,tts-*,rerank-*}', provider: 'media' }],
+            rules: [
+              { pattern: 'claude-*', provider: 'claude' },
+              { pattern: '{text-*,gpt-*,omni-*,whisper-*,tts-*,rerank-*}', provider: 'media' },
+            ],
             app_rules: [{ app: 'rewriter', default_provider: 'media', model_override: 'whisper-large' }],
           },
         ),
@@ -58,24 +68,35 @@ describe('gateway endpoints through serve', () => {
 
   it('multipart uploads (image edit, transcription, translation) route by the model field and reach the provider whole', async () => {
     const png = Buffer.alloc(50_000, 7);
-    const edit = await client.images.edit({ model: 'gpt-image-1', image: await toFile(png, 'a.png', { type: 'image/png' }), prompt: 'hat' });
+    const edit = await client.images.edit({
+      model: 'gpt-image-1',
+      image: await toFile(png, 'a.png', { type: 'image/png' }),
+      prompt: 'hat',
+    });
     expect(Buffer.from(edit.data![0]!.b64_json!, 'base64').toString()).toBe('edit:media:gpt-image-1:50000');
     const audio = Buffer.alloc(123_456, 1);
-    const tr = await client.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(audio, 'a.wav', { type: 'audio/wav' }) });
+    const tr = await client.audio.transcriptions.create({
+      model: 'whisper-1',
+      file: await toFile(audio, 'a.wav', { type: 'audio/wav' }),
+    });
     expect(tr.text).toBe('heard 123456 bytes by media/whisper-1');
     const tl = await client.audio.translations.create({ model: 'whisper-1', file: await toFile(audio, 'a.wav') });
     expect(tl.text).toBe('translated 123456 bytes by media/whisper-1');
     expect(mock.requests.at(-1)!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
   });
 
-  it('an app rule\'s model_override rewrites the multipart model field, the file untouched', async () => {
+  it("an app rule's model_override rewrites the multipart model field, the file untouched", async () => {
     const app = new OpenAI({ baseURL: sb.baseUrl, apiKey: 'app:rewriter', maxRetries: 0 });
-    const tr = await app.audio.transcriptions.create({ model: 'whisper-1', file: await toFile(Buffer.alloc(777, 3), 'a.wav'), language: 'en' });
+    const tr = await app.audio.transcriptions.create({
+      model: 'whisper-1',
+      file: await toFile(Buffer.alloc(777, 3), 'a.wav'),
+      language: 'en',
+    });
     expect(tr.text).toBe('heard 777 bytes by media/whisper-large');
     expect(mock.requests.at(-1)!.fields).toMatchObject({ model: 'whisper-large', language: 'en' });
   });
 
-  it('speech comes back as the provider\'s binary bytes', async () => {
+  it("speech comes back as the provider's binary bytes", async () => {
     const r = await client.audio.speech.create({ model: 'tts-1', voice: 'alloy', input: 'hello' });
     expect(r.headers.get('content-type')).toBe('audio/mpeg');
     expect(Buffer.from(await r.arrayBuffer()).equals(SPEECH_BYTES)).toBe(true);
@@ -112,13 +133,20 @@ describe('video tasks keep their provider, across a restart', () => {
     const a = await startMockMedia('a');
     const b = await startMockMedia('b');
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-video-'));
-    const config = configFor({ a: a.baseUrl, b: b.baseUrl }, { rules: [{ pattern: '*-b', provider: 'b' }], default_provider: 'a' });
+    const config = configFor(
+      { a: a.baseUrl, b: b.baseUrl },
+      { rules: [{ pattern: '*-b', provider: 'b' }], default_provider: 'a' },
+    );
     let sb = await startServe({ config, dir });
     try {
       const va = (await (await post(sb, '/v1/videos', { model: 'sora-a', prompt: 'x' })).json()) as { id: string };
       const vb = (await (await post(sb, '/v1/videos', { model: 'sora-b', prompt: 'x' })).json()) as { id: string };
-      const gen = (await (await post(sb, '/v1/video/generations', { model: 'gen-b', prompt: 'x' })).json()) as { task_id: string };
-      const kl = (await (await post(sb, '/vendora/v1/videos/text2video', { model: 'kling-b', prompt: 'x' })).json()) as { data: { task_id: string } };
+      const gen = (await (await post(sb, '/v1/video/generations', { model: 'gen-b', prompt: 'x' })).json()) as {
+        task_id: string;
+      };
+      const kl = (await (
+        await post(sb, '/vendora/v1/videos/text2video', { model: 'kling-b', prompt: 'x' })
+      ).json()) as { data: { task_id: string } };
       expect(va.id).toMatch(/^video_a_/);
       expect(vb.id).toMatch(/^video_b_/);
       await sb.stop();
@@ -127,8 +155,12 @@ describe('video tasks keep their provider, across a restart', () => {
       expect(await s1.json()).toMatchObject({ id: vb.id, served_by: 'b' });
       expect(s1.headers.get('x-switchboard-provider')).toBe('b');
       expect(await (await fetch(`${sb.baseUrl}/videos/${va.id}/content`)).text()).toBe(`VIDEO:${va.id}:a`);
-      expect(await (await fetch(`${sb.baseUrl}/video/generations/${gen.task_id}`)).json()).toMatchObject({ served_by: 'b' });
-      expect(await (await fetch(`${sb.url}/vendora/v1/videos/text2video/${kl.data.task_id}`)).json()).toMatchObject({ served_by: 'b' });
+      expect(await (await fetch(`${sb.baseUrl}/video/generations/${gen.task_id}`)).json()).toMatchObject({
+        served_by: 'b',
+      });
+      expect(await (await fetch(`${sb.url}/vendora/v1/videos/text2video/${kl.data.task_id}`)).json()).toMatchObject({
+        served_by: 'b',
+      });
       const unknown = await fetch(`${sb.baseUrl}/videos/video_nope`);
       expect(unknown.status).toBe(404);
       expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('video_task_not_found');
@@ -145,13 +177,24 @@ describe('limits: 429 with headers, and recovery after the window', () => {
   let mock: MockMedia;
   let sb: ServeProcess;
   const chat = (app: string, content = 'hi') =>
-    post(sb, '/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content }] }, { 'x-switchboard-app': app });
+    post(
+      sb,
+      '/v1/chat/completions',
+      { model: 'm', messages: [{ role: 'user', content }] },
+      { 'x-switchboard-app': app },
+    );
   beforeAll(async () => {
     mock = await startMockMedia('lim');
     sb = await startServe({
       config: {
         ...configFor({ lim: mock.baseUrl }),
-        limits: { rpm: 3, tpm: 0, concurrency: 0, window_ms: 1500, per_app: { tok: { rpm: 0, tpm: 50 }, conc: { rpm: 0, concurrency: 2 } } },
+        limits: {
+          rpm: 3,
+          tpm: 0,
+          concurrency: 0,
+          window_ms: 1500,
+          per_app: { tok: { rpm: 0, tpm: 50 }, conc: { rpm: 0, concurrency: 2 } },
+        },
       },
     });
   });
@@ -169,7 +212,10 @@ describe('limits: 429 with headers, and recovery after the window', () => {
     }
     const r = await chat('rpm');
     expect(r.status).toBe(429);
-    expect(((await r.json()) as { error: unknown }).error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
+    expect(((await r.json()) as { error: unknown }).error).toMatchObject({
+      type: 'rate_limit_error',
+      code: 'rate_limit_exceeded',
+    });
     expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(r.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     expect((await chat('other-app')).status).toBe(200); // per app
@@ -211,7 +257,12 @@ describe('gateway mode by listen address', () => {
     const mock = await startMockMedia('wide');
     const sb = await startServe({ config: configFor({ wide: mock.baseUrl }), args: ['--host', '0.0.0.0'] });
     try {
-      const r = await post(sb, '/v1/chat/completions', { model: 'm', messages: [{ role: 'user', content: 'hi' }] }, { authorization: 'Bearer anything' });
+      const r = await post(
+        sb,
+        '/v1/chat/completions',
+        { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+        { authorization: 'Bearer anything' },
+      );
       expect(r.status).toBe(401);
       expect(((await r.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
       expect(mock.requests).toHaveLength(0);
@@ -228,11 +279,19 @@ describe('gateway mode: keys, PATs and JWTs', () => {
   let dir: string;
   const secret = 'test-jwt-secret-0123456789abcdef';
   const chatWith = (auth: string | null, model = 'gpt-4o') =>
-    post(sb, '/v1/chat/completions', { model, messages: [{ role: 'user', content: 'hi' }] }, auth ? { authorization: auth } : {});
+    post(
+      sb,
+      '/v1/chat/completions',
+      { model, messages: [{ role: 'user', content: 'hi' }] },
+      auth ? { authorization: auth } : {},
+    );
   beforeAll(async () => {
     mock = await startMockMedia('gw');
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-gw-'));
-    sb = await startServe({ dir, config: { ...configFor({ gw: mock.baseUrl }), gateway: { enabled: true, jwt: { secret } } } });
+    sb = await startServe({
+      dir,
+      config: { ...configFor({ gw: mock.baseUrl }), gateway: { enabled: true, jwt: { secret } } },
+    });
   });
   afterAll(async () => {
     await sb?.stop();
@@ -241,15 +300,38 @@ describe('gateway mode: keys, PATs and JWTs', () => {
   });
   const expect401 = async (r: Response) => {
     expect(r.status).toBe(401);
-    expect(((await r.json()) as { error: unknown }).error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
+    expect(((await r.json()) as { error: unknown }).error).toMatchObject({
+      type: 'authentication_error',
+      code: 'invalid_api_key',
+    });
   };
 
   it('missing, unknown, expired and revoked keys are 401; a valid key is served and never forwarded', async () => {
     await expect401(await chatWith(null));
     await expect401(await chatWith('Bearer sk-sb-000000000000000000000000000000000000000000000000'));
     await expect401(await fetch(`${sb.baseUrl}/models`));
-    const { stdout: key } = await cli(['keys', 'create', '--gateway', '--name', 'ci', '--models', 'gpt-*', '--config', sb.configPath]);
-    const { stdout: old } = await cli(['keys', 'create', '--gateway', '--name', 'old', '--expires', '2020-01-01T00:00:00Z', '--config', sb.configPath]);
+    const { stdout: key } = await cli([
+      'keys',
+      'create',
+      '--gateway',
+      '--name',
+      'ci',
+      '--models',
+      'gpt-*',
+      '--config',
+      sb.configPath,
+    ]);
+    const { stdout: old } = await cli([
+      'keys',
+      'create',
+      '--gateway',
+      '--name',
+      'old',
+      '--expires',
+      '2020-01-01T00:00:00Z',
+      '--config',
+      sb.configPath,
+    ]);
     expect(key.trim()).toMatch(/^sk-sb-[0-9a-f]{48}$/);
     const ok = await chatWith(`Bearer ${key.trim()}`);
     expect(ok.status).toBe(200);
@@ -261,7 +343,10 @@ describe('gateway mode: keys, PATs and JWTs', () => {
     const stored = await fs.readFile(path.join(dir, 'gateway-keys.json'), 'utf8');
     expect(stored).not.toContain(key.trim());
     const { stdout: list } = await cli(['keys', 'list', '--gateway', '--config', sb.configPath]);
-    const id = list.split('\n').find((l) => l.includes('\tci\t'))!.split('\t')[0]!;
+    const id = list
+      .split('\n')
+      .find((l) => l.includes('\tci\t'))!
+      .split('\t')[0]!;
     await cli(['keys', 'revoke', '--gateway', id, '--config', sb.configPath]);
     await expect401(await chatWith(`Bearer ${key.trim()}`));
   });
@@ -270,7 +355,12 @@ describe('gateway mode: keys, PATs and JWTs', () => {
     const { stdout: pat } = await cli(['keys', 'create', '--pat', '--name', 'alice', '--config', sb.configPath]);
     expect(pat.trim()).toMatch(/^sbp_/);
     expect((await chatWith(`Bearer ${pat.trim()}`)).status).toBe(200);
-    const sign = (s: string, exp = '5m') => new SignJWT({ models: ['gpt-*'] }).setProtectedHeader({ alg: 'HS256' }).setSubject('bob').setExpirationTime(exp).sign(new TextEncoder().encode(s));
+    const sign = (s: string, exp = '5m') =>
+      new SignJWT({ models: ['gpt-*'] })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('bob')
+        .setExpirationTime(exp)
+        .sign(new TextEncoder().encode(s));
     expect((await chatWith(`Bearer ${await sign(secret)}`)).status).toBe(200);
     await expect401(await chatWith(`Bearer ${await sign('another-secret-0123456789abcdef')}`));
     await expect401(await chatWith(`Bearer ${await sign(secret, '-1m')}`));

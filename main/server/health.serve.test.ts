@@ -32,7 +32,15 @@ afterAll(async () => {
   await up?.close();
 });
 
-type Status = { providers: { name: string; state: string; last_error: string | null; last_latency_ms: number | null; last_checked_at: string | null }[] };
+type Status = {
+  providers: {
+    name: string;
+    state: string;
+    last_error: string | null;
+    last_latency_ms: number | null;
+    last_checked_at: string | null;
+  }[];
+};
 
 describe('active health checks', () => {
   it('mark each enabled provider ok or failed, with the last error, latency and time; disabled stays disabled', async () => {
@@ -47,7 +55,9 @@ describe('active health checks', () => {
     expect(Date.parse(upStatus.last_checked_at!)).toBeGreaterThan(Date.now() - 10_000);
     expect(status.providers.find((p) => p.name === 'down')!.last_error).toMatch(/health check/);
     expect(status.providers.find((p) => p.name === 'off')!.state).toBe('disabled');
-    expect(up.requests.some((r) => r.method === 'GET' && r.url === '/v1/models' && r.headers.authorization === 'Bearer k')).toBe(true);
+    expect(
+      up.requests.some((r) => r.method === 'GET' && r.url === '/v1/models' && r.headers.authorization === 'Bearer k'),
+    ).toBe(true);
   });
 
   it('a provider that comes back is marked ok again', async () => {
@@ -65,7 +75,7 @@ describe('active health checks', () => {
 });
 
 describe('GET /v1/models with a provider down', () => {
-  it('still answers 200 with the others\' models and names the missing provider', async () => {
+  it("still answers 200 with the others' models and names the missing provider", async () => {
     const res = await fetch(`${sb.baseUrl}/models`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { data: { id: string; owned_by: string }[] };

@@ -25,7 +25,8 @@ export class Listener {
   async listen(port: number, host: string): Promise<void> {
     const server = http.createServer({ keepAliveTimeout: 30_000, requestTimeout: 300_000 }, this.handler);
     // WebSocket upgrades go to the handler's `upgrade` (the realtime proxy), or are refused.
-    const upgrade = (this.handler as { upgrade?: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void }).upgrade;
+    const upgrade = (this.handler as { upgrade?: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void })
+      .upgrade;
     server.on('upgrade', (req, socket, head) => {
       if (!upgrade) return void socket.destroy();
       upgradedSockets.add(socket);

@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MOCK_OLLAMA_VERSION, type MockOllama, startMockOllama } from '../../test/support/mock-ollama.ts';
 import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
-type PortCheck = { port: number; host: string; free: boolean; current: boolean; holder: { kind: string } | null; message: string | null };
+type PortCheck = {
+  port: number;
+  host: string;
+  free: boolean;
+  current: boolean;
+  holder: { kind: string } | null;
+  message: string | null;
+};
 
 let sb: ServeProcess;
 let ollama: MockOllama;
@@ -14,7 +21,9 @@ let plainPort: number;
 beforeAll(async () => {
   ollama = await startMockOllama();
   plain = net.createServer((s) => s.destroy());
-  plainPort = await new Promise<number>((resolve) => plain.listen(0, '127.0.0.1', () => resolve((plain.address() as net.AddressInfo).port)));
+  plainPort = await new Promise<number>((resolve) =>
+    plain.listen(0, '127.0.0.1', () => resolve((plain.address() as net.AddressInfo).port)),
+  );
   sb = await startServe({ config: configFor({ m: 'http://127.0.0.1:9/v1' }) });
 });
 afterAll(async () => {
@@ -36,7 +45,13 @@ describe('GET /admin/v1/port-check', () => {
   it('says a port held by Ollama is taken, who holds it, and the fix', async () => {
     const { status, body } = await check(ollama.port);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ port: ollama.port, host: '127.0.0.1', free: false, current: false, holder: { kind: 'ollama', version: MOCK_OLLAMA_VERSION } });
+    expect(body).toMatchObject({
+      port: ollama.port,
+      host: '127.0.0.1',
+      free: false,
+      current: false,
+      holder: { kind: 'ollama', version: MOCK_OLLAMA_VERSION },
+    });
     expect(body.message).toContain(`Port ${ollama.port} is in use by Ollama ${MOCK_OLLAMA_VERSION}`);
     expect(body.message).toContain(`"listen_port": ${ollama.port + 1} in ${sb.configPath}`);
   });
@@ -45,7 +60,9 @@ describe('GET /admin/v1/port-check', () => {
     const { body } = await check(plainPort);
     expect(body.free).toBe(false);
     expect(body.holder?.kind).not.toBe('ollama');
-    expect(body.message).toMatch(new RegExp(`^Port ${plainPort} is in use by .*Stop it, or set "listen_port": ${plainPort + 1}`));
+    expect(body.message).toMatch(
+      new RegExp(`^Port ${plainPort} is in use by .*Stop it, or set "listen_port": ${plainPort + 1}`),
+    );
     // The holder was not disturbed.
     await new Promise<void>((resolve, reject) => {
       const s = net.connect(plainPort, '127.0.0.1', () => (s.destroy(), resolve()));
@@ -55,9 +72,18 @@ describe('GET /admin/v1/port-check', () => {
 
   it('says a free port is free and releases it at once; the port Switchboard is on counts as fine', async () => {
     const probe = net.createServer();
-    const free = await new Promise<number>((r) => probe.listen(0, '127.0.0.1', () => r((probe.address() as net.AddressInfo).port)));
+    const free = await new Promise<number>((r) =>
+      probe.listen(0, '127.0.0.1', () => r((probe.address() as net.AddressInfo).port)),
+    );
     await new Promise((r) => probe.close(r));
-    expect((await check(free)).body).toEqual({ port: free, host: '127.0.0.1', free: true, current: false, holder: null, message: null });
+    expect((await check(free)).body).toEqual({
+      port: free,
+      host: '127.0.0.1',
+      free: true,
+      current: false,
+      holder: null,
+      message: null,
+    });
     // Closed at once: the port can be bound right after the check.
     const again = net.createServer();
     await new Promise<void>((resolve, reject) => {

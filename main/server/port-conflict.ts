@@ -2,7 +2,11 @@
 import { request } from 'undici';
 import { findListeningProcess } from '../proxy/apps/os-process.ts';
 
-export type PortHolder = { kind: 'ollama'; version: string } | { kind: 'switchboard' } | { kind: 'process'; name: string; pid: number } | { kind: 'unknown' };
+export type PortHolder =
+  | { kind: 'ollama'; version: string }
+  | { kind: 'switchboard' }
+  | { kind: 'process'; name: string; pid: number }
+  | { kind: 'unknown' };
 
 export async function identifyPortHolder(port: number, host = '127.0.0.1'): Promise<PortHolder> {
   try {
@@ -12,7 +16,8 @@ export async function identifyPortHolder(port: number, host = '127.0.0.1'): Prom
       signal: AbortSignal.timeout(1500),
     });
     const text = await res.body.text();
-    if (res.headers['x-switchboard-version'] || /Switchboard/.test(String(res.headers['server'] ?? ''))) return { kind: 'switchboard' };
+    if (res.headers['x-switchboard-version'] || /Switchboard/.test(String(res.headers['server'] ?? '')))
+      return { kind: 'switchboard' };
     if (res.statusCode === 200) {
       const v = (JSON.parse(text) as { version?: unknown }).version;
       if (typeof v === 'string') return { kind: 'ollama', version: v };

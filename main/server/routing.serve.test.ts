@@ -45,9 +45,11 @@ beforeEach(() => {
 });
 
 describe('routing by model glob', () => {
-  it('sends a model matching a rule to that rule\'s provider, with the provider\'s key, never the client\'s', async () => {
+  it("sends a model matching a rule to that rule's provider, with the provider's key, never the client's", async () => {
     const before = b.chatCount();
-    const { data, response } = await client().chat.completions.create({ model: 'claude-3-5-sonnet', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const { data, response } = await client()
+      .chat.completions.create({ model: 'claude-3-5-sonnet', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     expect(data.choices[0]!.message.content).toContain('beta');
     expect(response.headers.get('x-switchboard-provider')).toBe('beta');
     expect(response.headers.get('x-switchboard-route')).toBe('rule:claude-*');
@@ -59,24 +61,34 @@ describe('routing by model glob', () => {
   });
 
   it('sends a model that matches no rule to routing.default_provider', async () => {
-    const { data, response } = await client().chat.completions.create({ model: 'llama-3.1-8b', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const { data, response } = await client()
+      .chat.completions.create({ model: 'llama-3.1-8b', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     expect(data.choices[0]!.message.content).toContain('alpha');
     expect(response.headers.get('x-switchboard-route')).toBe('default');
   });
 
-  it('answers with the spec\'s chat completion shape', async () => {
-    const data = await client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+  it("answers with the spec's chat completion shape", async () => {
+    const data = await client().chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(data.object).toBe('chat.completion');
     expect(typeof data.id).toBe('string');
     expect(Number.isInteger(data.created)).toBe(true);
     expect(data.model).toBe('gpt-4o-mini');
     expect(data.choices[0]!.finish_reason).toBe('stop');
-    expect(data.usage).toMatchObject({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number), total_tokens: expect.any(Number) });
+    expect(data.usage).toMatchObject({
+      prompt_tokens: expect.any(Number),
+      completion_tokens: expect.any(Number),
+      total_tokens: expect.any(Number),
+    });
   });
 });
 
 describe('app rules by each way of naming the app', () => {
-  const ask = (c: OpenAI) => c.chat.completions.create({ model: 'no-rule-model', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+  const ask = (c: OpenAI) =>
+    c.chat.completions.create({ model: 'no-rule-model', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
 
   it('X-Switchboard-App header', async () => {
     const { data, response } = await ask(client({ defaultHeaders: { 'X-Switchboard-App': 'Header-App' } }));
@@ -114,7 +126,9 @@ describe('app rules by each way of naming the app', () => {
 
   it('logs the app and how it was named', async () => {
     await ask(client({ defaultHeaders: { 'X-Title': 'Titled App' } }));
-    const logs = (await (await sb.admin('/logs?limit=5')).json()) as { data: { app: string; app_source: string; provider: string }[] };
+    const logs = (await (await sb.admin('/logs?limit=5')).json()) as {
+      data: { app: string; app_source: string; provider: string }[];
+    };
     expect(logs.data.at(-1)).toMatchObject({ app: 'Titled App', app_source: 'x-title', provider: 'beta' });
   });
 });
@@ -123,7 +137,11 @@ describe('route explain', () => {
   it('explains a route without sending anything', async () => {
     const before = a.chatCount() + b.chatCount();
     const res = await sb.admin('/route?model=gpt-4o&app=override-app');
-    const body = (await res.json()) as { model: string; candidates: { provider: string; reason: string }[]; steps: string[] };
+    const body = (await res.json()) as {
+      model: string;
+      candidates: { provider: string; reason: string }[];
+      steps: string[];
+    };
     expect(body.model).toBe('claude-override');
     expect(body.candidates.map((c) => c.provider)).toEqual(['beta', 'alpha']);
     expect(body.steps.join('\n')).toContain('model_override');
@@ -132,7 +150,7 @@ describe('route explain', () => {
 });
 
 describe('GET /v1/models', () => {
-  it('lists the union of enabled providers\' models, deduplicated', async () => {
+  it("lists the union of enabled providers' models, deduplicated", async () => {
     a.setBehavior({ models: ['shared', 'only-alpha'] });
     b.setBehavior({ models: ['shared', 'only-beta'] });
     const ids = [];
@@ -144,14 +162,23 @@ describe('GET /v1/models', () => {
 describe('app rules by the OS process that owns the client socket', () => {
   it('names the app from the process (this test runs in node) when no header or key names it', async () => {
     const sb2 = await startServe({
-      config: configFor({ alpha: a.baseUrl, beta: b.baseUrl }, { default_provider: 'alpha', app_rules: [{ app: 'node', default_provider: 'beta' }] }),
+      config: configFor(
+        { alpha: a.baseUrl, beta: b.baseUrl },
+        { default_provider: 'alpha', app_rules: [{ app: 'node', default_provider: 'beta' }] },
+      ),
     });
     try {
       const { default: http } = await import('node:http');
       const body = JSON.stringify({ model: 'no-rule-model', messages: [{ role: 'user', content: 'hi' }] });
       const served = await new Promise<string | undefined>((resolve, reject) => {
         const req = http.request(
-          { host: '127.0.0.1', port: sb2.port, path: '/v1/chat/completions', method: 'POST', headers: { 'content-type': 'application/json' } },
+          {
+            host: '127.0.0.1',
+            port: sb2.port,
+            path: '/v1/chat/completions',
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+          },
           (res) => {
             res.resume();
             res.on('end', () => resolve(res.headers['x-switchboard-provider'] as string | undefined));

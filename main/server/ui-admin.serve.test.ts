@@ -9,7 +9,11 @@ import { configFor, type ServeProcess, startServe } from '../../test/support/ser
 let mock: MockProvider;
 let sb: ServeProcess;
 let emptyUi: string;
-const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const json = (body: unknown) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
 
 beforeAll(async () => {
   mock = await startMockProvider({ name: 'm' });
@@ -31,7 +35,12 @@ describe('admin routes for the UI', () => {
   });
 
   it('every new route needs the token', async () => {
-    for (const [method, route] of [['POST', '/pause'], ['POST', '/providers/m/test'], ['GET', '/agent-keys'], ['POST', '/agent-keys']]) {
+    for (const [method, route] of [
+      ['POST', '/pause'],
+      ['POST', '/providers/m/test'],
+      ['GET', '/agent-keys'],
+      ['POST', '/agent-keys'],
+    ]) {
       expect((await fetch(`${sb.url}/admin/v1${route}`, { method })).status).toBe(401);
     }
   });
@@ -56,7 +65,11 @@ describe('admin routes for the UI', () => {
   });
 
   it('creates, lists and revokes agent API keys; a revoked key stops working', async () => {
-    const made = (await (await sb.admin('/agent-keys', json({}))).json()) as { key: string; id: string; tenant: string };
+    const made = (await (await sb.admin('/agent-keys', json({}))).json()) as {
+      key: string;
+      id: string;
+      tenant: string;
+    };
     expect(made.key).toMatch(/^sk-agent-[a-f0-9]{64}$/);
     expect(made.tenant).toBe('default');
     const list = (await (await sb.admin('/agent-keys')).json()) as { data: { id: string }[] };

@@ -64,7 +64,11 @@ export function uiRoutes(dir: () => string | null = uiDir): Hono {
   return ui;
 }
 
-async function serveFile(c: { body: (data: Uint8Array | string, status: 200 | 404, headers: Record<string, string>) => Response }, root: string | null, rel: string): Promise<Response> {
+async function serveFile(
+  c: { body: (data: Uint8Array | string, status: 200 | 404, headers: Record<string, string>) => Response },
+  root: string | null,
+  rel: string,
+): Promise<Response> {
   if (!root) {
     return c.body(
       'The Switchboard UI is not built. Run `npm run build:ui` (or `npm run build`) and reload this page.\n',
@@ -73,7 +77,8 @@ async function serveFile(c: { body: (data: Uint8Array | string, status: 200 | 40
     );
   }
   const file = path.resolve(root, rel);
-  if (file !== root && !file.startsWith(root + path.sep)) return c.body('not found\n', 404, { 'content-type': 'text/plain' });
+  if (file !== root && !file.startsWith(root + path.sep))
+    return c.body('not found\n', 404, { 'content-type': 'text/plain' });
   let data: Buffer;
   let target = file;
   try {

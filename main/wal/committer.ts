@@ -291,7 +291,8 @@ export class Committer {
         throw damaged(active.name, 'no longer holds every acknowledged record');
     } catch (err) {
       await file?.close().catch(() => {});
-      this.fault = err instanceof WalError ? err : walErrorFromFs(err, `reopening ${active.name} after a failed write`, dir);
+      this.fault =
+        err instanceof WalError ? err : walErrorFromFs(err, `reopening ${active.name} after a failed write`, dir);
       throw this.fault;
     }
     this.file = file;
@@ -345,7 +346,11 @@ export class Committer {
 }
 
 function closedError(dir: string): WalError {
-  return new WalError('closed', `the write-ahead log in ${dir} is closed`, 'Open the log again (openWal) before appending.');
+  return new WalError(
+    'closed',
+    `the write-ahead log in ${dir} is closed`,
+    'Open the log again (openWal) before appending.',
+  );
 }
 
 function damaged(name: string, what: string): WalError {

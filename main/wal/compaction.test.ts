@@ -41,7 +41,12 @@ class Owner {
 
 describe('compaction', () => {
   it('writes the snapshot, drops covered segments and older snapshots, and sets last_compaction', async () => {
-    const wal = await openWal({ dir, segmentBytes: 500, autoCompactBytes: 0, now: () => new Date('2025-03-04T05:06:07.089Z') });
+    const wal = await openWal({
+      dir,
+      segmentBytes: 500,
+      autoCompactBytes: 0,
+      now: () => new Date('2025-03-04T05:06:07.089Z'),
+    });
     const owner = new Owner(wal);
     for (let id = 1; id <= 30; id++) await owner.put(id);
     const segmentsBefore = (await segmentFiles(dir)).length;
@@ -60,7 +65,11 @@ describe('compaction', () => {
 
     const again = await openWal({ dir, autoCompactBytes: 0 });
     expect(await Owner.load(again)).toEqual(Array.from({ length: 41 }, (_, i) => i + 1));
-    expect(again.status()).toMatchObject({ total_entries: 1, corrupted_entries: 0, last_compaction: '2025-03-04T05:06:07.089Z' });
+    expect(again.status()).toMatchObject({
+      total_entries: 1,
+      corrupted_entries: 0,
+      last_compaction: '2025-03-04T05:06:07.089Z',
+    });
     expect((await again.loadSnapshot())?.seq).toBe(40);
     await again.close();
   });
@@ -73,7 +82,8 @@ describe('compaction', () => {
     const replayed = (await replayAll(wal)).map((r) => r.seq);
     expect(replayed).toEqual(Array.from({ length: 11 }, (_, i) => i + 10));
     expect(result.droppedSegments.length).toBeGreaterThan(0);
-    for (const name of await segmentFiles(dir)) expect(name > path.join(dir, result.droppedSegments.at(-1) as string)).toBe(true);
+    for (const name of await segmentFiles(dir))
+      expect(name > path.join(dir, result.droppedSegments.at(-1) as string)).toBe(true);
     await wal.close();
   });
 

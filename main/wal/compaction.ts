@@ -53,7 +53,8 @@ export async function compactLog(host: CompactionHost, provider: SnapshotProvide
 
   await host.rollActiveSegment();
   const { seq, data } = await provider();
-  if (!Number.isSafeInteger(seq) || seq < 0) throw new RangeError(`snapshot seq must be a non-negative integer, got ${seq}`);
+  if (!Number.isSafeInteger(seq) || seq < 0)
+    throw new RangeError(`snapshot seq must be a non-negative integer, got ${seq}`);
   if (seq > host.durableSeq())
     throw new RangeError(
       `snapshot seq ${seq} is past the last durable record ${host.durableSeq()}: return the seq of the last acknowledged record the state includes`,

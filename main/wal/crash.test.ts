@@ -102,5 +102,7 @@ it(`keeps every acknowledged append across ${ROUNDS} SIGKILLs at random moments`
   expect(readyRounds).toBeGreaterThan(ROUNDS / 2);
   expect(acknowledged.size).toBeGreaterThan(500);
   expect(roundsWithSnapshot).toBeGreaterThan(0); // the children compacted too, so kills also hit compactions
-  console.info(`SIGKILL test: seed ${seed}, ${acknowledged.size} acknowledged appends, ${readyRounds}/${ROUNDS} rounds killed while appending`);
+  console.info(
+    `SIGKILL test: seed ${seed}, ${acknowledged.size} acknowledged appends, ${readyRounds}/${ROUNDS} rounds killed while appending`,
+  );
 });

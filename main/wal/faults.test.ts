@@ -89,7 +89,9 @@ describe('write faults', () => {
     const wal = await logWithFive(faulty);
     faulty.fail({ op: ['write', 'open', 'datasync'], code: 'EIO' });
     for (let round = 0; round < 3; round++) {
-      const results = await Promise.allSettled(Array.from({ length: 20 }, () => wal.append([{ type: 'lost', data: {} }])));
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, () => wal.append([{ type: 'lost', data: {} }])),
+      );
       expect(results.every((r) => r.status === 'rejected' && (r.reason as WalError).code === 'io_error')).toBe(true);
       expect(wal.status()).toMatchObject({ pending_entries: 0, total_entries: 5 });
     }
@@ -122,7 +124,10 @@ describe('write faults', () => {
     const faulty = new FaultyFs();
     const wal = await logWithFive(faulty);
     faulty.fail({ op: 'rename', code: 'ENOSPC' });
-    await expect(wal.compact(() => ({ seq: 5, data: 'state' }))).rejects.toMatchObject({ name: 'WalError', code: 'disk_full' });
+    await expect(wal.compact(() => ({ seq: 5, data: 'state' }))).rejects.toMatchObject({
+      name: 'WalError',
+      code: 'disk_full',
+    });
     expect(wal.status()).toMatchObject({ last_compaction: null, total_entries: 5 });
     faulty.clear();
     expect((await wal.append([{ type: 'ok', data: { i: 6 } }])).firstSeq).toBe(6);

@@ -33,7 +33,8 @@ describe('framing', () => {
       const decoded = decodeFrame(frame, 0);
       expect(decoded.seq).toBe(seq);
       expect(decoded.type).toBe(record.type);
-      if (record.data instanceof Uint8Array) expect(Buffer.compare(decoded.data as Buffer, Buffer.from(record.data))).toBe(0);
+      if (record.data instanceof Uint8Array)
+        expect(Buffer.compare(decoded.data as Buffer, Buffer.from(record.data))).toBe(0);
       else expect(decoded.data).toEqual(record.data);
       seq += 1;
     }
@@ -55,7 +56,11 @@ describe('framing', () => {
     expect(sealFrameRun(run, run.length, 7)).toBe(2);
     const first = readFrameAt(run, 0);
     expect(first).toMatchObject({ kind: 'ok', seq: 7 });
-    expect(readFrameAt(run, first.kind === 'ok' ? first.end : 0)).toMatchObject({ kind: 'ok', seq: 8, end: run.length });
+    expect(readFrameAt(run, first.kind === 'ok' ? first.end : 0)).toMatchObject({
+      kind: 'ok',
+      seq: 8,
+      end: run.length,
+    });
   });
 
   it('tells a damaged header, a damaged body and a cut frame apart', () => {

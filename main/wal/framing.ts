@@ -118,8 +118,7 @@ export function writeFrame(buf: Buffer, at: number, record: EncodedRecord): numb
   if (record.bytes !== null) {
     if (Buffer.isBuffer(record.bytes)) record.bytes.copy(buf, body);
     else buf.set(record.bytes, body);
-  }
-  else buf.write(record.text as string, body, 'utf8');
+  } else buf.write(record.text as string, body, 'utf8');
   buf.writeUInt32LE(maskCrc(crc32c(buf.subarray(at + HEADER_BYTES, end))), at + 28);
   return end;
 }

@@ -19,7 +19,11 @@ function isAlive(pid: number): boolean {
 export async function lockFolder(fs: WalFs, dir: string): Promise<() => Promise<void>> {
   const key = path.resolve(dir);
   if (heldHere.has(key))
-    throw new WalError('locked', `the WAL folder ${dir} is already open in this process`, 'Close the other log on this folder first: one open log per folder.');
+    throw new WalError(
+      'locked',
+      `the WAL folder ${dir} is already open in this process`,
+      'Close the other log on this folder first: one open log per folder.',
+    );
   const lockPath = inDir(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -52,5 +56,9 @@ export async function lockFolder(fs: WalFs, dir: string): Promise<() => Promise<
       );
     await fs.unlink(lockPath).catch(() => {}); // left by a process that died (or by this one, crashed in a test)
   }
-  throw new WalError('locked', `could not take the lock file ${lockPath}`, `Remove ${lockPath} if no Switchboard is running.`);
+  throw new WalError(
+    'locked',
+    `could not take the lock file ${lockPath}`,
+    `Remove ${lockPath} if no Switchboard is running.`,
+  );
 }

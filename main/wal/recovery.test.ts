@@ -16,7 +16,10 @@ afterEach(async () => {
   await remove();
 });
 
-const recordFor = (i: number) => ({ type: i % 2 ? 'event' : 7, data: i % 3 ? { i, text: `record ${i}` } : `plain ${i}` });
+const recordFor = (i: number) => ({
+  type: i % 2 ? 'event' : 7,
+  data: i % 3 ? { i, text: `record ${i}` } : `plain ${i}`,
+});
 
 /** Writes n records (one append each) and returns the single segment's bytes. */
 async function writeLog(n: number, options: { segmentBytes?: number } = {}): Promise<void> {
@@ -86,7 +89,10 @@ describe('damaged records in mid-log', () => {
       await resetFolder({ [name]: damaged });
       const wal = await openWal({ dir, autoCompactBytes: 0 });
       const records = await replayAll(wal);
-      expect(records.map((r) => r.seq), `flip at byte ${at - start} of the record`).toEqual(expected);
+      expect(
+        records.map((r) => r.seq),
+        `flip at byte ${at - start} of the record`,
+      ).toEqual(expected);
       expect(records.map((r) => r.data)).toEqual(expected.map((seq) => recordFor(seq).data));
       expect(wal.status()).toMatchObject({ corrupted_entries: 1, total_entries: n - 1 });
       // The damaged file is kept aside, byte for byte; the segment now holds the good records only.
@@ -131,7 +137,8 @@ describe('damaged records in mid-log', () => {
     expect(seqs[seqs.length - 1]).toBe(60);
     const aside = await filesMatching(dir, /\.damaged-/);
     expect(aside).toHaveLength(3);
-    for (const [i, name] of aside.entries()) expect(Buffer.compare(await fsp.readFile(path.join(dir, name)), before[i] as Buffer)).toBe(0);
+    for (const [i, name] of aside.entries())
+      expect(Buffer.compare(await fsp.readFile(path.join(dir, name)), before[i] as Buffer)).toBe(0);
     expect(wal.info().recovery.repaired).toHaveLength(3);
     await wal.append([{ type: 1, data: 'x' }]);
     await wal.close();
@@ -195,11 +202,16 @@ describe('damaged records in mid-log', () => {
         finished = true;
         await wal.close();
       } catch (err) {
-        expect(err instanceof SimulatedCrash || (err as { cause?: unknown }).cause instanceof SimulatedCrash).toBe(true);
+        expect(err instanceof SimulatedCrash || (err as { cause?: unknown }).cause instanceof SimulatedCrash).toBe(
+          true,
+        );
       }
       await faulty.releaseAll();
       const wal = await openWal({ dir, autoCompactBytes: 0 });
-      expect((await replayAll(wal)).map((r) => r.seq), `crash at call ${crashAt}`).toEqual(expected);
+      expect(
+        (await replayAll(wal)).map((r) => r.seq),
+        `crash at call ${crashAt}`,
+      ).toEqual(expected);
       expect(wal.status().corrupted_entries).toBe(1);
       const aside = await filesMatching(dir, /\.damaged-/);
       expect(aside.length).toBeGreaterThanOrEqual(1);
@@ -226,7 +238,13 @@ describe('folder housekeeping', () => {
   it('opens an empty or new folder', async () => {
     const nested = path.join(dir, 'a', 'b');
     const wal = await openWal({ dir: nested });
-    expect(wal.status()).toEqual({ total_entries: 0, pending_entries: 0, corrupted_entries: 0, buffer_usage: 0, last_compaction: null });
+    expect(wal.status()).toEqual({
+      total_entries: 0,
+      pending_entries: 0,
+      corrupted_entries: 0,
+      buffer_usage: 0,
+      last_compaction: null,
+    });
     expect((await wal.append([{ type: 1, data: 'first' }])).firstSeq).toBe(1);
     await wal.close();
   });

@@ -29,7 +29,15 @@ export function scanSegment(
   cursor: ScanCursor,
   onRecord?: (offset: number, seq: number) => void,
 ): SegmentScan {
-  const scan: SegmentScan = { goodRanges: [], records: 0, lastSeq: null, validEnd: 0, lost: [], damaged: false, tailBytes: 0 };
+  const scan: SegmentScan = {
+    goodRanges: [],
+    records: 0,
+    lastSeq: null,
+    validEnd: 0,
+    lost: [],
+    damaged: false,
+    tailBytes: 0,
+  };
   const lose = (from: number, to: number) => {
     const first = Math.max(from, cursor.covered + 1); // what the snapshot covers is not lost
     if (to >= first) scan.lost.push([first, to]);

@@ -29,7 +29,10 @@ export function tempName(name: string): string {
 
 /** Where a damaged file is kept: same name + `.damaged-<UTC time>`; the log never reads or deletes it. */
 export function asideName(name: string, now: Date): string {
-  return `${name}.damaged-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
+  return `${name}.damaged-${now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}`;
 }
 
 /** A segment as the log tracks it. lastSeq is the seq of its last record (null while it holds none). */

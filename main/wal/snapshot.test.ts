@@ -26,8 +26,13 @@ const flipLastByte = async (file: string) => {
 describe('snapshot files', () => {
   it('round-trip and refuse any cut or flipped byte', () => {
     const bytes = encodeSnapshot(42, { agents: [{ id: 'agt_1' }] }, '2025-01-01T00:00:00.000Z');
-    expect(decodeSnapshot(bytes, 's')).toEqual({ seq: 42, data: { agents: [{ id: 'agt_1' }] }, createdAt: '2025-01-01T00:00:00.000Z' });
-    for (let cut = 0; cut < bytes.length; cut++) expect(() => decodeSnapshot(bytes.subarray(0, cut), 's')).toThrow(SnapshotDamaged);
+    expect(decodeSnapshot(bytes, 's')).toEqual({
+      seq: 42,
+      data: { agents: [{ id: 'agt_1' }] },
+      createdAt: '2025-01-01T00:00:00.000Z',
+    });
+    for (let cut = 0; cut < bytes.length; cut++)
+      expect(() => decodeSnapshot(bytes.subarray(0, cut), 's')).toThrow(SnapshotDamaged);
     for (let at = 0; at < bytes.length; at += 3) {
       const bad = Buffer.from(bytes);
       bad[at] = (bad[at] as number) ^ 0x20;

@@ -40,7 +40,8 @@ export function decodeSnapshot(buf: Buffer, name: string): Snapshot {
   const info = metaRecord.data as { seq?: unknown; created_at?: unknown } | null;
   if (metaRecord.type !== META_TYPE || dataRecord.type !== DATA_TYPE || typeof info?.created_at !== 'string')
     throw new SnapshotDamaged(name, 'unexpected frame types');
-  if (info.seq !== metaRecord.seq || dataRecord.seq !== metaRecord.seq) throw new SnapshotDamaged(name, 'seqs disagree');
+  if (info.seq !== metaRecord.seq || dataRecord.seq !== metaRecord.seq)
+    throw new SnapshotDamaged(name, 'seqs disagree');
   return { seq: metaRecord.seq, data: dataRecord.data, createdAt: info.created_at };
 }
 

@@ -23,7 +23,12 @@ describe('append and replay', () => {
   it('gives consecutive seqs and replays every type of data after a reopen', async () => {
     const wal = await openWal({ dir });
     expect(await wal.append([{ type: 'a', data: { x: 1 } }])).toEqual({ firstSeq: 1, lastSeq: 1 });
-    expect(await wal.append([{ type: 2, data: Buffer.from('bytes') }, { type: 'c', data: 'text' }])).toEqual({ firstSeq: 2, lastSeq: 3 });
+    expect(
+      await wal.append([
+        { type: 2, data: Buffer.from('bytes') },
+        { type: 'c', data: 'text' },
+      ]),
+    ).toEqual({ firstSeq: 2, lastSeq: 3 });
     expect(await wal.append([])).toEqual({ firstSeq: 4, lastSeq: 3 });
     await wal.close();
 
@@ -43,7 +48,12 @@ describe('append and replay', () => {
 
   it('rejects a record it cannot store without touching the log', async () => {
     const wal = await openWal({ dir });
-    await expect(wal.append([{ type: 'ok', data: 1 }, { type: -3, data: 1 }])).rejects.toThrow(RangeError);
+    await expect(
+      wal.append([
+        { type: 'ok', data: 1 },
+        { type: -3, data: 1 },
+      ]),
+    ).rejects.toThrow(RangeError);
     expect(wal.status().pending_entries).toBe(0);
     expect((await wal.append([{ type: 'ok', data: 1 }])).firstSeq).toBe(1);
     await wal.close();
@@ -121,7 +131,10 @@ describe('group commit', () => {
   it('takes an append larger than the buffer as a batch of its own', async () => {
     const wal = await openWal({ dir, bufferBytes: 100 });
     const big = Buffer.alloc(5000, 1);
-    const [small, large] = await Promise.all([wal.append([{ type: 1, data: 'x' }]), wal.append([{ type: 2, data: big }])]);
+    const [small, large] = await Promise.all([
+      wal.append([{ type: 1, data: 'x' }]),
+      wal.append([{ type: 2, data: big }]),
+    ]);
     expect(small.firstSeq).toBe(1);
     expect(large.firstSeq).toBe(2);
     const records = await replayAll(wal);

@@ -73,7 +73,8 @@ export function defaultWalDir(configFile: string): string {
 
 function positive(name: string, value: number | undefined, fallback: number, min: number): number {
   const v = value ?? fallback;
-  if (!Number.isFinite(v) || v < min) throw new RangeError(`WAL option ${name} must be a number ≥ ${min}, got ${value}`);
+  if (!Number.isFinite(v) || v < min)
+    throw new RangeError(`WAL option ${name} must be a number ≥ ${min}, got ${value}`);
   return v;
 }
 
@@ -163,7 +164,10 @@ export class WalLog {
 
   /** Appends records; resolves once all of them are durable (fsynced), with the seqs they were given. */
   append(records: readonly AppendRecord[]): Promise<AppendResult> {
-    if (this.closing) return Promise.reject(new WalError('closed', `the write-ahead log in ${this.dir} is closed`, 'Open it again with openWal().'));
+    if (this.closing)
+      return Promise.reject(
+        new WalError('closed', `the write-ahead log in ${this.dir} is closed`, 'Open it again with openWal().'),
+      );
     const encoded: EncodedRecord[] = [];
     let bytes = 0;
     try {
@@ -224,10 +228,16 @@ export class WalLog {
 
   /** Writes a snapshot and drops the log it covers (POST /api/v1/wal/compact). Concurrent calls share one run. */
   compact(provider?: SnapshotProvider): Promise<CompactionResult> {
-    if (this.closing) return Promise.reject(new WalError('closed', `the write-ahead log in ${this.dir} is closed`, 'Open it again with openWal().'));
+    if (this.closing)
+      return Promise.reject(
+        new WalError('closed', `the write-ahead log in ${this.dir} is closed`, 'Open it again with openWal().'),
+      );
     if (this.compacting) return this.compacting;
     const source = provider ?? this.provider;
-    if (!source) return Promise.reject(new Error('compact() needs a snapshot provider: pass one or call setSnapshotProvider() first'));
+    if (!source)
+      return Promise.reject(
+        new Error('compact() needs a snapshot provider: pass one or call setSnapshotProvider() first'),
+      );
     const run = compactLog(
       {
         fs: this.fs,

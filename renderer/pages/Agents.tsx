@@ -8,7 +8,9 @@ import { SwarmsSection, WorkflowsSection } from './Workflows.tsx';
 
 export function AgentsPage() {
   const store = useAppStore();
-  const { agents, tasks, events, wal, error } = useApp(useShallow((s) => ({ agents: s.agents, tasks: s.tasks, events: s.events, wal: s.wal, error: s.agentsError })));
+  const { agents, tasks, events, wal, error } = useApp(
+    useShallow((s) => ({ agents: s.agents, tasks: s.tasks, events: s.events, wal: s.wal, error: s.agentsError })),
+  );
   const [draft, setDraft] = useState({ name: '', model: '', system_prompt: '' });
   const [message, setMessage] = useState<Record<string, string>>({});
   const [problems, setProblems] = useState<string[] | null>(null);
@@ -34,9 +36,23 @@ export function AgentsPage() {
           });
         }}
       >
-        <input placeholder="name" value={draft.name} onChange={(e) => setDraft({ ...draft, name: e.target.value })} data-testid="agent-name" />
-        <input placeholder="model" value={draft.model} onChange={(e) => setDraft({ ...draft, model: e.target.value })} data-testid="agent-model" />
-        <input placeholder="system prompt" value={draft.system_prompt} onChange={(e) => setDraft({ ...draft, system_prompt: e.target.value })} />
+        <input
+          placeholder="name"
+          value={draft.name}
+          onChange={(e) => setDraft({ ...draft, name: e.target.value })}
+          data-testid="agent-name"
+        />
+        <input
+          placeholder="model"
+          value={draft.model}
+          onChange={(e) => setDraft({ ...draft, model: e.target.value })}
+          data-testid="agent-model"
+        />
+        <input
+          placeholder="system prompt"
+          value={draft.system_prompt}
+          onChange={(e) => setDraft({ ...draft, system_prompt: e.target.value })}
+        />
         <button type="submit" data-testid="agent-create">
           Create agent
         </button>
@@ -50,8 +66,16 @@ export function AgentsPage() {
               <td className="mono">{a.model}</td>
               <td>{a.status}</td>
               <td className="row">
-                <input placeholder="message" value={message[a.id] ?? ''} onChange={(e) => setMessage({ ...message, [a.id]: e.target.value })} data-testid="agent-message" />
-                <button onClick={() => void s.runAgent(a.id, message[a.id] || 'Hello').then(setProblems)} data-testid="agent-run">
+                <input
+                  placeholder="message"
+                  value={message[a.id] ?? ''}
+                  onChange={(e) => setMessage({ ...message, [a.id]: e.target.value })}
+                  data-testid="agent-message"
+                />
+                <button
+                  onClick={() => void s.runAgent(a.id, message[a.id] || 'Hello').then(setProblems)}
+                  data-testid="agent-run"
+                >
                   Run
                 </button>
                 <button className="danger" onClick={() => void s.deleteAgent(a.id).then(setProblems)}>
@@ -70,7 +94,11 @@ export function AgentsPage() {
               <td className="mono">{t.task_id}</td>
               <td>{t.status}</td>
               <td className="small">{t.result ?? t.error ?? ''}</td>
-              <td>{(t.status === 'running' || t.status === 'queued') && <button onClick={() => void s.stopTask(t.task_id)}>Stop</button>}</td>
+              <td>
+                {(t.status === 'running' || t.status === 'queued') && (
+                  <button onClick={() => void s.stopTask(t.task_id)}>Stop</button>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -86,7 +114,9 @@ export function AgentsPage() {
       <WorkflowsSection />
       <SwarmsSection />
       <h3>Write-ahead log</h3>
-      <pre className="small" data-testid="wal-status">{wal ? JSON.stringify(wal, null, 2) : '—'}</pre>
+      <pre className="small" data-testid="wal-status">
+        {wal ? JSON.stringify(wal, null, 2) : '—'}
+      </pre>
       <button onClick={() => void s.compactWal().then(setProblems)}>Compact</button>
     </section>
   );

@@ -59,18 +59,35 @@ export function AppsPage() {
         className="row"
         onSubmit={(e) => {
           e.preventDefault();
-          const rule: AppRule = { app: draft.app, default_provider: draft.default_provider, ...(draft.model_override ? { model_override: draft.model_override } : {}) };
+          const rule: AppRule = {
+            app: draft.app,
+            default_provider: draft.default_provider,
+            ...(draft.model_override ? { model_override: draft.model_override } : {}),
+          };
           void save([...rules, rule]).then((ok) => ok && setDraft({ app: '', default_provider: '' }));
         }}
       >
-        <input placeholder="app" value={draft.app} onChange={(e) => setDraft({ ...draft, app: e.target.value })} data-testid="app-rule-app" />
-        <select value={draft.default_provider} onChange={(e) => setDraft({ ...draft, default_provider: e.target.value })} data-testid="app-rule-provider">
+        <input
+          placeholder="app"
+          value={draft.app}
+          onChange={(e) => setDraft({ ...draft, app: e.target.value })}
+          data-testid="app-rule-app"
+        />
+        <select
+          value={draft.default_provider}
+          onChange={(e) => setDraft({ ...draft, default_provider: e.target.value })}
+          data-testid="app-rule-provider"
+        >
           <option value="">provider…</option>
           {providerNames.map((n) => (
             <option key={n}>{n}</option>
           ))}
         </select>
-        <input placeholder="model override (optional)" value={draft.model_override ?? ''} onChange={(e) => setDraft({ ...draft, model_override: e.target.value || undefined })} />
+        <input
+          placeholder="model override (optional)"
+          value={draft.model_override ?? ''}
+          onChange={(e) => setDraft({ ...draft, model_override: e.target.value || undefined })}
+        />
         <button type="submit">Add app rule</button>
       </form>
       <Problems messages={problems} />

@@ -8,13 +8,27 @@ import { useApp, useAppStore } from '../store/react.ts';
 export function LogsPage() {
   const store = useAppStore();
   const { logs, paused, held, filter, selected } = useApp(
-    useShallow((s) => ({ logs: s.logs, paused: s.logsPaused, held: s.logsHeld, filter: s.logFilter, selected: s.selectedLogId })),
+    useShallow((s) => ({
+      logs: s.logs,
+      paused: s.logsPaused,
+      held: s.logsHeld,
+      filter: s.logFilter,
+      selected: s.selectedLogId,
+    })),
   );
   const shown = useMemo(() => filterLogs(logs, filter), [logs, filter]);
   const apps = useMemo(() => [...new Set(logs.map((e) => e.app).filter((a): a is string => !!a))].sort(), [logs]);
-  const providers = useMemo(() => [...new Set(logs.map((e) => e.provider).filter((a): a is string => !!a))].sort(), [logs]);
+  const providers = useMemo(
+    () => [...new Set(logs.map((e) => e.provider).filter((a): a is string => !!a))].sort(),
+    [logs],
+  );
   const parent = useRef<HTMLDivElement>(null);
-  const rows = useVirtualizer({ count: shown.length, getScrollElement: () => parent.current, estimateSize: () => 28, overscan: 10 });
+  const rows = useVirtualizer({
+    count: shown.length,
+    getScrollElement: () => parent.current,
+    estimateSize: () => 28,
+    overscan: 10,
+  });
   const detail = selected ? logs.find((e) => e.id === selected) : undefined;
   const s = store.getState();
 
@@ -28,18 +42,31 @@ export function LogsPage() {
             <option key={a}>{a}</option>
           ))}
         </select>
-        <select value={filter.provider} onChange={(e) => s.setLogFilter({ provider: e.target.value })} data-testid="filter-provider">
+        <select
+          value={filter.provider}
+          onChange={(e) => s.setLogFilter({ provider: e.target.value })}
+          data-testid="filter-provider"
+        >
           <option value="">all providers</option>
           {providers.map((a) => (
             <option key={a}>{a}</option>
           ))}
         </select>
-        <select value={filter.status} onChange={(e) => s.setLogFilter({ status: e.target.value as '' | 'ok' | 'error' })} data-testid="filter-status">
+        <select
+          value={filter.status}
+          onChange={(e) => s.setLogFilter({ status: e.target.value as '' | 'ok' | 'error' })}
+          data-testid="filter-status"
+        >
           <option value="">any status</option>
           <option value="ok">ok</option>
           <option value="error">errors</option>
         </select>
-        <input placeholder="model" value={filter.model} onChange={(e) => s.setLogFilter({ model: e.target.value })} data-testid="filter-model" />
+        <input
+          placeholder="model"
+          value={filter.model}
+          onChange={(e) => s.setLogFilter({ model: e.target.value })}
+          data-testid="filter-model"
+        />
         <button onClick={() => s.setLogsPaused(!paused)} data-testid="logs-pause">
           {paused ? `Resume (${held} new)` : 'Pause'}
         </button>
@@ -61,7 +88,14 @@ export function LogsPage() {
               <div
                 key={e.id}
                 className={`log-row ${e.status >= 400 ? 'bad' : ''} ${selected === e.id ? 'selected' : ''}`}
-                style={{ position: 'absolute', top: 0, left: 0, right: 0, height: v.size, transform: `translateY(${v.start}px)` }}
+                style={{
+                  position: 'absolute',
+                  top: 0,
+                  left: 0,
+                  right: 0,
+                  height: v.size,
+                  transform: `translateY(${v.start}px)`,
+                }}
                 onClick={() => s.selectLog(e.id)}
                 data-testid="log-row"
               >
@@ -82,12 +116,14 @@ export function LogsPage() {
             {detail.method} {detail.path} → {detail.status}
           </h3>
           <p>
-            app <strong>{detail.app ?? '—'}</strong> ({detail.app_source ?? 'unknown'}), model {detail.requested_model} → {detail.routed_model} via{' '}
-            <strong>{detail.provider ?? '—'}</strong> ({detail.route ?? 'no route'}){detail.error_code ? `, error ${detail.error_code}` : ''}
+            app <strong>{detail.app ?? '—'}</strong> ({detail.app_source ?? 'unknown'}), model {detail.requested_model}{' '}
+            → {detail.routed_model} via <strong>{detail.provider ?? '—'}</strong> ({detail.route ?? 'no route'})
+            {detail.error_code ? `, error ${detail.error_code}` : ''}
           </p>
           <p>
-            latency {Math.round(detail.latency_ms)} ms, first byte {detail.ttfb_ms != null ? `${Math.round(detail.ttfb_ms)} ms` : '—'}, tokens {detail.prompt_tokens ?? '—'} in /{' '}
-            {detail.completion_tokens ?? '—'} out{detail.stream ? ', streamed' : ''}
+            latency {Math.round(detail.latency_ms)} ms, first byte{' '}
+            {detail.ttfb_ms != null ? `${Math.round(detail.ttfb_ms)} ms` : '—'}, tokens {detail.prompt_tokens ?? '—'} in
+            / {detail.completion_tokens ?? '—'} out{detail.stream ? ', streamed' : ''}
           </p>
           <ol>
             {detail.attempts.map((a, i) => (

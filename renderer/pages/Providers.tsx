@@ -18,7 +18,8 @@ export function ProvidersPage() {
   const [problems, setProblems] = useState<string[] | null>(null);
   const [tests, setTests] = useState<Record<string, string>>({});
 
-  const providers = ((doc?.config as { providers?: ProviderConfig[] } | undefined)?.providers ?? []) as ProviderConfig[];
+  const providers = ((doc?.config as { providers?: ProviderConfig[] } | undefined)?.providers ??
+    []) as ProviderConfig[];
   const stateOf = (name: string) => status?.providers.find((p) => p.name === name);
 
   const save = async (mutate: (list: ProviderConfig[]) => ProviderConfig[]) => {
@@ -45,7 +46,11 @@ export function ProvidersPage() {
   const test = async (name: string) => {
     setTests((t) => ({ ...t, [name]: 'testing…' }));
     const r = await api.testProvider({ name });
-    const text = r.ok ? (r.data.ok ? `ok in ${r.data.latency_ms} ms, ${r.data.models} models` : `failed: ${r.data.error}`) : r.failure.error.message;
+    const text = r.ok
+      ? r.data.ok
+        ? `ok in ${r.data.latency_ms} ms, ${r.data.models} models`
+        : `failed: ${r.data.error}`
+      : r.failure.error.message;
     setTests((t) => ({ ...t, [name]: text }));
     void store.getState().refreshStatus();
   };
@@ -85,19 +90,32 @@ export function ProvidersPage() {
                   <button
                     onClick={() => {
                       setEditing(p.name);
-                      setDraft({ name: p.name, type: p.type ?? 'openai', base_url: p.base_url, api_key: p.api_key ?? '', enabled: p.enabled !== false });
+                      setDraft({
+                        name: p.name,
+                        type: p.type ?? 'openai',
+                        base_url: p.base_url,
+                        api_key: p.api_key ?? '',
+                        enabled: p.enabled !== false,
+                      });
                       setProblems(null);
                     }}
                   >
                     Edit
                   </button>
-                  <button onClick={() => void save((list) => list.map((q) => (q.name === p.name ? { ...q, enabled: q.enabled === false } : q)))}>
+                  <button
+                    onClick={() =>
+                      void save((list) =>
+                        list.map((q) => (q.name === p.name ? { ...q, enabled: q.enabled === false } : q)),
+                      )
+                    }
+                  >
                     {p.enabled === false ? 'Enable' : 'Disable'}
                   </button>
                   <button
                     className="danger"
                     onClick={() => {
-                      if (window.confirm(`Delete provider "${p.name}"?`)) void save((list) => list.filter((q) => q.name !== p.name));
+                      if (window.confirm(`Delete provider "${p.name}"?`))
+                        void save((list) => list.filter((q) => q.name !== p.name));
                     }}
                   >
                     Delete
@@ -141,13 +159,33 @@ export function ProvidersPage() {
             </select>
           </label>
           <label>
-            Base URL <input name="base_url" placeholder="https://api.openai.com/v1" value={draft.base_url} onChange={(e) => setDraft({ ...draft, base_url: e.target.value })} />
+            Base URL{' '}
+            <input
+              name="base_url"
+              placeholder="https://api.openai.com/v1"
+              value={draft.base_url}
+              onChange={(e) => setDraft({ ...draft, base_url: e.target.value })}
+            />
           </label>
           <label>
-            API key <input name="api_key" type="password" autoComplete="off" placeholder='sk-… or env:VAR' value={draft.api_key} onChange={(e) => setDraft({ ...draft, api_key: e.target.value })} />
+            API key{' '}
+            <input
+              name="api_key"
+              type="password"
+              autoComplete="off"
+              placeholder="sk-… or env:VAR"
+              value={draft.api_key}
+              onChange={(e) => setDraft({ ...draft, api_key: e.target.value })}
+            />
           </label>
           <label className="row">
-            <input name="enabled" type="checkbox" checked={draft.enabled} onChange={(e) => setDraft({ ...draft, enabled: e.target.checked })} /> enabled
+            <input
+              name="enabled"
+              type="checkbox"
+              checked={draft.enabled}
+              onChange={(e) => setDraft({ ...draft, enabled: e.target.checked })}
+            />{' '}
+            enabled
           </label>
           <Problems messages={problems} />
           <div className="actions">

@@ -59,7 +59,10 @@ export function RoutingPage() {
   return (
     <section data-testid="page-routing">
       <h2>Routing</h2>
-      <p className="hint">Every rule whose pattern matches the model adds its provider, in this order: the first is the primary, the rest are backups.</p>
+      <p className="hint">
+        Every rule whose pattern matches the model adds its provider, in this order: the first is the primary, the rest
+        are backups.
+      </p>
       <ol className="rules">
         {rules.map((r, i) => (
           <li key={`${r.pattern}-${r.provider}-${i}`} data-testid={`rule-${i}`}>
@@ -68,7 +71,12 @@ export function RoutingPage() {
               <button aria-label="move up" data-testid={`rule-up-${i}`} onClick={() => move(i, -1)} disabled={i === 0}>
                 ↑
               </button>
-              <button aria-label="move down" data-testid={`rule-down-${i}`} onClick={() => move(i, 1)} disabled={i === rules.length - 1}>
+              <button
+                aria-label="move down"
+                data-testid={`rule-down-${i}`}
+                onClick={() => move(i, 1)}
+                disabled={i === rules.length - 1}
+              >
                 ↓
               </button>
               <button className="danger" onClick={() => setRules(rules.filter((_, k) => k !== i))}>
@@ -79,8 +87,17 @@ export function RoutingPage() {
         ))}
       </ol>
       <div className="row">
-        <input placeholder="pattern, e.g. gpt-*" value={newRule.pattern} onChange={(e) => setNewRule({ ...newRule, pattern: e.target.value })} data-testid="new-rule-pattern" />
-        <select value={newRule.provider} onChange={(e) => setNewRule({ ...newRule, provider: e.target.value })} data-testid="new-rule-provider">
+        <input
+          placeholder="pattern, e.g. gpt-*"
+          value={newRule.pattern}
+          onChange={(e) => setNewRule({ ...newRule, pattern: e.target.value })}
+          data-testid="new-rule-pattern"
+        />
+        <select
+          value={newRule.provider}
+          onChange={(e) => setNewRule({ ...newRule, provider: e.target.value })}
+          data-testid="new-rule-provider"
+        >
           <option value="">provider…</option>
           {providerNames.map((n) => (
             <option key={n}>{n}</option>
@@ -97,7 +114,11 @@ export function RoutingPage() {
       </div>
       <label>
         Default provider
-        <select value={defaultProvider} onChange={(e) => setDefaultProvider(e.target.value)} data-testid="default-provider">
+        <select
+          value={defaultProvider}
+          onChange={(e) => setDefaultProvider(e.target.value)}
+          data-testid="default-provider"
+        >
           <option value="">(none)</option>
           {providerNames.map((n) => (
             <option key={n}>{n}</option>
@@ -108,13 +129,28 @@ export function RoutingPage() {
       <button onClick={() => void save()} data-testid="save-routing">
         Save routing
       </button>
-      {saved && <span className="ok" data-testid="routing-saved"> Saved.</span>}
+      {saved && (
+        <span className="ok" data-testid="routing-saved">
+          {' '}
+          Saved.
+        </span>
+      )}
 
       <div className="card">
         <h3>Route tester</h3>
         <div className="row">
-          <input placeholder="model, e.g. gpt-4o" value={testModel} onChange={(e) => setTestModel(e.target.value)} data-testid="tester-model" />
-          <input placeholder="app (optional)" value={testApp} onChange={(e) => setTestApp(e.target.value)} data-testid="tester-app" />
+          <input
+            placeholder="model, e.g. gpt-4o"
+            value={testModel}
+            onChange={(e) => setTestModel(e.target.value)}
+            data-testid="tester-model"
+          />
+          <input
+            placeholder="app (optional)"
+            value={testApp}
+            onChange={(e) => setTestApp(e.target.value)}
+            data-testid="tester-app"
+          />
           <button onClick={() => void explain()} data-testid="tester-run">
             Explain
           </button>

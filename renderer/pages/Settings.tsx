@@ -26,7 +26,8 @@ export function SettingsPage() {
   useEffect(() => {
     setPortTaken(null);
     const n = Number(port);
-    if (!/^\d+$/.test(port.trim()) || n < 1 || n > 65535 || n === cfg.listen_port || n === runningPort) return setChecking(false);
+    if (!/^\d+$/.test(port.trim()) || n < 1 || n > 65535 || n === cfg.listen_port || n === runningPort)
+      return setChecking(false);
     setChecking(true);
     let live = true;
     const t = setTimeout(() => {
@@ -76,12 +77,17 @@ export function SettingsPage() {
           {portTaken}
         </div>
       )}
-      <p className="hint">Changing the port rebinds at once; if the new port is taken, Switchboard keeps the old one and says so in its log.</p>
+      <p className="hint">
+        Changing the port rebinds at once; if the new port is taken, Switchboard keeps the old one and says so in its
+        log.
+      </p>
       <label className="row">
-        <input type="checkbox" checked={logRequests} onChange={(e) => setLogRequests(e.target.checked)} /> log_requests (write requests.jsonl)
+        <input type="checkbox" checked={logRequests} onChange={(e) => setLogRequests(e.target.checked)} /> log_requests
+        (write requests.jsonl)
       </label>
       <label className="row">
-        <input type="checkbox" checked={startOnLogin} onChange={(e) => setStartOnLogin(e.target.checked)} /> start_on_login (desktop app)
+        <input type="checkbox" checked={startOnLogin} onChange={(e) => setStartOnLogin(e.target.checked)} />{' '}
+        start_on_login (desktop app)
       </label>
       <Problems messages={problems} />
       <button onClick={() => void save()} disabled={portTaken !== null || checking} data-testid="save-settings">

@@ -32,14 +32,17 @@ function useLiveWorkflows() {
 export function WorkflowsSection() {
   useLiveWorkflows();
   const store = useAppStore();
-  const { workflows, runs, agents } = useApp(useShallow((s) => ({ workflows: s.workflows, runs: s.runs, agents: s.agents })));
+  const { workflows, runs, agents } = useApp(
+    useShallow((s) => ({ workflows: s.workflows, runs: s.runs, agents: s.agents })),
+  );
   const [name, setName] = useState('');
   const [steps, setSteps] = useState<StepDraft[]>([emptyStep()]);
   const [problems, setProblems] = useState<string[] | null>(null);
   const [inputs, setInputs] = useState<Record<string, string>>({});
   const [runProblems, setRunProblems] = useState<Record<string, string[] | null>>({});
 
-  const setStep = (i: number, patch: Partial<StepDraft>) => setSteps(steps.map((s, j) => (j === i ? { ...s, ...patch } : s)));
+  const setStep = (i: number, patch: Partial<StepDraft>) =>
+    setSteps(steps.map((s, j) => (j === i ? { ...s, ...patch } : s)));
   const create = async () => {
     const p = await store.getState().createWorkflow({ name, steps });
     setProblems(p);
@@ -66,7 +69,9 @@ export function WorkflowsSection() {
             <tr>
               <th>step</th>
               <th>agent</th>
-              <th>prompt ({'{{input.key}}'}, {'{{steps.name.output}}'})</th>
+              <th>
+                prompt ({'{{input.key}}'}, {'{{steps.name.output}}'})
+              </th>
               <th>error_policy</th>
               <th>max_retries</th>
               <th />
@@ -76,26 +81,55 @@ export function WorkflowsSection() {
             {steps.map((s, i) => (
               <tr key={i} data-testid="step-row">
                 <td>
-                  <input value={s.name} onChange={(e) => setStep(i, { name: e.target.value })} data-testid="step-name" />
+                  <input
+                    value={s.name}
+                    onChange={(e) => setStep(i, { name: e.target.value })}
+                    data-testid="step-name"
+                  />
                 </td>
                 <td>
-                  <input list="agent-names" value={s.agent} onChange={(e) => setStep(i, { agent: e.target.value })} data-testid="step-agent" />
+                  <input
+                    list="agent-names"
+                    value={s.agent}
+                    onChange={(e) => setStep(i, { agent: e.target.value })}
+                    data-testid="step-agent"
+                  />
                 </td>
                 <td>
-                  <textarea rows={2} cols={40} value={s.prompt} onChange={(e) => setStep(i, { prompt: e.target.value })} data-testid="step-prompt" />
+                  <textarea
+                    rows={2}
+                    cols={40}
+                    value={s.prompt}
+                    onChange={(e) => setStep(i, { prompt: e.target.value })}
+                    data-testid="step-prompt"
+                  />
                 </td>
                 <td>
-                  <select value={s.error_policy} onChange={(e) => setStep(i, { error_policy: e.target.value })} data-testid="step-policy">
+                  <select
+                    value={s.error_policy}
+                    onChange={(e) => setStep(i, { error_policy: e.target.value })}
+                    data-testid="step-policy"
+                  >
                     {ERROR_POLICIES.map((p) => (
                       <option key={p}>{p}</option>
                     ))}
                   </select>
                 </td>
                 <td>
-                  <input size={4} placeholder="2" value={s.max_retries} onChange={(e) => setStep(i, { max_retries: e.target.value })} data-testid="step-retries" />
+                  <input
+                    size={4}
+                    placeholder="2"
+                    value={s.max_retries}
+                    onChange={(e) => setStep(i, { max_retries: e.target.value })}
+                    data-testid="step-retries"
+                  />
                 </td>
                 <td>
-                  <button className="danger" disabled={steps.length === 1} onClick={() => setSteps(steps.filter((_, j) => j !== i))}>
+                  <button
+                    className="danger"
+                    disabled={steps.length === 1}
+                    onClick={() => setSteps(steps.filter((_, j) => j !== i))}
+                  >
                     Remove
                   </button>
                 </td>
@@ -115,7 +149,8 @@ export function WorkflowsSection() {
       </div>
       {workflows.map((w) => (
         <div key={w.id} className="card" data-testid={`workflow-${w.name}`}>
-          <strong>{w.name}</strong> <span className="small">{w.steps.map((s) => `${s.name} (${s.agent})`).join(' → ')}</span>
+          <strong>{w.name}</strong>{' '}
+          <span className="small">{w.steps.map((s) => `${s.name} (${s.agent})`).join(' → ')}</span>
           <div className="row">
             <textarea
               rows={1}
@@ -126,7 +161,12 @@ export function WorkflowsSection() {
               data-testid="workflow-input"
             />
             <button
-              onClick={() => void store.getState().runWorkflow(w.name, inputs[w.name] ?? '').then((p) => setRunProblems({ ...runProblems, [w.name]: p }))}
+              onClick={() =>
+                void store
+                  .getState()
+                  .runWorkflow(w.name, inputs[w.name] ?? '')
+                  .then((p) => setRunProblems({ ...runProblems, [w.name]: p }))
+              }
               data-testid="workflow-run"
             >
               Run
@@ -146,7 +186,8 @@ function RunView({ run }: { run: WorkflowRun }) {
   return (
     <div data-testid="run" data-status={run.status}>
       <div className="row">
-        <span className="mono">{run.run_id}</span> <span className={`pill ${run.status === 'completed' ? 'ok' : run.status}`}>{run.status}</span>
+        <span className="mono">{run.run_id}</span>{' '}
+        <span className={`pill ${run.status === 'completed' ? 'ok' : run.status}`}>{run.status}</span>
         <span className="small">input {JSON.stringify(run.input)}</span>
         {run.error && <span className="error">{run.error}</span>}
       </div>
@@ -173,7 +214,13 @@ function RunView({ run }: { run: WorkflowRun }) {
 export function SwarmsSection() {
   const store = useAppStore();
   const { swarms, swarmTasks } = useApp(useShallow((s) => ({ swarms: s.swarms, swarmTasks: s.swarmTasks })));
-  const [draft, setDraft] = useState({ name: '', coordinator: '', agents: '', max_rounds: '3', consensus_required: false });
+  const [draft, setDraft] = useState({
+    name: '',
+    coordinator: '',
+    agents: '',
+    max_rounds: '3',
+    consensus_required: false,
+  });
   const [problems, setProblems] = useState<string[] | null>(null);
   const [messages, setMessages] = useState<Record<string, string>>({});
 
@@ -181,7 +228,10 @@ export function SwarmsSection() {
     const p = await store.getState().createSwarm({
       name: draft.name,
       coordinator: draft.coordinator,
-      agents: draft.agents.split(',').map((a) => a.trim()).filter(Boolean),
+      agents: draft.agents
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
       max_rounds: Number(draft.max_rounds),
       consensus_required: draft.consensus_required,
     });
@@ -193,14 +243,40 @@ export function SwarmsSection() {
     <div data-testid="swarms">
       <h3>Swarms</h3>
       <div className="row card">
-        <input placeholder="name" value={draft.name} onChange={(e) => setDraft({ ...draft, name: e.target.value })} data-testid="swarm-name" />
-        <input placeholder="coordinator" list="agent-names" value={draft.coordinator} onChange={(e) => setDraft({ ...draft, coordinator: e.target.value })} data-testid="swarm-coordinator" />
-        <input placeholder="members, comma-separated" value={draft.agents} onChange={(e) => setDraft({ ...draft, agents: e.target.value })} data-testid="swarm-agents" />
+        <input
+          placeholder="name"
+          value={draft.name}
+          onChange={(e) => setDraft({ ...draft, name: e.target.value })}
+          data-testid="swarm-name"
+        />
+        <input
+          placeholder="coordinator"
+          list="agent-names"
+          value={draft.coordinator}
+          onChange={(e) => setDraft({ ...draft, coordinator: e.target.value })}
+          data-testid="swarm-coordinator"
+        />
+        <input
+          placeholder="members, comma-separated"
+          value={draft.agents}
+          onChange={(e) => setDraft({ ...draft, agents: e.target.value })}
+          data-testid="swarm-agents"
+        />
         <label>
-          max_rounds <input size={3} value={draft.max_rounds} onChange={(e) => setDraft({ ...draft, max_rounds: e.target.value })} />
+          max_rounds{' '}
+          <input
+            size={3}
+            value={draft.max_rounds}
+            onChange={(e) => setDraft({ ...draft, max_rounds: e.target.value })}
+          />
         </label>
         <label>
-          <input type="checkbox" checked={draft.consensus_required} onChange={(e) => setDraft({ ...draft, consensus_required: e.target.checked })} /> consensus_required
+          <input
+            type="checkbox"
+            checked={draft.consensus_required}
+            onChange={(e) => setDraft({ ...draft, consensus_required: e.target.checked })}
+          />{' '}
+          consensus_required
         </label>
         <button onClick={() => void create()} data-testid="swarm-create">
           Create swarm
@@ -211,11 +287,26 @@ export function SwarmsSection() {
         <div key={s.id} className="card" data-testid={`swarm-${s.name}`}>
           <strong>{s.name}</strong>{' '}
           <span className="small">
-            coordinator {s.coordinator}; members {s.agents.join(', ')}; up to {s.config.max_rounds} rounds{s.config.consensus_required ? ', consensus required' : ''}
+            coordinator {s.coordinator}; members {s.agents.join(', ')}; up to {s.config.max_rounds} rounds
+            {s.config.consensus_required ? ', consensus required' : ''}
           </span>
           <div className="row">
-            <input placeholder="task" size={50} value={messages[s.name] ?? ''} onChange={(e) => setMessages({ ...messages, [s.name]: e.target.value })} data-testid="swarm-message" />
-            <button onClick={() => void store.getState().sendSwarmTask(s.name, messages[s.name] ?? '').then(setProblems)} data-testid="swarm-send">
+            <input
+              placeholder="task"
+              size={50}
+              value={messages[s.name] ?? ''}
+              onChange={(e) => setMessages({ ...messages, [s.name]: e.target.value })}
+              data-testid="swarm-message"
+            />
+            <button
+              onClick={() =>
+                void store
+                  .getState()
+                  .sendSwarmTask(s.name, messages[s.name] ?? '')
+                  .then(setProblems)
+              }
+              data-testid="swarm-send"
+            >
               Send task
             </button>
           </div>
@@ -232,7 +323,8 @@ function SwarmTaskView({ task }: { task: SwarmTask }) {
   return (
     <div data-testid="swarm-task" data-status={task.status}>
       <div className="row">
-        <span className="mono">{task.id}</span> <span className={`pill ${task.status === 'completed' ? 'ok' : task.status}`}>{task.status}</span> {task.message}
+        <span className="mono">{task.id}</span>{' '}
+        <span className={`pill ${task.status === 'completed' ? 'ok' : task.status}`}>{task.status}</span> {task.message}
         {task.error && <span className="error">{task.error}</span>}
       </div>
       {task.rounds.map((r) => (

@@ -14,7 +14,12 @@ export type AgentsSlice = {
   wal: Record<string, unknown> | null;
   agentsError: string | null;
   refreshAgents: () => Promise<void>;
-  createAgent: (a: { name: string; model: string; system_prompt?: string; tools?: string[] }) => Promise<string[] | null>;
+  createAgent: (a: {
+    name: string;
+    model: string;
+    system_prompt?: string;
+    tools?: string[];
+  }) => Promise<string[] | null>;
   runAgent: (id: string, message: string) => Promise<string[] | null>;
   stopTask: (id: string) => Promise<string[] | null>;
   deleteAgent: (id: string) => Promise<string[] | null>;

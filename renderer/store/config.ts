@@ -10,9 +10,14 @@ export type SaveOutcome = { ok: true } | { ok: false; messages: string[] };
 
 export function failureText(f: ApiFailure): string[] {
   const details = Array.isArray(f.error.details)
-    ? (f.error.details as { path?: string; message?: string; field?: string }[]).map((d) => `${d.path ?? d.field ?? ''} ${d.message ?? ''}`.trim())
+    ? (f.error.details as { path?: string; message?: string; field?: string }[]).map((d) =>
+        `${d.path ?? d.field ?? ''} ${d.message ?? ''}`.trim(),
+      )
     : [];
-  return [f.error.message + (f.error.action ? ` ${f.error.action}` : ''), ...details.filter((d) => !f.error.message.includes(d))];
+  return [
+    f.error.message + (f.error.action ? ` ${f.error.action}` : ''),
+    ...details.filter((d) => !f.error.message.includes(d)),
+  ];
 }
 
 export type ConfigSlice = {

@@ -24,34 +24,34 @@ export type LogsSlice = {
 export const createLogsSlice: StateCreator<AppState, [], [], LogsSlice> = (set, get) => {
   let held: RequestLogEntry[] = [];
   return {
-  logs: [],
-  logsPaused: false,
-  logsHeld: 0,
-  logFilter: { app: '', provider: '', status: '', model: '' },
-  selectedLogId: null,
-  setLogs: (entries) => set({ logs: [...entries].sort((a, b) => (a.time < b.time ? 1 : -1)).slice(0, LOG_CAP) }),
-  appendLogs: (batch) => {
-    if (batch.length === 0) return;
-    if (get().logsPaused) {
-      held = held.concat(batch);
-      set({ logsHeld: held.length });
-      return;
-    }
-    const seen = new Set(get().logs.map((e) => e.id));
-    const fresh = batch.filter((e) => !seen.has(e.id)).reverse();
-    set({ logs: fresh.concat(get().logs).slice(0, LOG_CAP) });
-  },
-  setLogsPaused: (paused) => {
-    set({ logsPaused: paused });
-    if (!paused) {
-      const flush = held;
-      held = [];
-      set({ logsHeld: 0 });
-      get().appendLogs(flush);
-    }
-  },
-  setLogFilter: (f) => set({ logFilter: { ...get().logFilter, ...f } }),
-  selectLog: (id) => set({ selectedLogId: id }),
+    logs: [],
+    logsPaused: false,
+    logsHeld: 0,
+    logFilter: { app: '', provider: '', status: '', model: '' },
+    selectedLogId: null,
+    setLogs: (entries) => set({ logs: [...entries].sort((a, b) => (a.time < b.time ? 1 : -1)).slice(0, LOG_CAP) }),
+    appendLogs: (batch) => {
+      if (batch.length === 0) return;
+      if (get().logsPaused) {
+        held = held.concat(batch);
+        set({ logsHeld: held.length });
+        return;
+      }
+      const seen = new Set(get().logs.map((e) => e.id));
+      const fresh = batch.filter((e) => !seen.has(e.id)).reverse();
+      set({ logs: fresh.concat(get().logs).slice(0, LOG_CAP) });
+    },
+    setLogsPaused: (paused) => {
+      set({ logsPaused: paused });
+      if (!paused) {
+        const flush = held;
+        held = [];
+        set({ logsHeld: 0 });
+        get().appendLogs(flush);
+      }
+    },
+    setLogFilter: (f) => set({ logFilter: { ...get().logFilter, ...f } }),
+    selectLog: (id) => set({ selectedLogId: id }),
   };
 };
 

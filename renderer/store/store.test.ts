@@ -75,7 +75,11 @@ describe('logs slice', () => {
   });
 
   it('filters by app, provider, status and model', () => {
-    const logs = [entry(1), entry(2, { app: 'cursor', status: 502 }), entry(3, { provider: 'local', requested_model: 'llama3' })];
+    const logs = [
+      entry(1),
+      entry(2, { app: 'cursor', status: 502 }),
+      entry(3, { provider: 'local', requested_model: 'llama3' }),
+    ];
     expect(filterLogs(logs, { app: 'cursor', provider: '', status: '', model: '' }).map((e) => e.id)).toEqual(['r2']);
     expect(filterLogs(logs, { app: '', provider: '', status: 'error', model: '' }).map((e) => e.id)).toEqual(['r2']);
     expect(filterLogs(logs, { app: '', provider: 'local', status: '', model: '' }).map((e) => e.id)).toEqual(['r3']);
@@ -100,7 +104,14 @@ describe('logs slice', () => {
 });
 
 describe('config slice', () => {
-  const stored = { path: '/c.json', config: { providers: [{ name: 'a', base_url: 'http://127.0.0.1:1/v1', api_key: 'sk-****1234' }], routing: { default_provider: 'a', rules: [] } }, error: null };
+  const stored = {
+    path: '/c.json',
+    config: {
+      providers: [{ name: 'a', base_url: 'http://127.0.0.1:1/v1', api_key: 'sk-****1234' }],
+      routing: { default_provider: 'a', rules: [] },
+    },
+    error: null,
+  };
 
   it('validates with the shared schema and sends nothing invalid', async () => {
     const saveConfig = vi.fn();
@@ -109,7 +120,12 @@ describe('config slice', () => {
     const next = s.getState().currentConfig();
     next.providers!.push({ name: 'b', base_url: 'localhost:8080' });
     const r = await s.getState().saveConfig(next);
-    expect(r).toEqual({ ok: false, messages: ['providers[1].base_url (found "localhost:8080") must be a full http:// or https:// address, e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1"'] });
+    expect(r).toEqual({
+      ok: false,
+      messages: [
+        'providers[1].base_url (found "localhost:8080") must be a full http:// or https:// address, e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1"',
+      ],
+    });
     expect(saveConfig).not.toHaveBeenCalled();
     // currentConfig is a copy: the stored document is untouched.
     expect((s.getState().configDoc!.config as { providers: unknown[] }).providers).toHaveLength(1);
@@ -122,18 +138,31 @@ describe('config slice', () => {
         saveConfig: () =>
           Promise.resolve({
             ok: false,
-            failure: { status: 400, error: { code: 'config_invalid', message: 'The config was not saved.', action: 'Fix the fields listed.', details: [{ path: 'providers[0].api_key', message: 'is a masked key' }] } },
+            failure: {
+              status: 400,
+              error: {
+                code: 'config_invalid',
+                message: 'The config was not saved.',
+                action: 'Fix the fields listed.',
+                details: [{ path: 'providers[0].api_key', message: 'is a masked key' }],
+              },
+            },
           }),
       }),
     );
     await s.getState().loadConfig();
     const r = await s.getState().saveConfig(s.getState().currentConfig());
-    expect(r).toEqual({ ok: false, messages: ['The config was not saved. Fix the fields listed.', 'providers[0].api_key is a masked key'] });
+    expect(r).toEqual({
+      ok: false,
+      messages: ['The config was not saved. Fix the fields listed.', 'providers[0].api_key is a masked key'],
+    });
   });
 
   it('keeps the saved document and refreshes status after a save', async () => {
     const getStatus = vi.fn(() => ok({ paused: false } as never));
-    const s = createAppStore(fakeApi({ getConfig: () => ok(stored), saveConfig: (c) => ok({ ...stored, config: c }), getStatus }));
+    const s = createAppStore(
+      fakeApi({ getConfig: () => ok(stored), saveConfig: (c) => ok({ ...stored, config: c }), getStatus }),
+    );
     await s.getState().loadConfig();
     const next = s.getState().currentConfig();
     next.log_requests = false;
@@ -146,7 +175,14 @@ describe('config slice', () => {
 describe('agents slice', () => {
   it('loads agents, tasks and WAL status through the agent API and reports errors in words', async () => {
     const agentApi = vi.fn(async (r: { method: string; path: string }) => {
-      if (r.method === 'POST') return { ok: false as const, failure: { status: 409, error: { code: 'agent_busy', message: 'The agent ran less than 15 s ago.', action: 'Wait.' } } };
+      if (r.method === 'POST')
+        return {
+          ok: false as const,
+          failure: {
+            status: 409,
+            error: { code: 'agent_busy', message: 'The agent ran less than 15 s ago.', action: 'Wait.' },
+          },
+        };
       if (r.path.startsWith('/agents')) return { ok: true as const, data: { data: [{ id: 'agt_1', name: 'x' }] } };
       if (r.path.startsWith('/tasks')) return { ok: true as const, data: { data: [{ task_id: 'tsk_1' }] } };
       return { ok: true as const, data: { total_entries: 3 } };
@@ -162,7 +198,16 @@ describe('agents slice', () => {
 
   it('keeps events unique and capped', () => {
     const s = createAppStore(fakeApi());
-    const ev = (id: number) => ({ id, type: 'output', task_id: 't', agent_id: 'a', tenant: 'default', workflow_id: null, time: '' }) as AgentEvent;
+    const ev = (id: number) =>
+      ({
+        id,
+        type: 'output',
+        task_id: 't',
+        agent_id: 'a',
+        tenant: 'default',
+        workflow_id: null,
+        time: '',
+      }) as AgentEvent;
     s.getState().appendEvents([ev(1), ev(2)]);
     s.getState().appendEvents([ev(2), ev(3)]);
     expect(s.getState().events.map((e) => e.id)).toEqual([1, 2, 3]);
@@ -176,10 +221,14 @@ describe('workflows slice', () => {
     const calls: { method: string; path: string; body?: unknown }[] = [];
     const agentApi = vi.fn(async (r: { method: string; path: string; body?: unknown }) => {
       calls.push(r);
-      if (r.path === '/workflows' && r.method === 'GET') return { ok: true as const, data: { data: [{ id: 'wf_1', name: 'blog', steps: [] }] } };
-      if (r.path === '/swarms' && r.method === 'GET') return { ok: true as const, data: { data: [{ id: 'swm_1', name: 'panel' }] } };
-      if (r.path === '/workflows/blog/runs') return { ok: true as const, data: { data: [{ run_id: 'run_1', status: 'completed' }] } };
-      if (r.path === '/swarms/panel/tasks' && r.method === 'GET') return { ok: true as const, data: { data: [{ id: 'stk_1', final_answer: 'yes' }] } };
+      if (r.path === '/workflows' && r.method === 'GET')
+        return { ok: true as const, data: { data: [{ id: 'wf_1', name: 'blog', steps: [] }] } };
+      if (r.path === '/swarms' && r.method === 'GET')
+        return { ok: true as const, data: { data: [{ id: 'swm_1', name: 'panel' }] } };
+      if (r.path === '/workflows/blog/runs')
+        return { ok: true as const, data: { data: [{ run_id: 'run_1', status: 'completed' }] } };
+      if (r.path === '/swarms/panel/tasks' && r.method === 'GET')
+        return { ok: true as const, data: { data: [{ id: 'stk_1', final_answer: 'yes' }] } };
       return { ok: true as const, data: {} };
     });
     const s = createAppStore(fakeApi({ agentApi }));
@@ -195,7 +244,13 @@ describe('workflows slice', () => {
     expect(calls[0]).toEqual({
       method: 'POST',
       path: '/workflows',
-      body: { name: 'blog', steps: [{ name: 'a', agent: 'w', prompt: 'p {{input.x}}', error_policy: 'retry', max_retries: 3 }, { name: 'b', agent: 'w', prompt: 'q', error_policy: 'fail' }] },
+      body: {
+        name: 'blog',
+        steps: [
+          { name: 'a', agent: 'w', prompt: 'p {{input.x}}', error_policy: 'retry', max_retries: 3 },
+          { name: 'b', agent: 'w', prompt: 'q', error_policy: 'fail' },
+        ],
+      },
     });
     // After an action the lists, runs and swarm tasks are loaded.
     expect(s.getState().workflows.map((w) => w.name)).toEqual(['blog']);
@@ -203,8 +258,19 @@ describe('workflows slice', () => {
     expect(s.getState().swarmTasks.panel!.map((t) => t.final_answer)).toEqual(['yes']);
     await s.getState().runWorkflow('blog', '{"topic": "bees"}');
     expect(calls).toContainEqual({ method: 'POST', path: '/workflows/blog/run', body: { input: { topic: 'bees' } } });
-    await s.getState().createSwarm({ name: 'panel', coordinator: 'lead', agents: ['a', 'b'], max_rounds: 2, consensus_required: true });
-    expect(calls).toContainEqual({ method: 'POST', path: '/swarms', body: { name: 'panel', coordinator: 'lead', agents: ['a', 'b'], config: { max_rounds: 2, consensus_required: true } } });
+    await s
+      .getState()
+      .createSwarm({ name: 'panel', coordinator: 'lead', agents: ['a', 'b'], max_rounds: 2, consensus_required: true });
+    expect(calls).toContainEqual({
+      method: 'POST',
+      path: '/swarms',
+      body: {
+        name: 'panel',
+        coordinator: 'lead',
+        agents: ['a', 'b'],
+        config: { max_rounds: 2, consensus_required: true },
+      },
+    });
     await s.getState().sendSwarmTask('panel', 'Should I?');
     expect(calls).toContainEqual({ method: 'POST', path: '/swarms/panel/tasks', body: { message: 'Should I?' } });
   });
@@ -212,15 +278,27 @@ describe('workflows slice', () => {
   it("refuses an input that is not a JSON object before sending, and shows the server's 422 details in words", async () => {
     const agentApi = vi.fn(async () => ({
       ok: false as const,
-      failure: { status: 422, error: { code: 'workflow_invalid', message: 'The workflow definition is invalid.', action: 'Fix every problem.', details: [{ field: 'steps.0.agent', message: '"x" names no agent' }] } },
+      failure: {
+        status: 422,
+        error: {
+          code: 'workflow_invalid',
+          message: 'The workflow definition is invalid.',
+          action: 'Fix every problem.',
+          details: [{ field: 'steps.0.agent', message: '"x" names no agent' }],
+        },
+      },
     }));
     const s = createAppStore(fakeApi({ agentApi }));
-    expect(await s.getState().runWorkflow('blog', '[1]')).toEqual(['The input must be a JSON object, e.g. {"topic": "bees"}.']);
+    expect(await s.getState().runWorkflow('blog', '[1]')).toEqual([
+      'The input must be a JSON object, e.g. {"topic": "bees"}.',
+    ]);
     expect((await s.getState().runWorkflow('blog', '{bad'))![0]).toMatch(/^The input is not valid JSON/);
     expect(agentApi).not.toHaveBeenCalled();
-    expect(await s.getState().createWorkflow({ name: 'w', steps: [{ name: 'a', agent: 'x', prompt: 'p', error_policy: 'fail', max_retries: '' }] })).toEqual([
-      'The workflow definition is invalid. Fix every problem.',
-      'steps.0.agent "x" names no agent',
-    ]);
+    expect(
+      await s.getState().createWorkflow({
+        name: 'w',
+        steps: [{ name: 'a', agent: 'x', prompt: 'p', error_policy: 'fail', max_retries: '' }],
+      }),
+    ).toEqual(['The workflow definition is invalid. Fix every problem.', 'steps.0.agent "x" names no agent']);
   });
 });

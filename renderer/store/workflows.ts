@@ -22,7 +22,13 @@ export type WorkflowsSlice = {
   createWorkflow: (w: { name: string; description?: string; steps: StepDraft[] }) => Promise<Outcome>;
   /** `input` is the JSON text typed by the user; a text that is not a JSON object is refused here, in words. */
   runWorkflow: (name: string, input: string) => Promise<Outcome>;
-  createSwarm: (s: { name: string; coordinator: string; agents: string[]; max_rounds: number; consensus_required: boolean }) => Promise<Outcome>;
+  createSwarm: (s: {
+    name: string;
+    coordinator: string;
+    agents: string[];
+    max_rounds: number;
+    consensus_required: boolean;
+  }) => Promise<Outcome>;
   sendSwarmTask: (name: string, message: string) => Promise<Outcome>;
 };
 
@@ -31,20 +37,26 @@ export function stepsToBody(steps: StepDraft[]): Record<string, unknown>[] {
   return steps.map((s) => {
     const step: Record<string, unknown> = { name: s.name.trim(), agent: s.agent.trim(), prompt: s.prompt };
     if (s.error_policy) step.error_policy = s.error_policy;
-    if (s.max_retries.trim() !== '') step.max_retries = /^-?\d+$/.test(s.max_retries.trim()) ? Number(s.max_retries) : s.max_retries;
+    if (s.max_retries.trim() !== '')
+      step.max_retries = /^-?\d+$/.test(s.max_retries.trim()) ? Number(s.max_retries) : s.max_retries;
     return step;
   });
 }
 
 /** Parses the run's input text: empty means {}. */
-export function parseInput(text: string): { ok: true; input: Record<string, unknown> } | { ok: false; message: string } {
+export function parseInput(
+  text: string,
+): { ok: true; input: Record<string, unknown> } | { ok: false; message: string } {
   if (text.trim() === '') return { ok: true, input: {} };
   try {
     const v: unknown = JSON.parse(text);
     if (v && typeof v === 'object' && !Array.isArray(v)) return { ok: true, input: v as Record<string, unknown> };
     return { ok: false, message: 'The input must be a JSON object, e.g. {"topic": "bees"}.' };
   } catch (err) {
-    return { ok: false, message: `The input is not valid JSON (${(err as Error).message}). Write an object, e.g. {"topic": "bees"}.` };
+    return {
+      ok: false,
+      message: `The input is not valid JSON (${(err as Error).message}). Write an object, e.g. {"topic": "bees"}.`,
+    };
   }
 }
 
@@ -73,19 +85,45 @@ export const createWorkflowsSlice =
         const wf = workflows ?? get().workflows;
         const sw = swarms ?? get().swarms;
         const [runs, tasks] = await Promise.all([
-          Promise.all(wf.map(async (w) => [w.name, (await list<WorkflowRun>(`/workflows/${enc(w.name)}/runs`)) ?? get().runs[w.name] ?? []] as const)),
-          Promise.all(sw.map(async (s) => [s.name, (await list<SwarmTask>(`/swarms/${enc(s.name)}/tasks`)) ?? get().swarmTasks[s.name] ?? []] as const)),
+          Promise.all(
+            wf.map(
+              async (w) =>
+                [
+                  w.name,
+                  (await list<WorkflowRun>(`/workflows/${enc(w.name)}/runs`)) ?? get().runs[w.name] ?? [],
+                ] as const,
+            ),
+          ),
+          Promise.all(
+            sw.map(
+              async (s) =>
+                [
+                  s.name,
+                  (await list<SwarmTask>(`/swarms/${enc(s.name)}/tasks`)) ?? get().swarmTasks[s.name] ?? [],
+                ] as const,
+            ),
+          ),
         ]);
         set({ workflows: wf, swarms: sw, runs: Object.fromEntries(runs), swarmTasks: Object.fromEntries(tasks) });
       },
-      createWorkflow: (w) => act('/workflows', { name: w.name.trim(), ...(w.description ? { description: w.description } : {}), steps: stepsToBody(w.steps) }),
+      createWorkflow: (w) =>
+        act('/workflows', {
+          name: w.name.trim(),
+          ...(w.description ? { description: w.description } : {}),
+          steps: stepsToBody(w.steps),
+        }),
       runWorkflow: (name, input) => {
         const parsed = parseInput(input);
         if (!parsed.ok) return Promise.resolve([parsed.message]);
         return act(`/workflows/${enc(name)}/run`, { input: parsed.input });
       },
       createSwarm: (s) =>
-        act('/swarms', { name: s.name.trim(), coordinator: s.coordinator.trim(), agents: s.agents, config: { max_rounds: s.max_rounds, consensus_required: s.consensus_required } }),
+        act('/swarms', {
+          name: s.name.trim(),
+          coordinator: s.coordinator.trim(),
+          agents: s.agents,
+          config: { max_rounds: s.max_rounds, consensus_required: s.consensus_required },
+        }),
       sendSwarmTask: (name, message) => act(`/swarms/${enc(name)}/tasks`, { message }),
     };
   };

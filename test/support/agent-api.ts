@@ -8,7 +8,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 /** Runs `switchboard keys ...` and returns stdout (throws on a non-zero exit). */
 export async function cli(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'main/cli.ts'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'main/cli.ts'), ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -22,11 +25,20 @@ export const createKey = async (configPath: string, tenant?: string): Promise<st
   (await cli(['keys', 'create', '--config', configPath, ...(tenant ? ['--tenant', tenant] : [])])).trim();
 
 export type Json = any;
-export async function call(url: string, key: string | null, method = 'GET', body?: unknown): Promise<{ status: number; body: Json; headers: Headers }> {
+export async function call(
+  url: string,
+  key: string | null,
+  method = 'GET',
+  body?: unknown,
+): Promise<{ status: number; body: Json; headers: Headers }> {
   const headers: Record<string, string> = {};
   if (key) headers['x-api-key'] = key;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(url, {
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
   const text = await res.text();
   let parsed: unknown = text;
   try {
@@ -53,11 +65,15 @@ export async function openEvents(url: string, key: string, lastEventId?: number)
   if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId);
   const res = await fetch(url, { headers, signal: ac.signal });
   const stream: EventStream = {
-    events: [], ids: [], comments: [], status: res.status,
+    events: [],
+    ids: [],
+    comments: [],
+    status: res.status,
     waitFor: async (pred, timeoutMs = 10_000) => {
       const deadline = Date.now() + timeoutMs;
       while (!pred(stream.events)) {
-        if (Date.now() > deadline) throw new Error(`events not as expected in time: ${JSON.stringify(stream.events.map((e) => e.type))}`);
+        if (Date.now() > deadline)
+          throw new Error(`events not as expected in time: ${JSON.stringify(stream.events.map((e) => e.type))}`);
         await new Promise((r) => setTimeout(r, 20));
       }
       return stream.events;

@@ -37,14 +37,22 @@ describe('mock anthropic: messages', () => {
     });
     expect(m.chatCount()).toBe(1);
     // The official SDK 1.x sends the key as Authorization: Bearer, not x-api-key.
-    expect(m.requests[0]).toMatchObject({ method: 'POST', url: '/v1/messages', apiKey: 'x', apiKeyHeader: 'authorization', body: ask });
+    expect(m.requests[0]).toMatchObject({
+      method: 'POST',
+      url: '/v1/messages',
+      apiKey: 'x',
+      apiKeyHeader: 'authorization',
+      body: ask,
+    });
     expect(m.requests[0]!.headers['anthropic-version']).toBeTruthy();
   });
 
   it('answers a tool call with parsed input', async () => {
     const { client } = await mock({ behavior: { toolCall: weather, usage: { input_tokens: 50, output_tokens: 20 } } });
     const msg = await client.messages.create(ask);
-    expect(msg.content).toEqual([{ type: 'tool_use', id: 'toolu_mock1', name: 'get_weather', input: weather.arguments }]);
+    expect(msg.content).toEqual([
+      { type: 'tool_use', id: 'toolu_mock1', name: 'get_weather', input: weather.arguments },
+    ]);
     expect(msg.stop_reason).toBe('tool_use');
     expect(msg.usage).toEqual({ input_tokens: 50, output_tokens: 20 });
   });
@@ -62,7 +70,16 @@ describe('mock anthropic: streams', () => {
     const stream = client.messages.stream(ask);
     const types: string[] = [];
     for await (const event of stream) types.push(event.type);
-    expect(types).toEqual(['message_start', 'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(types).toEqual([
+      'message_start',
+      'content_block_start',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
     const msg = await stream.finalMessage();
     expect(msg.content).toEqual([{ type: 'text', text: 'Hello from alpha' }]);
     expect(msg.stop_reason).toBe('end_turn');
@@ -77,7 +94,9 @@ describe('mock anthropic: streams', () => {
     const msg = await stream.finalMessage();
     expect(partials.length).toBeGreaterThanOrEqual(3);
     expect(partials.join('')).toBe(JSON.stringify(weather.arguments));
-    expect(msg.content).toEqual([{ type: 'tool_use', id: 'toolu_mock1', name: 'get_weather', input: weather.arguments }]);
+    expect(msg.content).toEqual([
+      { type: 'tool_use', id: 'toolu_mock1', name: 'get_weather', input: weather.arguments },
+    ]);
     expect(msg.stop_reason).toBe('tool_use');
   });
 
@@ -103,7 +122,19 @@ describe('mock anthropic: streams', () => {
       'event: message_stop',
     ]);
     expect(events.map((e) => JSON.parse(e.split('\ndata: ')[1]!))).toEqual([
-      { type: 'message_start', message: { id: 'msg_mock1', type: 'message', role: 'assistant', model: 'claude-test-1', content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 1 } } },
+      {
+        type: 'message_start',
+        message: {
+          id: 'msg_mock1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-test-1',
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      },
       { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
       { type: 'ping' },
       { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'a' } },
@@ -125,7 +156,10 @@ describe('mock anthropic: streams', () => {
 
   it('sends an error event after errorEventAfterChunks events, which the SDK raises', async () => {
     const { client } = await mock({ behavior: { errorEventAfterChunks: 4 } });
-    const err = await client.messages.stream(ask).finalMessage().catch((e: unknown) => e);
+    const err = await client.messages
+      .stream(ask)
+      .finalMessage()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.APIError);
     expect((err as InstanceType<typeof Anthropic.APIError>).type).toBe('overloaded_error');
   });
@@ -138,7 +172,10 @@ describe('mock anthropic: failures and checks', () => {
       const err = await client.messages.create(ask).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Anthropic.InternalServerError);
       expect((err as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
-      expect((err as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
+      expect((err as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
+        type: 'error',
+        error: { type: 'overloaded_error' },
+      });
     }
     expect((await client.messages.create(ask)).content).toEqual([{ type: 'text', text: 'Hello from mock' }]);
     expect(m.chatCount()).toBe(3);
@@ -160,13 +197,22 @@ describe('mock anthropic: failures and checks', () => {
   it('requires a key (x-api-key or Authorization: Bearer) and anthropic-version, as Anthropic does', async () => {
     const { mock: m } = await mock();
     const post = (headers: Record<string, string>) =>
-      fetch(`${m.baseUrl}/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(ask) });
+      fetch(`${m.baseUrl}/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(ask),
+      });
     const noKey = await post({ 'anthropic-version': '2023-06-01' });
     expect(noKey.status).toBe(401);
-    expect(await noKey.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error', message: 'x-api-key header is required' } });
+    expect(await noKey.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'authentication_error', message: 'x-api-key header is required' },
+    });
     const noVersion = await post({ 'x-api-key': 'k' });
     expect(noVersion.status).toBe(400);
-    expect(await noVersion.json()).toMatchObject({ error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' } });
+    expect(await noVersion.json()).toMatchObject({
+      error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' },
+    });
     expect((await post({ 'x-api-key': 'k1', 'anthropic-version': '2023-06-01' })).status).toBe(200);
     expect((await post({ authorization: 'Bearer k2', 'anthropic-version': '2023-06-01' })).status).toBe(200);
     expect(m.requests.map((r) => [r.apiKey, r.apiKeyHeader])).toEqual([
@@ -183,7 +229,9 @@ describe('mock anthropic: failures and checks', () => {
     const { max_tokens: _, ...noMax } = ask;
     const res = await fetch(`${m.baseUrl}/messages`, { method: 'POST', headers, body: JSON.stringify(noMax) });
     expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
+    expect(await res.json()).toMatchObject({
+      error: { type: 'invalid_request_error', message: 'max_tokens: Field required' },
+    });
     const unknown = await fetch(`${m.baseUrl}/complete`, { method: 'POST', headers, body: '{}' });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
@@ -191,7 +239,7 @@ describe('mock anthropic: failures and checks', () => {
 });
 
 describe('mock anthropic: models', () => {
-  it('lists the configured models in Anthropic\'s shape', async () => {
+  it("lists the configured models in Anthropic's shape", async () => {
     const { mock: m, client } = await mock({ name: 'alpha', behavior: { models: ['claude-a', 'claude-b'] } });
     const ids: string[] = [];
     for await (const model of client.models.list()) ids.push(`${model.type}:${model.id}`);
@@ -212,7 +260,10 @@ describe('mock anthropic: read by the Anthropic provider format', () => {
 
   it('accepts a converted hub request and its reply converts back', async () => {
     const { mock: m } = await mock({ name: 'alpha' });
-    const res = await post(m, anthropicFormat.requestFromHub({ model: 'claude-test-1', messages: [{ role: 'user', content: 'Hi' }] }));
+    const res = await post(
+      m,
+      anthropicFormat.requestFromHub({ model: 'claude-test-1', messages: [{ role: 'user', content: 'Hi' }] }),
+    );
     const hub = anthropicFormat.responseToHub(await res.json(), 'claude-test-1');
     expect(hub.choices[0]).toMatchObject({ message: { content: 'Hello from alpha' }, finish_reason: 'stop' });
     expect(hub.usage).toEqual({ prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 });
@@ -220,14 +271,27 @@ describe('mock anthropic: read by the Anthropic provider format', () => {
 
   it('decodes a streamed tool call without losing arguments, fed as the socket delivers it', async () => {
     const { mock: m } = await mock({ behavior: { toolCall: weather } });
-    const res = await post(m, anthropicFormat.requestFromHub({ model: 'claude-test-1', messages: [{ role: 'user', content: 'Paris?' }], stream: true }));
+    const res = await post(
+      m,
+      anthropicFormat.requestFromHub({
+        model: 'claude-test-1',
+        messages: [{ role: 'user', content: 'Paris?' }],
+        stream: true,
+      }),
+    );
     const dec = anthropicFormat.streamDecoder('claude-test-1');
     const chunks = [];
     const decoder = new TextDecoder();
     for await (const bytes of res.body!) chunks.push(...dec.push(decoder.decode(bytes, { stream: true })));
     chunks.push(...dec.end());
     const hub = foldChunks(chunks);
-    expect(hub.choices[0]!.message.tool_calls).toEqual([{ id: 'toolu_mock1', type: 'function', function: { name: 'get_weather', arguments: JSON.stringify(weather.arguments) } }]);
+    expect(hub.choices[0]!.message.tool_calls).toEqual([
+      {
+        id: 'toolu_mock1',
+        type: 'function',
+        function: { name: 'get_weather', arguments: JSON.stringify(weather.arguments) },
+      },
+    ]);
     expect(hub.choices[0]!.finish_reason).toBe('tool_calls');
   });
 });

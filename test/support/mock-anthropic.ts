@@ -86,13 +86,19 @@ function anthropicError(status: number): { type: ErrorType; message: string } {
     case 401:
       return { type: 'authentication_error', message: 'invalid x-api-key (mock)' };
     case 403:
-      return { type: 'permission_error', message: 'Your API key does not have permission to use the specified resource (mock).' };
+      return {
+        type: 'permission_error',
+        message: 'Your API key does not have permission to use the specified resource (mock).',
+      };
     case 404:
       return { type: 'not_found_error', message: 'The requested resource could not be found (mock).' };
     case 413:
       return { type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes (mock).' };
     case 429:
-      return { type: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit (mock).' };
+      return {
+        type: 'rate_limit_error',
+        message: 'Number of request tokens has exceeded your per-minute rate limit (mock).',
+      };
     case 529:
       return { type: 'overloaded_error', message: 'Overloaded (mock)' };
     default:
@@ -133,7 +139,11 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
 
   const sendJson = (res: http.ServerResponse, status: number, body: unknown): void => {
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'request-id': `req_mock${requestIds}` });
+    res.writeHead(status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      'request-id': `req_mock${requestIds}`,
+    });
     res.end(text);
   };
   const sendError = (res: http.ServerResponse, status: number, type: ErrorType, message: string): void =>
@@ -144,7 +154,12 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     const n = ++sequence;
     if (b.toolCall) {
       const args = JSON.stringify(b.toolCall.arguments);
-      return { n, tool: { id: `toolu_mock${n}`, name: b.toolCall.name, input: b.toolCall.arguments }, pieces: splitInto(args, 3), text: '' };
+      return {
+        n,
+        tool: { id: `toolu_mock${n}`, name: b.toolCall.name, input: b.toolCall.arguments },
+        pieces: splitInto(args, 3),
+        text: '',
+      };
     }
     const tokens = b.tokens ?? ['Hello', ' from', ` ${name}`];
     return { n, tool: undefined, pieces: tokens, text: tokens.join('') };
@@ -180,23 +195,42 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     };
     const events = [sse('message_start', { message })];
     if (r.tool) {
-      events.push(sse('content_block_start', { index: 0, content_block: { type: 'tool_use', id: r.tool.id, name: r.tool.name, input: {} } }), sse('ping', {}));
-      for (const p of ['', ...r.pieces]) events.push(sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: p } }));
+      events.push(
+        sse('content_block_start', {
+          index: 0,
+          content_block: { type: 'tool_use', id: r.tool.id, name: r.tool.name, input: {} },
+        }),
+        sse('ping', {}),
+      );
+      for (const p of ['', ...r.pieces])
+        events.push(sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: p } }));
     } else {
       events.push(sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }), sse('ping', {}));
-      for (const p of r.pieces) events.push(sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: p } }));
+      for (const p of r.pieces)
+        events.push(sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: p } }));
     }
     events.push(
       sse('content_block_stop', { index: 0 }),
-      sse('message_delta', { delta: { stop_reason: r.tool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.output_tokens } }),
+      sse('message_delta', {
+        delta: { stop_reason: r.tool ? 'tool_use' : 'end_turn', stop_sequence: null },
+        usage: { output_tokens: usage.output_tokens },
+      }),
       sse('message_stop', {}),
     );
     const errorAfter = b.errorEventAfterChunks;
     if (errorAfter !== undefined) {
-      events.splice(errorAfter, events.length, sse('error', { error: { type: 'overloaded_error', message: 'Overloaded (mock)' } }));
+      events.splice(
+        errorAfter,
+        events.length,
+        sse('error', { error: { type: 'overloaded_error', message: 'Overloaded (mock)' } }),
+      );
     }
 
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'request-id': `req_mock${requestIds}` });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      'request-id': `req_mock${requestIds}`,
+    });
     writeStream(res, later, events, { failAfter: b.failAfterChunks, delayMs: b.chunkDelayMs ?? 0 });
   };
 
@@ -212,7 +246,8 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     if (isMessages) chatRequests++;
     if (!isMessages && !isModels) return sendError(res, 404, 'not_found_error', 'Not found');
     if (!apiKey) return sendError(res, 401, 'authentication_error', 'x-api-key header is required');
-    if (!req.headers['anthropic-version']) return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
+    if (!req.headers['anthropic-version'])
+      return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
 
     const b = behavior;
     if (b.status !== undefined && (b.failTimes === undefined || failuresSent < b.failTimes)) {
@@ -222,11 +257,21 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     }
     if (isModels) {
       const ids = b.models ?? ['claude-mock'];
-      const data = ids.map((id) => ({ type: 'model', id, display_name: `${id} (${name})`, created_at: '2025-01-01T00:00:00Z' }));
+      const data = ids.map((id) => ({
+        type: 'model',
+        id,
+        display_name: `${id} (${name})`,
+        created_at: '2025-01-01T00:00:00Z',
+      }));
       return sendJson(res, 200, { data, has_more: false, first_id: ids[0] ?? null, last_id: ids.at(-1) ?? null });
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      return sendError(res, 400, 'invalid_request_error', 'There was an issue with the format of your request: the body is not a JSON object (mock).');
+      return sendError(
+        res,
+        400,
+        'invalid_request_error',
+        'There was an issue with the format of your request: the body is not a JSON object (mock).',
+      );
     }
     const request = body as { model?: unknown; max_tokens?: unknown; messages?: unknown; stream?: unknown };
     for (const field of ['model', 'max_tokens', 'messages'] as const) {

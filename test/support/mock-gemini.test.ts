@@ -38,7 +38,11 @@ async function collect(stream: AsyncGenerator<GenerateContentResponse>): Promise
 describe('mock gemini: the official client, non-stream', () => {
   it('answers generateContent with text naming the provider, and records path, body and key', async () => {
     const { mock: m, ai } = await mock({ name: 'alpha' });
-    const res = await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi', config: { temperature: 0.2 } });
+    const res = await ai.models.generateContent({
+      model: 'gemini-2.5-flash',
+      contents: 'hi',
+      config: { temperature: 0.2 },
+    });
 
     expect(res.text).toBe('Hello from alpha');
     expect(res.candidates?.[0]?.finishReason).toBe('STOP');
@@ -52,12 +56,19 @@ describe('mock gemini: the official client, non-stream', () => {
     expect(r.url).toBe('/v1beta/models/gemini-2.5-flash:generateContent');
     expect(r.apiKey).toBe('test-key');
     expect(r.headers['x-goog-api-key']).toBe('test-key');
-    expect(r.body).toEqual({ contents: [{ parts: [{ text: 'hi' }], role: 'user' }], generationConfig: { temperature: 0.2 } });
+    expect(r.body).toEqual({
+      contents: [{ parts: [{ text: 'hi' }], role: 'user' }],
+      generationConfig: { temperature: 0.2 },
+    });
   });
 
   it('replies with a function call that response.functionCalls reads', async () => {
     const { mock: m, ai } = await mock({ behavior: { toolCall } });
-    const res = await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'Weather in Paris?', config: { tools: [weatherTool] } });
+    const res = await ai.models.generateContent({
+      model: 'gemini-2.5-flash',
+      contents: 'Weather in Paris?',
+      config: { tools: [weatherTool] },
+    });
     expect(res.functionCalls).toEqual([{ name: 'get_weather', args: { city: 'Paris', units: { temp: 'C' } } }]);
     expect(res.candidates?.[0]?.finishReason).toBe('STOP');
     expect(m.requests[0]?.body.tools).toEqual([weatherTool]);
@@ -72,14 +83,22 @@ describe('mock gemini: the official client, stream', () => {
     expect(m.requests[0]?.url).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
     expect(events.map((e) => e.text)).toEqual(['Hello', ' from', ' beta']);
     expect(events.map((e) => e.candidates?.[0]?.finishReason)).toEqual([undefined, undefined, 'STOP']);
-    expect(events.at(-1)?.usageMetadata).toEqual({ promptTokenCount: 10, candidatesTokenCount: 3, totalTokenCount: 13 });
+    expect(events.at(-1)?.usageMetadata).toEqual({
+      promptTokenCount: 10,
+      candidatesTokenCount: 3,
+      totalTokenCount: 13,
+    });
     expect(new Set(events.map((e) => e.responseId)).size).toBe(1);
   });
 
   it('streams a function call whole, its bytes cut inside the arguments', async () => {
     const { ai } = await mock({ behavior: { toolCall, chunkDelayMs: 5 } });
     const events = await collect(
-      await ai.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'Weather?', config: { tools: [weatherTool] } }),
+      await ai.models.generateContentStream({
+        model: 'gemini-2.5-flash',
+        contents: 'Weather?',
+        config: { tools: [weatherTool] },
+      }),
     );
     expect(events).toHaveLength(1);
     expect(events[0]?.functionCalls).toEqual([{ name: 'get_weather', args: { city: 'Paris', units: { temp: 'C' } } }]);
@@ -91,7 +110,8 @@ describe('mock gemini: the official client, stream', () => {
     const got: string[] = [];
     await expect(
       (async () => {
-        for await (const e of await ai.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'hi' })) got.push(e.text ?? '');
+        for await (const e of await ai.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'hi' }))
+          got.push(e.text ?? '');
       })(),
     ).rejects.toThrow();
     expect(got).toEqual(['Hello', ' from']);
@@ -156,7 +176,9 @@ describe('mock gemini: failures', () => {
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(429);
     expect((err as ApiError).message).toContain('RESOURCE_EXHAUSTED');
-    expect((await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' })).text).toBe('Hello from mock');
+    expect((await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' })).text).toBe(
+      'Hello from mock',
+    );
     expect(m.chatCount()).toBe(2);
   });
 
@@ -166,7 +188,9 @@ describe('mock gemini: failures', () => {
     [503, 'UNAVAILABLE'],
   ] as const)('answers %i with status %s, on streams too', async (status, name) => {
     const { mock: m, ai } = await mock({ behavior: { status } });
-    const err = await ai.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'hi' }).catch((e: unknown) => e);
+    const err = await ai.models
+      .generateContentStream({ model: 'gemini-2.5-flash', contents: 'hi' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(status);
     const res = await fetch(`${m.baseUrl}/models/x:generateContent`, { method: 'POST', body: '{"contents":[]}' });
@@ -177,7 +201,10 @@ describe('mock gemini: failures', () => {
 
   it('wraps the error in an array on the JSON-array stream', async () => {
     const { mock: m } = await mock({ behavior: { status: 429 } });
-    const res = await fetch(`${m.baseUrl}/models/x:streamGenerateContent`, { method: 'POST', body: '{"contents":[{"parts":[{"text":"hi"}]}]}' });
+    const res = await fetch(`${m.baseUrl}/models/x:streamGenerateContent`, {
+      method: 'POST',
+      body: '{"contents":[{"parts":[{"text":"hi"}]}]}',
+    });
     expect(res.status).toBe(429);
     const body = (await res.json()) as ErrorJson[];
     expect(body).toEqual([{ error: { code: 429, message: expect.any(String), status: 'RESOURCE_EXHAUSTED' } }]);

@@ -80,7 +80,7 @@ export type MockGeminiOptions = {
 const STATUS_NAMES: Record<number, [string, string]> = {
   400: ['INVALID_ARGUMENT', 'Request contains an invalid argument. (mock)'],
   401: ['UNAUTHENTICATED', 'Request had invalid authentication credentials. (mock)'],
-  403: ['PERMISSION_DENIED', 'Method doesn\'t allow unregistered callers. (mock)'],
+  403: ['PERMISSION_DENIED', "Method doesn't allow unregistered callers. (mock)"],
   404: ['NOT_FOUND', 'models/unknown is not found for API version v1beta. (mock)'],
   429: ['RESOURCE_EXHAUSTED', 'Resource has been exhausted (e.g. check quota). (mock)'],
   500: ['INTERNAL', 'An internal error has occurred. (mock)'],
@@ -89,13 +89,19 @@ const STATUS_NAMES: Record<number, [string, string]> = {
 };
 
 function errorBody(code: number, message?: string): { error: { code: number; message: string; status: string } } {
-  const [status, fallback] = STATUS_NAMES[code] ?? [code >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT', `Request failed with status ${code}. (mock)`];
+  const [status, fallback] = STATUS_NAMES[code] ?? [
+    code >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT',
+    `Request failed with status ${code}. (mock)`,
+  ];
   return { error: { code, message: message ?? fallback, status } };
 }
 
 function sendJson(res: http.ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=UTF-8',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -134,7 +140,11 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     const tokens = b.tokens ?? ['Hello', ' from', ` ${name}`];
     const prompt = b.usage?.prompt_tokens ?? 10;
     const completion = b.usage?.completion_tokens ?? (b.toolCall ? 1 : tokens.length);
-    const fullUsage = { promptTokenCount: prompt, candidatesTokenCount: completion, totalTokenCount: prompt + completion };
+    const fullUsage = {
+      promptTokenCount: prompt,
+      candidatesTokenCount: completion,
+      totalTokenCount: prompt + completion,
+    };
     const event = (parts: object[], last: boolean) => ({
       candidates: [{ content: { parts, role: 'model' }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
       usageMetadata: last ? fullUsage : { promptTokenCount: prompt, totalTokenCount: prompt },
@@ -153,11 +163,18 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
 
   const answerStream = (res: http.ServerResponse, b: MockGeminiBehavior, model: string, sse: boolean): void => {
     const { events } = replyEvents(b, model);
-    const frames = events.map((e, i) => (sse ? `data: ${JSON.stringify(e)}\r\n\r\n` : `${i === 0 ? '[' : ',\r\n'}${JSON.stringify(e)}`));
+    const frames = events.map((e, i) =>
+      sse ? `data: ${JSON.stringify(e)}\r\n\r\n` : `${i === 0 ? '[' : ',\r\n'}${JSON.stringify(e)}`,
+    );
     if (!sse) frames.push(']');
     const delay = b.chunkDelayMs ?? 0;
     const failAfter = b.failAfterChunks;
-    res.writeHead(200, sse ? { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } : { 'content-type': 'application/json; charset=UTF-8' });
+    res.writeHead(
+      200,
+      sse
+        ? { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }
+        : { 'content-type': 'application/json; charset=UTF-8' },
+    );
     // A tool call event goes out in three pieces cut inside its arguments.
     const pieces = (frame: string): string[] => {
       if (!b.toolCall) return [frame];
@@ -166,7 +183,9 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
       const mid = Math.floor((at + frame.length) / 2);
       return [frame.slice(0, at + 8), frame.slice(at + 8, mid), frame.slice(mid)].filter((p) => p !== '');
     };
-    const queue: { text: string; endsEvent: boolean }[] = frames.flatMap((f) => pieces(f).map((text, i, all) => ({ text, endsEvent: i === all.length - 1 })));
+    const queue: { text: string; endsEvent: boolean }[] = frames.flatMap((f) =>
+      pieces(f).map((text, i, all) => ({ text, endsEvent: i === all.length - 1 })),
+    );
     writeStream(res, later, queue, { failAfter, delayMs: delay });
   };
 
@@ -180,12 +199,14 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     const isList = req.method === 'GET' && url.pathname === '/v1beta/models';
     const getModel = req.method === 'GET' ? MODEL_PATH.exec(url.pathname) : null;
     if (chat) chatRequests++;
-    if (record) requests.push({ method: req.method ?? '', url: req.url ?? '/', headers: req.headers, apiKey, body, receivedAt });
+    if (record)
+      requests.push({ method: req.method ?? '', url: req.url ?? '/', headers: req.headers, apiKey, body, receivedAt });
 
     const stream = chat?.[2] === 'streamGenerateContent';
     const sse = url.searchParams.get('alt') === 'sse';
     // The JSON-array stream reports errors as an array, like Google's.
-    const sendError = (status: number, message?: string): void => sendJson(res, status, stream && !sse ? [errorBody(status, message)] : errorBody(status, message));
+    const sendError = (status: number, message?: string): void =>
+      sendJson(res, status, stream && !sse ? [errorBody(status, message)] : errorBody(status, message));
 
     if (!chat && !isList && !getModel) return sendError(404, `Method not found: ${req.method} ${url.pathname} (mock).`);
     const b = behavior;
@@ -199,7 +220,8 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
       if (isList) return sendJson(res, 200, { models: models.map(modelEntry) });
       if (getModel) return sendJson(res, 200, modelEntry(decodeURIComponent(getModel[1]!)));
       const request = body as { contents?: unknown } | undefined;
-      if (request === null || typeof request !== 'object') return sendError(400, 'Invalid JSON payload received. (mock)');
+      if (request === null || typeof request !== 'object')
+        return sendError(400, 'Invalid JSON payload received. (mock)');
       if (!Array.isArray(request.contents) || request.contents.length === 0) {
         return sendError(400, '* GenerateContentRequest.contents: contents is not specified (mock)');
       }

@@ -12,7 +12,12 @@ export type MockHttp = {
   close(): Promise<void>;
 };
 
-export type MockHandler = (req: http.IncomingMessage, res: http.ServerResponse, chunks: Buffer[], receivedAt: number) => void;
+export type MockHandler = (
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  chunks: Buffer[],
+  receivedAt: number,
+) => void;
 
 export async function startMockHttp(port: number | undefined, handle: MockHandler): Promise<MockHttp> {
   const sockets = new Set<Socket>();
@@ -73,7 +78,12 @@ export type StreamPlan = {
 };
 
 /** Writes a reply's items one by one, with delays and a mid-stream cut on demand; the headers are the caller's. */
-export function writeStream(res: http.ServerResponse, later: MockHttp['later'], items: StreamItem[], plan: StreamPlan = {}): void {
+export function writeStream(
+  res: http.ServerResponse,
+  later: MockHttp['later'],
+  items: StreamItem[],
+  plan: StreamPlan = {},
+): void {
   const { failAfter } = plan;
   if (failAfter !== undefined && failAfter <= 0) {
     res.flushHeaders();

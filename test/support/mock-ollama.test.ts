@@ -19,7 +19,16 @@ async function mock(opts?: MockOllamaOptions): Promise<{ mock: MockOllama; clien
 
 const ask = { model: 'llama3.2', messages: [{ role: 'user', content: 'hi' }] };
 const weather = { name: 'get_weather', arguments: { city: 'Paris', units: { temp: 'C' } } };
-const tools = [{ type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+const tools = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'Weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } } },
+    },
+  },
+];
 
 async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   const parts: T[] = [];
@@ -31,7 +40,12 @@ describe('mock ollama: /api/chat through the official client', () => {
   it('answers a non-stream chat that names the provider, with Ollama timings and counts', async () => {
     const { mock: m, client } = await mock({ name: 'alpha' });
     const reply = await client.chat({ ...ask, stream: false });
-    expect(reply).toMatchObject({ model: 'llama3.2', message: { role: 'assistant', content: 'Hello from alpha' }, done: true, done_reason: 'stop' });
+    expect(reply).toMatchObject({
+      model: 'llama3.2',
+      message: { role: 'assistant', content: 'Hello from alpha' },
+      done: true,
+      done_reason: 'stop',
+    });
     expect(reply.prompt_eval_count).toBe(10);
     expect(reply.eval_count).toBe(3);
     expect(Number.isInteger(reply.eval_duration) && reply.eval_duration > 0).toBe(true);
@@ -53,7 +67,10 @@ describe('mock ollama: /api/chat through the official client', () => {
     const { mock: m } = await mock();
     const res = await fetch(`${m.baseUrl}/api/chat`, { method: 'POST', body: JSON.stringify(ask) });
     expect(res.headers.get('content-type')).toBe('application/x-ndjson');
-    const lines = (await res.text()).trimEnd().split('\n').map((l) => JSON.parse(l) as { done: boolean });
+    const lines = (await res.text())
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { done: boolean });
     expect(lines).toHaveLength(4);
     expect(lines.at(-1)?.done).toBe(true);
   });
@@ -86,7 +103,9 @@ describe('mock ollama: /api/chat through the official client', () => {
 describe('mock ollama: failures as the official client sees them', () => {
   it('answers status with {"error": "<text>"}, which the client shows as text; failTimes then recovers', async () => {
     const { mock: m, client } = await mock({ name: 'gamma', behavior: { status: 404, failTimes: 1 } });
-    const err = (await client.chat({ ...ask, stream: false }).catch((e: unknown) => e)) as Error & { status_code?: number };
+    const err = (await client.chat({ ...ask, stream: false }).catch((e: unknown) => e)) as Error & {
+      status_code?: number;
+    };
     expect(err.name).toBe('ResponseError');
     expect(err.status_code).toBe(404);
     expect(err.message).toBe('model "llama3.2" not found, try pulling it first (mock gamma)');
@@ -104,7 +123,7 @@ describe('mock ollama: failures as the official client sees them', () => {
     expect(seen).toEqual(['Hello', ' from']);
   });
 
-  it('sends Ollama\'s mid-stream error line after errorAfterChunks lines: the client throws its text', async () => {
+  it("sends Ollama's mid-stream error line after errorAfterChunks lines: the client throws its text", async () => {
     const { client } = await mock({ name: 'delta', behavior: { errorAfterChunks: 1 } });
     const seen: string[] = [];
     const err = (await (async () => {
@@ -121,7 +140,7 @@ describe('mock ollama: failures as the official client sees them', () => {
     expect(await res.json()).toEqual({ error: 'model is required' });
   });
 
-  it('answers unknown paths with Ollama\'s plain 404', async () => {
+  it("answers unknown paths with Ollama's plain 404", async () => {
     const { mock: m } = await mock();
     const res = await fetch(`${m.baseUrl}/v1/chat/completions`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(404);
@@ -133,7 +152,13 @@ describe('mock ollama: the other endpoints', () => {
   it('generates, streamed and not, with `response` and a context', async () => {
     const { mock: m, client } = await mock({ name: 'eps' });
     const one = await client.generate({ model: 'llama3.2', prompt: 'hi', stream: false });
-    expect(one).toMatchObject({ response: 'Hello from eps', done: true, done_reason: 'stop', context: [1, 2, 3], eval_count: 3 });
+    expect(one).toMatchObject({
+      response: 'Hello from eps',
+      done: true,
+      done_reason: 'stop',
+      context: [1, 2, 3],
+      eval_count: 3,
+    });
     const parts = await collect(await client.generate({ model: 'llama3.2', prompt: 'hi', stream: true }));
     expect(parts.map((p) => p.response).join('')).toBe('Hello from eps');
     expect(parts.at(-1)?.done).toBe(true);
@@ -145,7 +170,16 @@ describe('mock ollama: the other endpoints', () => {
     const { client } = await mock({ behavior: { models: ['llama3.2:latest', 'qwen3:8b'] } });
     const list = await client.list();
     expect(list.models.map((x) => x.name)).toEqual(['llama3.2:latest', 'qwen3:8b']);
-    expect(list.models[0]).toMatchObject({ model: 'llama3.2:latest', details: { format: 'gguf', family: 'llama', families: ['llama'], parameter_size: '8.0B', quantization_level: 'Q4_K_M' } });
+    expect(list.models[0]).toMatchObject({
+      model: 'llama3.2:latest',
+      details: {
+        format: 'gguf',
+        family: 'llama',
+        families: ['llama'],
+        parameter_size: '8.0B',
+        quantization_level: 'Q4_K_M',
+      },
+    });
     expect(list.models[0]?.digest).toMatch(/^[0-9a-f]{64}$/);
     expect(await client.version()).toEqual({ version: '0.6.4' });
     expect((await client.show({ model: 'llama3.2' })).capabilities).toContain('tools');
@@ -156,10 +190,16 @@ describe('mock ollama: the other endpoints', () => {
 });
 
 describe('mock ollama and the ollama format module agree', () => {
-  const hubAsk = { model: 'llama3.2', messages: [{ role: 'user' as const, content: 'Weather in Paris?' }], tools: [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object' } } }] };
+  const hubAsk = {
+    model: 'llama3.2',
+    messages: [{ role: 'user' as const, content: 'Weather in Paris?' }],
+    tools: [{ type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object' } } }],
+  };
 
   it('a streamed tool call decodes to hub chunks with its arguments intact', async () => {
-    const { mock: m } = await mock({ behavior: { toolCall: weather, usage: { prompt_tokens: 20, completion_tokens: 5 } } });
+    const { mock: m } = await mock({
+      behavior: { toolCall: weather, usage: { prompt_tokens: 20, completion_tokens: 5 } },
+    });
     const body = ollamaFormat.requestFromHub({ ...hubAsk, stream: true });
     const res = await fetch(`${m.baseUrl}/api/chat`, { method: 'POST', body: JSON.stringify(body) });
     const decoder = ollamaFormat.streamDecoder('llama3.2');
@@ -168,7 +208,10 @@ describe('mock ollama and the ollama format module agree', () => {
     for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(...decoder.push(r.value));
     chunks.push(...decoder.end());
     const folded = foldChunks(chunks);
-    expect(m.requests[0]?.body).toMatchObject({ stream: true, tools: [{ type: 'function', function: { name: 'get_weather' } }] });
+    expect(m.requests[0]?.body).toMatchObject({
+      stream: true,
+      tools: [{ type: 'function', function: { name: 'get_weather' } }],
+    });
     expect(folded.choices[0]?.finish_reason).toBe('tool_calls');
     expect(JSON.parse(folded.choices[0]!.message.tool_calls![0]!.function.arguments)).toEqual(weather.arguments);
     expect(folded.usage).toEqual({ prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 });
@@ -183,7 +226,12 @@ describe('mock ollama and the ollama format module agree', () => {
     expect(hub.usage).toEqual({ prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 });
 
     m.setBehavior({ errorAfterChunks: 1 });
-    const text = await (await fetch(`${m.baseUrl}/api/chat`, { method: 'POST', body: JSON.stringify(ollamaFormat.requestFromHub({ ...hubAsk, stream: true })) })).text();
+    const text = await (
+      await fetch(`${m.baseUrl}/api/chat`, {
+        method: 'POST',
+        body: JSON.stringify(ollamaFormat.requestFromHub({ ...hubAsk, stream: true })),
+      })
+    ).text();
     const decoder = ollamaFormat.streamDecoder('llama3.2');
     expect(() => {
       decoder.push(text);

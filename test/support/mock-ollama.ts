@@ -144,12 +144,16 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
   const later = (fn: () => void, ms: number): void => mockHttp?.later(fn, ms);
 
   const tokensOf = (b: MockOllamaBehavior): string[] => b.tokens ?? ['Hello', ' from', ` ${name}`];
-  const usageOf = (b: MockOllamaBehavior, tokens: number) => b.usage ?? { prompt_tokens: 10, completion_tokens: tokens };
+  const usageOf = (b: MockOllamaBehavior, tokens: number) =>
+    b.usage ?? { prompt_tokens: 10, completion_tokens: tokens };
 
   /** Writes NDJSON lines with the behaviour's delays, cuts and error line. */
   const sendLines = (res: http.ServerResponse, lines: string[], b: MockOllamaBehavior): void => {
     if (b.errorAfterChunks !== undefined) {
-      lines = [...lines.slice(0, Math.max(0, b.errorAfterChunks)), `${JSON.stringify({ error: `an error was encountered while running the model: unexpected EOF (mock ${name})` })}\n`];
+      lines = [
+        ...lines.slice(0, Math.max(0, b.errorAfterChunks)),
+        `${JSON.stringify({ error: `an error was encountered while running the model: unexpected EOF (mock ${name})` })}\n`,
+      ];
     }
     const failAfter = b.failAfterChunks;
     const delay = b.chunkDelayMs ?? 0;
@@ -157,27 +161,53 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
     writeStream(res, later, lines, { failAfter, delayMs: delay });
   };
 
-  const answerChat = (res: http.ServerResponse, model: string, request: Record<string, unknown>, b: MockOllamaBehavior): void => {
+  const answerChat = (
+    res: http.ServerResponse,
+    model: string,
+    request: Record<string, unknown>,
+    b: MockOllamaBehavior,
+  ): void => {
     const created = () => new Date().toISOString();
-    const toolCalls = b.toolCall ? [{ function: { name: b.toolCall.name, arguments: b.toolCall.arguments } }] : undefined;
+    const toolCalls = b.toolCall
+      ? [{ function: { name: b.toolCall.name, arguments: b.toolCall.arguments } }]
+      : undefined;
     const tokens = toolCalls ? [] : tokensOf(b);
     const done = { done_reason: 'stop', done: true, ...metrics(usageOf(b, toolCalls ? 1 : tokens.length)) };
     if (request.stream === false) {
       const message = { role: 'assistant', content: tokens.join(''), ...(toolCalls ? { tool_calls: toolCalls } : {}) };
       return sendJson(res, 200, { model, created_at: created(), message, ...done });
     }
-    const lines = tokens.map((t) => `${JSON.stringify({ model, created_at: created(), message: { role: 'assistant', content: t }, done: false })}\n`);
-    if (toolCalls) lines.push(`${JSON.stringify({ model, created_at: created(), message: { role: 'assistant', content: '', tool_calls: toolCalls }, done: false })}\n`);
-    lines.push(`${JSON.stringify({ model, created_at: created(), message: { role: 'assistant', content: '' }, ...done })}\n`);
+    const lines = tokens.map(
+      (t) =>
+        `${JSON.stringify({ model, created_at: created(), message: { role: 'assistant', content: t }, done: false })}\n`,
+    );
+    if (toolCalls)
+      lines.push(
+        `${JSON.stringify({ model, created_at: created(), message: { role: 'assistant', content: '', tool_calls: toolCalls }, done: false })}\n`,
+      );
+    lines.push(
+      `${JSON.stringify({ model, created_at: created(), message: { role: 'assistant', content: '' }, ...done })}\n`,
+    );
     sendLines(res, lines, b);
   };
 
-  const answerGenerate = (res: http.ServerResponse, model: string, request: Record<string, unknown>, b: MockOllamaBehavior): void => {
+  const answerGenerate = (
+    res: http.ServerResponse,
+    model: string,
+    request: Record<string, unknown>,
+    b: MockOllamaBehavior,
+  ): void => {
     const created = () => new Date().toISOString();
     const tokens = tokensOf(b);
     // Raw mode returns no context, as in Ollama.
-    const done = { done: true, done_reason: 'stop', ...(request.raw === true ? {} : { context: [1, 2, 3] }), ...metrics(usageOf(b, tokens.length)) };
-    if (request.stream === false) return sendJson(res, 200, { model, created_at: created(), response: tokens.join(''), ...done });
+    const done = {
+      done: true,
+      done_reason: 'stop',
+      ...(request.raw === true ? {} : { context: [1, 2, 3] }),
+      ...metrics(usageOf(b, tokens.length)),
+    };
+    if (request.stream === false)
+      return sendJson(res, 200, { model, created_at: created(), response: tokens.join(''), ...done });
     const lines = tokens.map((t) => `${JSON.stringify({ model, created_at: created(), response: t, done: false })}\n`);
     lines.push(`${JSON.stringify({ model, created_at: created(), response: '', ...done })}\n`);
     sendLines(res, lines, b);
@@ -202,7 +232,11 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
     parameters: 'stop                           "<|eot_id|>"',
     template: '{{ .System }}\nUSER: {{ .Prompt }}\nASSISTANT: ',
     details: DETAILS,
-    model_info: { 'general.architecture': 'llama', 'general.parameter_count': 8_030_261_248, 'llama.context_length': 131_072 },
+    model_info: {
+      'general.architecture': 'llama',
+      'general.parameter_count': 8_030_261_248,
+      'llama.context_length': 131_072,
+    },
     capabilities: ['completion', 'tools'],
     modified_at: MODIFIED_AT,
   });
@@ -240,11 +274,16 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
 
     const answer = (): void => {
       if (finished(res)) return;
-      const request = (body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-      const model = typeof request.model === 'string' ? request.model : typeof request.name === 'string' ? request.name : '';
+      const request = (body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<
+        string,
+        unknown
+      >;
+      const model =
+        typeof request.model === 'string' ? request.model : typeof request.name === 'string' ? request.name : '';
       if (failing) return sendJson(res, b.status as number, { error: errorText(b.status as number, name, model) });
       if (route === 'GET /api/tags') return sendJson(res, 200, tags(b));
-      if (badJson) return sendJson(res, 400, { error: `invalid character looking for beginning of value (mock ${name})` });
+      if (badJson)
+        return sendJson(res, 400, { error: `invalid character looking for beginning of value (mock ${name})` });
       if (model === '') return sendJson(res, 400, { error: 'model is required' });
       if (route === 'POST /api/show') {
         if (!modelsOf(b).includes(withTag(model))) return sendJson(res, 404, { error: `model '${model}' not found` });

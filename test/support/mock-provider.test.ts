@@ -40,7 +40,10 @@ describe('mock provider: non-stream', () => {
 
   it('tells two providers apart and follows setBehavior for later requests', async () => {
     const a = await mock({ name: 'alpha' });
-    const b = await mock({ name: 'beta', behavior: { tokens: ['one', ' two'], usage: { prompt_tokens: 7, completion_tokens: 2 } } });
+    const b = await mock({
+      name: 'beta',
+      behavior: { tokens: ['one', ' two'], usage: { prompt_tokens: 7, completion_tokens: 2 } },
+    });
     expect((await a.client.chat.completions.create(ask)).choices[0]?.message.content).toBe('Hello from alpha');
     const fromB = await b.client.chat.completions.create(ask);
     expect(fromB.choices[0]?.message.content).toBe('one two');
@@ -65,7 +68,8 @@ describe('mock provider: non-stream', () => {
     let text = '';
     socket.on('data', (c: Buffer) => (text += c.toString()));
     socket.write(one + one);
-    while ((text.match(/HTTP\/1\.1 200/g) ?? []).length < 2 || !text.endsWith('}')) await new Promise((r) => setTimeout(r, 10));
+    while ((text.match(/HTTP\/1\.1 200/g) ?? []).length < 2 || !text.endsWith('}'))
+      await new Promise((r) => setTimeout(r, 10));
     socket.destroy();
     expect(text.match(/"id":"chatcmpl-mock\d+"/g)).toEqual(['"id":"chatcmpl-mock1"', '"id":"chatcmpl-mock2"']);
   });
@@ -82,7 +86,11 @@ describe('mock provider: non-stream', () => {
 describe('mock provider: stream', () => {
   it('streams chunk by chunk: the client holds the first chunk before the last one is written', async () => {
     const { mock: m, client } = await mock({ name: 'alpha', behavior: { chunkDelayMs: 60 } });
-    const stream = await client.chat.completions.create({ ...ask, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      ...ask,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const receivedAt: number[] = [];
     const chunks: OpenAI.ChatCompletionChunk[] = [];
     for await (const chunk of stream) {
@@ -232,13 +240,26 @@ describe('tool calls', () => {
   it('replies with a tool call, whole and streamed in pieces, as the openai client reads it', async () => {
     const { startMockProvider: start } = await import('./mock-provider.ts');
     const { default: OpenAIClient } = await import('openai');
-    const m = await start({ name: 'tools', behavior: { toolCall: { name: 'get_weather', arguments: { city: 'Paris', days: 3 } } } });
+    const m = await start({
+      name: 'tools',
+      behavior: { toolCall: { name: 'get_weather', arguments: { city: 'Paris', days: 3 } } },
+    });
     try {
       const c = new OpenAIClient({ baseURL: m.baseUrl, apiKey: 'x', maxRetries: 0 });
       const whole = await c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
       expect(whole.choices[0]!.finish_reason).toBe('tool_calls');
-      expect(JSON.parse(whole.choices[0]!.message.tool_calls![0]!.type === 'function' ? (whole.choices[0]!.message.tool_calls![0] as { function: { arguments: string } }).function.arguments : '')).toEqual({ city: 'Paris', days: 3 });
-      const stream = await c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true });
+      expect(
+        JSON.parse(
+          whole.choices[0]!.message.tool_calls![0]!.type === 'function'
+            ? (whole.choices[0]!.message.tool_calls![0] as { function: { arguments: string } }).function.arguments
+            : '',
+        ),
+      ).toEqual({ city: 'Paris', days: 3 });
+      const stream = await c.chat.completions.create({
+        model: 'm',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      });
       let args = '';
       let pieces = 0;
       for await (const chunk of stream) {
@@ -258,9 +279,16 @@ describe('tool calls', () => {
 
 describe('mock provider: script', () => {
   it('consumes one scripted behaviour per chat request, then falls back to the base behaviour', async () => {
-    const { client } = await mock({ behavior: { script: [{ toolCall: { name: 'calc', arguments: { x: 1 } } }, { tokens: ['two'] }], tokens: ['base'] } });
+    const { client } = await mock({
+      behavior: {
+        script: [{ toolCall: { name: 'calc', arguments: { x: 1 } } }, { tokens: ['two'] }],
+        tokens: ['base'],
+      },
+    });
     const first = await client.chat.completions.create(ask);
-    expect(first.choices[0]!.message.tool_calls?.[0]).toMatchObject({ function: { name: 'calc', arguments: '{"x":1}' } });
+    expect(first.choices[0]!.message.tool_calls?.[0]).toMatchObject({
+      function: { name: 'calc', arguments: '{"x":1}' },
+    });
     expect((await client.chat.completions.create(ask)).choices[0]!.message.content).toBe('two');
     expect((await client.chat.completions.create(ask)).choices[0]!.message.content).toBe('base');
   });

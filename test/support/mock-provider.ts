@@ -108,7 +108,11 @@ export function openAiError(status: number): { message: string; type: string; co
     case 401:
       return { message: 'Incorrect API key provided (mock).', type: 'invalid_request_error', code: 'invalid_api_key' };
     case 403:
-      return { message: 'Forbidden (mock).', type: 'invalid_request_error', code: 'unsupported_country_region_territory' };
+      return {
+        message: 'Forbidden (mock).',
+        type: 'invalid_request_error',
+        code: 'unsupported_country_region_territory',
+      };
     case 404:
       return { message: 'The model does not exist (mock).', type: 'invalid_request_error', code: 'model_not_found' };
     case 408:
@@ -116,11 +120,23 @@ export function openAiError(status: number): { message: string; type: string; co
     case 429:
       return { message: 'Rate limit reached (mock).', type: 'requests', code: 'rate_limit_exceeded' };
     case 503:
-      return { message: 'The engine is currently overloaded (mock).', type: 'server_error', code: 'service_unavailable' };
+      return {
+        message: 'The engine is currently overloaded (mock).',
+        type: 'server_error',
+        code: 'service_unavailable',
+      };
     default:
       return status >= 500
-        ? { message: `The server had an error while processing your request (mock ${status}).`, type: 'server_error', code: 'server_error' }
-        : { message: `Request failed with status ${status} (mock).`, type: 'invalid_request_error', code: `http_${status}` };
+        ? {
+            message: `The server had an error while processing your request (mock ${status}).`,
+            type: 'server_error',
+            code: 'server_error',
+          }
+        : {
+            message: `Request failed with status ${status} (mock).`,
+            type: 'invalid_request_error',
+            code: `http_${status}`,
+          };
   }
 }
 
@@ -207,8 +223,13 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       const cuts = [0, Math.floor(args.length / 3), Math.floor((2 * args.length) / 3), args.length];
       for (let i = 0; i < 3; i++) {
         const first = i === 0 ? `"id":"call_mock1","type":"function",` : '';
-        const fn = i === 0 ? `{"name":${JSON.stringify(tc.name)},"arguments":${JSON.stringify(args.slice(cuts[i], cuts[i + 1]))}}` : `{"arguments":${JSON.stringify(args.slice(cuts[i], cuts[i + 1]))}}`;
-        events.push(`${head}{"index":0,"delta":{"tool_calls":[{"index":0,${first}"function":${fn}}]},"finish_reason":null}]}\n\n`);
+        const fn =
+          i === 0
+            ? `{"name":${JSON.stringify(tc.name)},"arguments":${JSON.stringify(args.slice(cuts[i], cuts[i + 1]))}}`
+            : `{"arguments":${JSON.stringify(args.slice(cuts[i], cuts[i + 1]))}}`;
+        events.push(
+          `${head}{"index":0,"delta":{"tool_calls":[{"index":0,${first}"function":${fn}}]},"finish_reason":null}]}\n\n`,
+        );
       }
       events.push(`${head}{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n`);
     } else {
@@ -235,7 +256,11 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     if (failing) return sendJson(res, p.behavior.status as number, p.errorBody);
     if (!isChat) return sendJson(res, 200, p.modelsBody);
     if (body === null || typeof body !== 'object') {
-      return sendJson(res, 400, errorJson("We could not parse the JSON body of your request (mock).", 'invalid_request_error', 'invalid_json'));
+      return sendJson(
+        res,
+        400,
+        errorJson('We could not parse the JSON body of your request (mock).', 'invalid_request_error', 'invalid_json'),
+      );
     }
     const request = body as { model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
     const modelJson = typeof request.model === 'string' ? JSON.stringify(request.model) : p.defaultModelJson;
@@ -244,7 +269,12 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
   };
 
   const handle = (req: http.IncomingMessage, res: http.ServerResponse, chunks: Buffer[], receivedAt: number): void => {
-    const raw = chunks.length === 0 ? '' : chunks.length === 1 ? (chunks[0] as Buffer).toString() : Buffer.concat(chunks).toString();
+    const raw =
+      chunks.length === 0
+        ? ''
+        : chunks.length === 1
+          ? (chunks[0] as Buffer).toString()
+          : Buffer.concat(chunks).toString();
     const body = parseBodyText(raw);
     const url = req.url ?? '/';
     const query = url.indexOf('?');
@@ -256,15 +286,32 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       // A deterministic 3-dimensional vector per input: its length, its first char code, 1.
       const input = (body as { input?: unknown })?.input;
       const texts = typeof input === 'string' ? [input] : Array.isArray(input) ? input.map(String) : [];
-      const data = texts.map((t, index) => ({ object: 'embedding', index, embedding: [t.length, t.charCodeAt(0) || 0, 1] }));
+      const data = texts.map((t, index) => ({
+        object: 'embedding',
+        index,
+        embedding: [t.length, t.charCodeAt(0) || 0, 1],
+      }));
       const model = (body as { model?: unknown })?.model ?? 'mock-embed';
-      return sendJson(res, 200, JSON.stringify({ object: 'list', data, model, usage: { prompt_tokens: texts.length, total_tokens: texts.length } }));
+      return sendJson(
+        res,
+        200,
+        JSON.stringify({
+          object: 'list',
+          data,
+          model,
+          usage: { prompt_tokens: texts.length, total_tokens: texts.length },
+        }),
+      );
     }
     if (isChat) chatRequests++;
     if (record) requests.push({ method: req.method ?? '', url, headers: req.headers, body, receivedAt });
 
     if (!isChat && !isModels) {
-      return sendJson(res, 404, errorJson(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', 'unknown_url'));
+      return sendJson(
+        res,
+        404,
+        errorJson(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', 'unknown_url'),
+      );
     }
     let p = plan;
     if (isChat && plan.behavior.script && scriptStep < plan.behavior.script.length) {

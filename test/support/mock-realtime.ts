@@ -20,16 +20,28 @@ export type MockRealtime = {
 export async function startMockRealtime(name: string): Promise<MockRealtime> {
   const state: MockRealtime = { baseUrl: '', handshakes: [], closes: [], refuseStatus: 0, close: async () => {} };
   const server = http.createServer((_req, res) => res.writeHead(404).end());
-  const wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => (protocols.has('realtime') ? 'realtime' : false) });
+  const wss = new WebSocketServer({
+    noServer: true,
+    handleProtocols: (protocols) => (protocols.has('realtime') ? 'realtime' : false),
+  });
   server.on('upgrade', (req, socket, head) => {
-    const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+    const protocols = String(req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
     state.handshakes.push({ url: req.url ?? '', headers: req.headers, protocols });
     if (state.refuseStatus) {
       socket.end(`HTTP/1.1 ${state.refuseStatus} Refused\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
-      ws.send(JSON.stringify({ type: 'session.created', provider: name, model: new URL(req.url ?? '/', 'http://x').searchParams.get('model') }));
+      ws.send(
+        JSON.stringify({
+          type: 'session.created',
+          provider: name,
+          model: new URL(req.url ?? '/', 'http://x').searchParams.get('model'),
+        }),
+      );
       ws.on('message', (data, isBinary) => {
         const text = isBinary ? '' : data.toString();
         if (text === 'close-4001') return ws.close(4001, 'bye from mock');

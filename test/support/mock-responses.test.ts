@@ -30,7 +30,11 @@ describe('mock responses: non-stream', () => {
     expect(reply.output[0]).toMatchObject({ type: 'message', role: 'assistant', status: 'completed' });
     expect(reply.usage).toMatchObject({ input_tokens: 10, output_tokens: 3, total_tokens: 13 });
     expect(m.chatCount()).toBe(1);
-    expect(m.requests[0]).toMatchObject({ method: 'POST', url: '/v1/responses', body: { model: 'gpt-4.1-mini', input: 'hi' } });
+    expect(m.requests[0]).toMatchObject({
+      method: 'POST',
+      url: '/v1/responses',
+      body: { model: 'gpt-4.1-mini', input: 'hi' },
+    });
     expect(m.requests[0]?.headers.authorization).toBe('Bearer x');
   });
 
@@ -46,7 +50,9 @@ describe('mock responses: non-stream', () => {
   });
 
   it('follows setBehavior and usage given in chat names', async () => {
-    const { mock: m, client } = await mock({ behavior: { tokens: ['one', ' two'], usage: { prompt_tokens: 7, completion_tokens: 2 } } });
+    const { mock: m, client } = await mock({
+      behavior: { tokens: ['one', ' two'], usage: { prompt_tokens: 7, completion_tokens: 2 } },
+    });
     const reply = await client.responses.create({ model: 'm', input: 'hi' });
     expect(reply.output_text).toBe('one two');
     expect(reply.usage?.total_tokens).toBe(9);
@@ -136,7 +142,9 @@ describe('mock responses: read by the Responses provider side', () => {
     const res = await fetch(`${m.baseUrl}/responses`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(responsesFormat.requestFromHub({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true })),
+      body: JSON.stringify(
+        responsesFormat.requestFromHub({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+      ),
     });
     const dec = responsesFormat.streamDecoder('m');
     const chunks: HubChunk[] = [];

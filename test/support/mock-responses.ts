@@ -53,8 +53,8 @@ export type MockResponsesProvider = {
 
 export type MockResponsesOptions = { name?: string; behavior?: MockResponsesBehavior; port?: number };
 
-
-const errorJson = (message: string, type: string, code: string): string => JSON.stringify({ error: { message, type, param: null, code } });
+const errorJson = (message: string, type: string, code: string): string =>
+  JSON.stringify({ error: { message, type, param: null, code } });
 
 function sendJson(res: http.ServerResponse, status: number, body: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
@@ -97,12 +97,25 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
   const outputOf = (b: MockResponsesBehavior, r: Reply) => {
     if (b.toolCall) {
       return [
-        { id: `fc_${r.id}`, type: 'function_call', status: 'completed', arguments: JSON.stringify(b.toolCall.arguments), call_id: `call_${r.id}`, name: b.toolCall.name },
+        {
+          id: `fc_${r.id}`,
+          type: 'function_call',
+          status: 'completed',
+          arguments: JSON.stringify(b.toolCall.arguments),
+          call_id: `call_${r.id}`,
+          name: b.toolCall.name,
+        },
       ];
     }
     const text = tokensOf(b).join('');
     return [
-      { id: `msg_${r.id}`, type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], logprobs: [], text }], role: 'assistant' },
+      {
+        id: `msg_${r.id}`,
+        type: 'message',
+        status: 'completed',
+        content: [{ type: 'output_text', annotations: [], logprobs: [], text }],
+        role: 'assistant',
+      },
     ];
   };
 
@@ -149,14 +162,25 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
       for (const delta of splitInto(fc.arguments, 3)) {
         emit('response.function_call_arguments.delta', { item_id: fc.id, output_index: 0, delta });
       }
-      emit('response.function_call_arguments.done', { item_id: fc.id, output_index: 0, name: b.toolCall?.name, arguments: fc.arguments });
+      emit('response.function_call_arguments.done', {
+        item_id: fc.id,
+        output_index: 0,
+        name: b.toolCall?.name,
+        arguments: fc.arguments,
+      });
       emit('response.output_item.done', { output_index: 0, item });
     } else if (item) {
       const id = item.id;
       const at = { item_id: id, output_index: 0, content_index: 0 };
       const text = tokensOf(b).join('');
-      emit('response.output_item.added', { output_index: 0, item: { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' } });
-      emit('response.content_part.added', { ...at, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
+      emit('response.output_item.added', {
+        output_index: 0,
+        item: { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' },
+      });
+      emit('response.content_part.added', {
+        ...at,
+        part: { type: 'output_text', annotations: [], logprobs: [], text: '' },
+      });
       for (const delta of tokensOf(b)) emit('response.output_text.delta', { ...at, delta, logprobs: [] });
       emit('response.output_text.done', { ...at, text, logprobs: [] });
       emit('response.content_part.done', { ...at, part: { type: 'output_text', annotations: [], logprobs: [], text } });
@@ -186,7 +210,11 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
       return sendJson(res, 200, JSON.stringify({ object: 'list', data }));
     }
     if (req.method !== 'POST' || path !== '/v1/responses') {
-      return sendJson(res, 404, errorJson(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', 'unknown_url'));
+      return sendJson(
+        res,
+        404,
+        errorJson(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', 'unknown_url'),
+      );
     }
     count++;
     if (b.status !== undefined && (b.failTimes === undefined || failuresSent < b.failTimes)) {
@@ -195,7 +223,11 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
       return sendJson(res, b.status, errorJson(e.message, e.type, e.code));
     }
     if (body === null || typeof body !== 'object') {
-      return sendJson(res, 400, errorJson('We could not parse the JSON body of your request (mock).', 'invalid_request_error', 'invalid_json'));
+      return sendJson(
+        res,
+        400,
+        errorJson('We could not parse the JSON body of your request (mock).', 'invalid_request_error', 'invalid_json'),
+      );
     }
     const request = body as Record<string, unknown>;
     const reply: Reply = {

@@ -36,7 +36,9 @@ export type ServeOptions = {
 };
 
 /** The child's exit: code and everything it printed, for tests that expect serve to refuse to start. */
-export async function runServeToExit(opts: ServeOptions & { timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runServeToExit(
+  opts: ServeOptions & { timeoutMs?: number },
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { child, dir, configPath, out, err } = await spawnServe(opts);
   void dir;
   void configPath;
@@ -77,7 +79,10 @@ async function spawnServe(opts: ServeOptions) {
 export async function startServe(opts: ServeOptions = {}): Promise<ServeProcess> {
   const { child, dir, configPath, out, err } = await spawnServe(opts);
   const port = await new Promise<number>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`serve did not start in time:\n${out.join('')}\n${err.join('')}`)), 20_000);
+    const t = setTimeout(
+      () => reject(new Error(`serve did not start in time:\n${out.join('')}\n${err.join('')}`)),
+      20_000,
+    );
     const onData = () => {
       const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out.join(''));
       if (m) {
@@ -105,7 +110,10 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServeProcess>
     stdout: () => out.join(''),
     stderr: () => err.join(''),
     admin: (route, init = {}) =>
-      fetch(`${url}/admin/v1${route}`, { ...init, headers: { authorization: `Bearer ${adminToken}`, ...(init.headers as Record<string, string>) } }),
+      fetch(`${url}/admin/v1${route}`, {
+        ...init,
+        headers: { authorization: `Bearer ${adminToken}`, ...(init.headers as Record<string, string>) },
+      }),
     writeConfig: (config) => fs.writeFile(configPath, JSON.stringify(config, null, 2)),
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) {
@@ -123,7 +131,12 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServeProcess>
 /** A config with the given providers (name → base URL), all enabled, and optional rules. */
 export function configFor(
   providers: Record<string, string>,
-  extra: { rules?: { pattern: string; provider: string }[]; default_provider?: string; app_rules?: unknown[]; [k: string]: unknown } = {},
+  extra: {
+    rules?: { pattern: string; provider: string }[];
+    default_provider?: string;
+    app_rules?: unknown[];
+    [k: string]: unknown;
+  } = {},
 ): Record<string, unknown> {
   const { rules = [], default_provider, app_rules = [], ...rest } = extra;
   const names = Object.keys(providers);
@@ -131,7 +144,12 @@ export function configFor(
     listen_port: 11434,
     log_requests: false,
     start_on_login: false,
-    providers: names.map((name) => ({ name, base_url: providers[name], api_key: `sk-${name}-secret-key-123456`, enabled: true })),
+    providers: names.map((name) => ({
+      name,
+      base_url: providers[name],
+      api_key: `sk-${name}-secret-key-123456`,
+      enabled: true,
+    })),
     routing: { default_provider: default_provider ?? names[0] ?? '', rules },
     app_rules,
     health_check: { interval_ms: 0, timeout_ms: 2000 },

@@ -1,7 +1,18 @@
 // calculator: a recursive-descent parser for + - * / % ^, parentheses, unary minus and a few functions. No eval.
 const FUNCS: Record<string, (...a: number[]) => number> = {
-  sqrt: Math.sqrt, abs: Math.abs, sin: Math.sin, cos: Math.cos, tan: Math.tan, ln: Math.log, log10: Math.log10,
-  floor: Math.floor, ceil: Math.ceil, round: Math.round, min: Math.min, max: Math.max, exp: Math.exp,
+  sqrt: Math.sqrt,
+  abs: Math.abs,
+  sin: Math.sin,
+  cos: Math.cos,
+  tan: Math.tan,
+  ln: Math.log,
+  log10: Math.log10,
+  floor: Math.floor,
+  ceil: Math.ceil,
+  round: Math.round,
+  min: Math.min,
+  max: Math.max,
+  exp: Math.exp,
 };
 const CONSTS: Record<string, number> = { pi: Math.PI, e: Math.E };
 
@@ -12,7 +23,8 @@ export function evaluate(expr: string): number {
   const peek = () => tokens[i];
   const take = (t?: string) => {
     const tok = tokens[i++];
-    if (t !== undefined && tok !== t) throw new Error(`expected "${t}" but found ${tok === undefined ? 'the end' : `"${tok}"`}`);
+    if (t !== undefined && tok !== t)
+      throw new Error(`expected "${t}" but found ${tok === undefined ? 'the end' : `"${tok}"`}`);
     return tok;
   };
   const expression = (): number => {
@@ -30,13 +42,13 @@ export function evaluate(expr: string): number {
     return v;
   };
   const unary = (): number => {
-    if (peek() === '-') return take(), -unary();
-    if (peek() === '+') return take(), unary();
+    if (peek() === '-') return (take(), -unary());
+    if (peek() === '+') return (take(), unary());
     return power();
   };
   const power = (): number => {
     const base = primary();
-    if (peek() === '^' || peek() === '**') return take(), base ** unary();
+    if (peek() === '^' || peek() === '**') return (take(), base ** unary());
     return base;
   };
   const primary = (): number => {
@@ -54,7 +66,7 @@ export function evaluate(expr: string): number {
     if (fn) {
       take('(');
       const args = [expression()];
-      while (peek() === ',') take(), args.push(expression());
+      while (peek() === ',') (take(), args.push(expression()));
       take(')');
       return fn(...args);
     }

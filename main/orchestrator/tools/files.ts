@@ -8,7 +8,8 @@ const MAX_FILE_BYTES = 1_000_000;
 export async function confine(root: string, rel: string): Promise<string> {
   await fs.mkdir(root, { recursive: true });
   const realRoot = await fs.realpath(root);
-  if (typeof rel !== 'string' || rel === '' || path.isAbsolute(rel)) throw new Error('path must be relative to the workspace');
+  if (typeof rel !== 'string' || rel === '' || path.isAbsolute(rel))
+    throw new Error('path must be relative to the workspace');
   const target = path.resolve(realRoot, rel);
   const inside = (p: string) => p === realRoot || p.startsWith(realRoot + path.sep);
   if (!inside(target)) throw new Error('path leaves the workspace');
@@ -46,5 +47,8 @@ export async function writeFile(root: string, rel: string, content: string, sign
 export async function listFiles(root: string, rel = '.'): Promise<string> {
   const dir = await confine(root, rel || '.');
   const entries = await fs.readdir(dir, { withFileTypes: true });
-  return entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.name)).sort().join('\n');
+  return entries
+    .map((e) => (e.isDirectory() ? `${e.name}/` : e.name))
+    .sort()
+    .join('\n');
 }

@@ -8,7 +8,16 @@ export type HttpGetLimits = { allow_private: boolean; allow_hosts: string[]; max
 export function isPrivateAddress(ip: string): boolean {
   if (net.isIPv4(ip)) {
     const [a = 0, b = 0] = ip.split('.').map(Number);
-    return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+    return (
+      a === 10 ||
+      a === 127 ||
+      a === 0 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      a >= 224
+    );
   }
   const v6 = ip.toLowerCase();
   if (v6.startsWith('::ffff:')) return isPrivateAddress(v6.slice(7));
@@ -27,7 +36,9 @@ export async function httpGet(rawUrl: string, limits: HttpGetLimits, signal?: Ab
   if (!limits.allow_private && !limits.allow_hosts.includes(host)) {
     const addrs = net.isIP(host) ? [{ address: host }] : await lookup(host, { all: true });
     if (addrs.some((a) => isPrivateAddress(a.address))) {
-      throw new Error(`${host} is a loopback or private address; allow it with orchestrator.http_get.allow_hosts in config.json`);
+      throw new Error(
+        `${host} is a loopback or private address; allow it with orchestrator.http_get.allow_hosts in config.json`,
+      );
     }
   }
   const timeout = AbortSignal.timeout(limits.timeout_ms);

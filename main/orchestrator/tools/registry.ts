@@ -23,11 +23,21 @@ export const TOOLS: Record<string, Tool> = {
     run: async () => new Date().toISOString(),
   },
   calculator: {
-    schema: fn('calculator', 'Evaluates an arithmetic expression: + - * / % ^, parentheses, sqrt, abs, min, max, ln, pi, e.', { expression: { type: 'string' } }, ['expression']),
+    schema: fn(
+      'calculator',
+      'Evaluates an arithmetic expression: + - * / % ^, parentheses, sqrt, abs, min, max, ln, pi, e.',
+      { expression: { type: 'string' } },
+      ['expression'],
+    ),
     run: async (input) => String(evaluate(str(input.expression, 'expression'))),
   },
   http_get: {
-    schema: fn('http_get', 'Fetches a public web page by URL and returns its status and text.', { url: { type: 'string' } }, ['url']),
+    schema: fn(
+      'http_get',
+      'Fetches a public web page by URL and returns its status and text.',
+      { url: { type: 'string' } },
+      ['url'],
+    ),
     run: (input, ctx) => httpGet(str(input.url, 'url'), ctx.httpGet, ctx.signal),
   },
   read_file: {
@@ -35,7 +45,12 @@ export const TOOLS: Record<string, Tool> = {
     run: (input, ctx) => readFile(ctx.workspace, str(input.path, 'path'), ctx.signal),
   },
   write_file: {
-    schema: fn('write_file', "Writes a text file in the agent's workspace.", { path: { type: 'string' }, content: { type: 'string' } }, ['path', 'content']),
+    schema: fn(
+      'write_file',
+      "Writes a text file in the agent's workspace.",
+      { path: { type: 'string' }, content: { type: 'string' } },
+      ['path', 'content'],
+    ),
     run: (input, ctx) => writeFile(ctx.workspace, str(input.path, 'path'), str(input.content, 'content'), ctx.signal),
   },
   list_files: {
@@ -54,6 +69,9 @@ export async function runTool(name: string, input: Record<string, unknown>, ctx:
   return new Promise<string>((resolve, reject) => {
     const onAbort = () => reject(ctx.signal.reason);
     ctx.signal.addEventListener('abort', onAbort, { once: true });
-    tool.run(input, ctx).then(resolve, reject).finally(() => ctx.signal.removeEventListener('abort', onAbort));
+    tool
+      .run(input, ctx)
+      .then(resolve, reject)
+      .finally(() => ctx.signal.removeEventListener('abort', onAbort));
   });
 }

@@ -5,6 +5,11 @@
  * `Visual Studio Code.app` → `visual studio code`, `Cursor Helper` → `cursor helper`.
  */
 export function bareAppName(name: string): string {
-  const lastSegment = name.trim().replace(/[\\/]+$/, '').split(/[\\/]/).pop() ?? '';
+  const lastSegment =
+    name
+      .trim()
+      .replace(/[\\/]+$/, '')
+      .split(/[\\/]/)
+      .pop() ?? '';
   return lastSegment.replace(/\.(exe|app)$/i, '').toLowerCase();
 }

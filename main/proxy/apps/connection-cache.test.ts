@@ -35,7 +35,11 @@ describe('identifyOnce', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       return 'code';
     };
-    const concurrent = await Promise.all([identifyOnce(socket, lookup), identifyOnce(socket, lookup), identifyOnce(socket, lookup)]);
+    const concurrent = await Promise.all([
+      identifyOnce(socket, lookup),
+      identifyOnce(socket, lookup),
+      identifyOnce(socket, lookup),
+    ]);
     expect(concurrent).toEqual(['code', 'code', 'code']);
     expect(await identifyOnce(socket, lookup)).toBe('code');
     expect(calls).toBe(1);

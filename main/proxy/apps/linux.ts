@@ -49,8 +49,14 @@ async function ownerOf(sockets: ProcNetTcpEntry[], signal: AbortSignal): Promise
 /** Name from comm, or from the executable's file name when comm was cut at 15 characters. */
 export async function describeProcess(pid: number): Promise<ProcessInfo | null> {
   const [comm, exe] = await Promise.all([
-    readFile(`/proc/${pid}/comm`, 'utf8').then((text) => text.replace(/\n$/, ''), () => ''),
-    readlink(`/proc/${pid}/exe`).then((link) => link.replace(/ \(deleted\)$/, ''), () => undefined),
+    readFile(`/proc/${pid}/comm`, 'utf8').then(
+      (text) => text.replace(/\n$/, ''),
+      () => '',
+    ),
+    readlink(`/proc/${pid}/exe`).then(
+      (link) => link.replace(/ \(deleted\)$/, ''),
+      () => undefined,
+    ),
   ]);
   const exeName = exe === undefined ? undefined : path.posix.basename(exe);
   const commIsCut = comm.length >= commMaxLength && exeName?.startsWith(comm) === true;

@@ -45,7 +45,12 @@ n[::1]:11434
 // Linux lsof 4.95 (no `f` lines unless asked for), recorded from a real run.
 const linuxLsof = 'p4041\ncnode\nn127.0.0.1:49140->127.0.0.1:40223\nn127.0.0.1:40223->127.0.0.1:49140\n';
 
-const pair = { localAddress: '::ffff:127.0.0.1', localPort: 11434, remoteAddress: '::ffff:127.0.0.1', remotePort: 52344 };
+const pair = {
+  localAddress: '::ffff:127.0.0.1',
+  localPort: 11434,
+  remoteAddress: '::ffff:127.0.0.1',
+  remotePort: 52344,
+};
 
 describe('parseLsofFields', () => {
   it('groups command and sockets under each pid, ignoring other fields', () => {
@@ -68,12 +73,18 @@ describe('parseLsofFields', () => {
       { local: { address: '127.0.0.1', port: 11434 }, remote: null },
       { local: { address: '::1', port: 11434 }, remote: null },
     ]);
-    expect(parseLsofFields('p7\ncnc\nf3\nn*:8080\n')[0]?.sockets).toEqual([{ local: { address: null, port: 8080 }, remote: null }]);
+    expect(parseLsofFields('p7\ncnc\nf3\nn*:8080\n')[0]?.sockets).toEqual([
+      { local: { address: null, port: 8080 }, remote: null },
+    ]);
   });
 
   it('tolerates CRLF, a trailing state and junk', () => {
     expect(parseLsofFields('p9\r\ncnode\r\nn127.0.0.1:1->127.0.0.1:2 (ESTABLISHED)\r\nxjunk\n\n')).toEqual([
-      { pid: 9, command: 'node', sockets: [{ local: { address: '127.0.0.1', port: 1 }, remote: { address: '127.0.0.1', port: 2 } }] },
+      {
+        pid: 9,
+        command: 'node',
+        sockets: [{ local: { address: '127.0.0.1', port: 1 }, remote: { address: '127.0.0.1', port: 2 } }],
+      },
     ]);
     expect(parseLsofFields('')).toEqual([]);
     expect(parseLsofFields('cnode\nn127.0.0.1:1\n')).toEqual([]);

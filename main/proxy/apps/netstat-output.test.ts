@@ -39,8 +39,18 @@ describe('parseNetstatTcp', () => {
   it('reads IPv4 and IPv6 TCP rows and skips headers and UDP', () => {
     const rows = parseNetstatTcp(netstatEnglish);
     expect(rows).toHaveLength(13);
-    expect(rows[2]).toEqual({ local: { address: '127.0.0.1', port: 11434 }, remote: { address: null, port: 0 }, state: 'LISTENING', pid: 15872 });
-    expect(rows[11]).toEqual({ local: { address: '::1', port: 52350 }, remote: { address: '::1', port: 11434 }, state: 'ESTABLISHED', pid: 18044 });
+    expect(rows[2]).toEqual({
+      local: { address: '127.0.0.1', port: 11434 },
+      remote: { address: null, port: 0 },
+      state: 'LISTENING',
+      pid: 15872,
+    });
+    expect(rows[11]).toEqual({
+      local: { address: '::1', port: 52350 },
+      remote: { address: '::1', port: 11434 },
+      state: 'ESTABLISHED',
+      pid: 18044,
+    });
     expect(rows[12]?.local).toEqual({ address: 'fe80::1c2d:3e4f:5a6b:7c8d', port: 49670 });
   });
 
@@ -57,7 +67,12 @@ describe('pickClientPid', () => {
   });
 
   it('finds the client when our server sees IPv4-mapped addresses', () => {
-    const pair = { localAddress: '::ffff:127.0.0.1', localPort: 11434, remoteAddress: '::ffff:127.0.0.1', remotePort: 52344 };
+    const pair = {
+      localAddress: '::ffff:127.0.0.1',
+      localPort: 11434,
+      remoteAddress: '::ffff:127.0.0.1',
+      remotePort: 52344,
+    };
     expect(pickClientPid(parseNetstatTcp(netstatEnglish), pair)).toBe(20932);
   });
 

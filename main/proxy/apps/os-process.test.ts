@@ -57,7 +57,12 @@ describe.each(implementations)('real sockets (%s implementation)', (platform) =>
     const { pair } = connection;
     await connection.close();
     connection = undefined;
-    expect(await lookupClientProcess({ ...pair, remotePort: pair.remotePort === 65535 ? 1 : pair.remotePort + 1 }, { timeoutMs, platform })).toBeNull();
+    expect(
+      await lookupClientProcess(
+        { ...pair, remotePort: pair.remotePort === 65535 ? 1 : pair.remotePort + 1 },
+        { timeoutMs, platform },
+      ),
+    ).toBeNull();
   });
 
   it('finds this test process listening on a port', async () => {
@@ -97,7 +102,11 @@ describe('lookupClientProcess without I/O', () => {
   it('returns null for an unsupported platform or a destroyed socket’s undefined addresses', async () => {
     const pair = { localAddress: '127.0.0.1', localPort: 11434, remoteAddress: '127.0.0.1', remotePort: 52344 };
     expect(await lookupClientProcess(pair, { platform: 'aix' })).toBeNull();
-    const destroyed = { ...pair, remoteAddress: undefined as unknown as string, remotePort: undefined as unknown as number };
+    const destroyed = {
+      ...pair,
+      remoteAddress: undefined as unknown as string,
+      remotePort: undefined as unknown as number,
+    };
     expect(await lookupClientProcess(destroyed)).toBeNull();
     expect(await findListeningProcess(0)).toBeNull();
     expect(await findListeningProcess(70000)).toBeNull();

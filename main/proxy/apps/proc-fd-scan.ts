@@ -41,7 +41,14 @@ export async function findPidHoldingSocket(
 async function scanOrder(likelyUids: ReadonlySet<number>, signal: AbortSignal): Promise<number[]> {
   const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(Number);
   signal.throwIfAborted();
-  const uids = await Promise.all(pids.map((pid) => stat(`/proc/${pid}`).then((s) => s.uid, () => undefined)));
+  const uids = await Promise.all(
+    pids.map((pid) =>
+      stat(`/proc/${pid}`).then(
+        (s) => s.uid,
+        () => undefined,
+      ),
+    ),
+  );
   signal.throwIfAborted();
   const uidOf = new Map(pids.map((pid, i) => [pid, uids[i]]));
   const priority = (pid: number): number => {

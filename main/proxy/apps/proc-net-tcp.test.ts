@@ -26,8 +26,19 @@ describe('parseProcNetTcp', () => {
   it('decodes little-endian IPv4 words, big-endian ports, state and inode', () => {
     const entries = parseProcNetTcp(procNetTcp);
     expect(entries).toHaveLength(6);
-    expect(entries[0]).toEqual({ local: { address: null, port: 2024 }, remote: { address: null, port: 0 }, state: procTcpState.listen, uid: 0, inode: '179' });
-    expect(entries[1]).toMatchObject({ local: { address: '127.0.0.1', port: 11434 }, state: procTcpState.listen, uid: 1000, inode: '52311' });
+    expect(entries[0]).toEqual({
+      local: { address: null, port: 2024 },
+      remote: { address: null, port: 0 },
+      state: procTcpState.listen,
+      uid: 0,
+      inode: '179',
+    });
+    expect(entries[1]).toMatchObject({
+      local: { address: '127.0.0.1', port: 11434 },
+      state: procTcpState.listen,
+      uid: 1000,
+      inode: '52311',
+    });
     expect(entries[2]).toEqual({
       local: { address: '127.0.0.1', port: 49140 },
       remote: { address: '127.0.0.1', port: 40223 },
@@ -36,7 +47,10 @@ describe('parseProcNetTcp', () => {
       inode: '8365',
     });
     expect(entries[4]).toMatchObject({ state: 0x06, inode: '0' });
-    expect(entries[5]).toMatchObject({ local: { address: '10.2.0.15', port: 35388 }, remote: { address: '34.216.184.93', port: 443 } });
+    expect(entries[5]).toMatchObject({
+      local: { address: '10.2.0.15', port: 35388 },
+      remote: { address: '34.216.184.93', port: 443 },
+    });
   });
 
   it('decodes IPv6 as four little-endian words, reducing IPv4-mapped addresses to IPv4', () => {
@@ -51,7 +65,8 @@ describe('parseProcNetTcp', () => {
   });
 
   it('reads words in big-endian order when the host is big-endian', () => {
-    const line = '   0: 7F000001:2CAA 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 42 1 0 100 0 0 10 0';
+    const line =
+      '   0: 7F000001:2CAA 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 42 1 0 100 0 0 10 0';
     expect(parseProcNetTcp(line, 'BE')[0]?.local).toEqual({ address: '127.0.0.1', port: 11434 });
   });
 

@@ -55,7 +55,10 @@ describe('runCommand', () => {
           resolve(Number(text));
         }
       }, 10);
-      setTimeout(() => { clearInterval(poll); reject(new Error('child never started')); }, 10_000);
+      setTimeout(() => {
+        clearInterval(poll);
+        reject(new Error('child never started'));
+      }, 10_000);
     });
     expect(isAlive(pid)).toBe(true);
     controller.abort();

@@ -10,7 +10,12 @@ import { responseToChunks } from './conformance.case.ts';
 const ctx = { model: 'gpt-3.5-turbo-instruct' };
 const base = { id: 'chatcmpl-1', object: 'chat.completion' as const, created: 1700000000, model: 'provider-model' };
 const usage = { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 };
-const chunkBase = { id: 'chatcmpl-1', object: 'chat.completion.chunk' as const, created: 1700000000, model: 'provider-model' };
+const chunkBase = {
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk' as const,
+  created: 1700000000,
+  model: 'provider-model',
+};
 
 function refusal(body: unknown): ApiError {
   try {
@@ -78,7 +83,9 @@ describe('completions: request → hub', () => {
   });
 
   it('accepts a prompt array holding one prompt', () => {
-    expect(completionsFormat.requestToHub({ model: 'm', prompt: ['Once upon'] }, {}).messages).toEqual([{ role: 'user', content: 'Once upon' }]);
+    expect(completionsFormat.requestToHub({ model: 'm', prompt: ['Once upon'] }, {}).messages).toEqual([
+      { role: 'user', content: 'Once upon' },
+    ]);
   });
 
   it('refuses more than one prompt, saying to send one request per prompt', () => {
@@ -99,13 +106,21 @@ describe('completions: request → hub', () => {
   });
 
   it('asks for a model when there is none', () => {
-    expect(() => completionsFormat.requestToHub({ prompt: 'x' }, {})).toThrow(expect.objectContaining({ code: 'model_required' }));
+    expect(() => completionsFormat.requestToHub({ prompt: 'x' }, {})).toThrow(
+      expect.objectContaining({ code: 'model_required' }),
+    );
   });
 });
 
 describe('completions: hub → response and stream', () => {
   it('writes a response exactly', () => {
-    const res: HubResponse = { ...base, choices: [{ index: 0, message: { role: 'assistant', content: '\n\nThis is indeed a test' }, finish_reason: 'length' }], usage };
+    const res: HubResponse = {
+      ...base,
+      choices: [
+        { index: 0, message: { role: 'assistant', content: '\n\nThis is indeed a test' }, finish_reason: 'length' },
+      ],
+      usage,
+    };
     const wire = completionsFormat.responseFromHub(res, ctx) as Record<string, unknown>;
     expect(wire.id).toMatch(/^cmpl-/);
     expect({ ...wire, id: 'cmpl-X' }).toEqual({
@@ -120,9 +135,18 @@ describe('completions: hub → response and stream', () => {
 
   it('writes the exact stream: text chunks, the finish with usage, then [DONE]', () => {
     const enc = completionsFormat.streamEncoder(ctx);
-    const res: HubResponse = { ...base, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }] };
-    const chunks: HubChunk[] = [...responseToChunks(res).slice(0, -1), { ...chunkBase, choices: [{ index: 0, delta: { content: ' world' }, finish_reason: null }] }];
-    chunks.push({ ...chunkBase, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }, { ...chunkBase, choices: [], usage });
+    const res: HubResponse = {
+      ...base,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }],
+    };
+    const chunks: HubChunk[] = [
+      ...responseToChunks(res).slice(0, -1),
+      { ...chunkBase, choices: [{ index: 0, delta: { content: ' world' }, finish_reason: null }] },
+    ];
+    chunks.push(
+      { ...chunkBase, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
+      { ...chunkBase, choices: [], usage },
+    );
     const text = chunks.map((c) => enc.chunk(c)).join('') + enc.end();
     expect(enc.contentType).toBe('text/event-stream');
     const head = { id: 'cmpl-X', object: 'text_completion', created: 1700000000, model: 'gpt-3.5-turbo-instruct' };
@@ -136,7 +160,9 @@ describe('completions: hub → response and stream', () => {
 
   it('sends a held finish at the end when no usage comes, and reads tool_calls as stop', () => {
     const enc = completionsFormat.streamEncoder(ctx);
-    const text = enc.chunk({ ...chunkBase, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'tool_calls' }] }) + enc.end();
+    const text =
+      enc.chunk({ ...chunkBase, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'tool_calls' }] }) +
+      enc.end();
     expect(dataLines(text).map((d) => (typeof d === 'string' ? d : (d as { choices: unknown[] }).choices[0]))).toEqual([
       { text: 'x', index: 0, logprobs: null, finish_reason: null },
       { text: '', index: 0, logprobs: null, finish_reason: 'stop' },
@@ -146,13 +172,25 @@ describe('completions: hub → response and stream', () => {
 
   it('ends a failed stream with an OpenAI error line and no [DONE]', () => {
     const enc = completionsFormat.streamEncoder(ctx);
-    const text = enc.chunk({ ...chunkBase, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] }) + enc.error({ status: 502, code: 'upstream_error', type: 'upstream_error', message: 'boom' });
-    expect(dataLines(text).at(-1)).toEqual({ error: { message: 'boom', type: 'upstream_error', param: null, code: 'upstream_error' } });
+    const text =
+      enc.chunk({ ...chunkBase, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] }) +
+      enc.error({ status: 502, code: 'upstream_error', type: 'upstream_error', message: 'boom' });
+    expect(dataLines(text).at(-1)).toEqual({
+      error: { message: 'boom', type: 'upstream_error', param: null, code: 'upstream_error' },
+    });
     expect(enc.end()).toBe('');
   });
 
   it('writes the OpenAI error body', () => {
-    expect(completionsFormat.errorBody({ status: 400, code: 'invalid_request', type: 'invalid_request_error', message: 'm', action: 'a' })).toEqual({
+    expect(
+      completionsFormat.errorBody({
+        status: 400,
+        code: 'invalid_request',
+        type: 'invalid_request_error',
+        message: 'm',
+        action: 'a',
+      }),
+    ).toEqual({
       error: { message: 'm', type: 'invalid_request_error', param: null, code: 'invalid_request', action: 'a' },
     });
   });
@@ -162,7 +200,11 @@ describe('completions: the official openai client reads what Switchboard writes'
   let server: http.Server;
   let client: OpenAI;
   let failMidStream = false;
-  const answer: HubResponse = { ...base, choices: [{ index: 0, message: { role: 'assistant', content: 'This is a test.' }, finish_reason: 'stop' }], usage };
+  const answer: HubResponse = {
+    ...base,
+    choices: [{ index: 0, message: { role: 'assistant', content: 'This is a test.' }, finish_reason: 'stop' }],
+    usage,
+  };
 
   beforeAll(async () => {
     server = http.createServer((req, res) => {
@@ -175,7 +217,11 @@ describe('completions: the official openai client reads what Switchboard writes'
         } catch (e) {
           const err = e as ApiError;
           res.writeHead(err.status, { 'content-type': 'application/json' });
-          return res.end(JSON.stringify(completionsFormat.errorBody({ status: err.status, code: err.code, type: err.type, message: err.message })));
+          return res.end(
+            JSON.stringify(
+              completionsFormat.errorBody({ status: err.status, code: err.code, type: err.type, message: err.message }),
+            ),
+          );
         }
         if (!hub.stream) {
           res.writeHead(200, { 'content-type': 'application/json' });
@@ -186,21 +232,36 @@ describe('completions: the official openai client reads what Switchboard writes'
         const chunks = responseToChunks(answer);
         if (failMidStream) {
           res.write(enc.chunk(chunks[0]!) + enc.chunk(chunks[1]!));
-          return res.end(enc.error({ status: 502, code: 'upstream_error', type: 'upstream_error', message: 'Provider failed mid-stream.' }));
+          return res.end(
+            enc.error({
+              status: 502,
+              code: 'upstream_error',
+              type: 'upstream_error',
+              message: 'Provider failed mid-stream.',
+            }),
+          );
         }
         for (const c of chunks) res.write(enc.chunk(c));
         res.end(enc.end());
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    client = new OpenAI({ baseURL: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`, apiKey: 'x', maxRetries: 0 });
+    client = new OpenAI({
+      baseURL: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`,
+      apiKey: 'x',
+      maxRetries: 0,
+    });
   });
   afterAll(async () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
   it('non-stream', async () => {
-    const reply = await client.completions.create({ model: 'gpt-3.5-turbo-instruct', prompt: 'Say this is a test', max_tokens: 7 });
+    const reply = await client.completions.create({
+      model: 'gpt-3.5-turbo-instruct',
+      prompt: 'Say this is a test',
+      max_tokens: 7,
+    });
     expect(reply.object).toBe('text_completion');
     expect(reply.model).toBe('gpt-3.5-turbo-instruct');
     expect(reply.choices[0]).toEqual({ text: 'This is a test.', index: 0, logprobs: null, finish_reason: 'stop' });

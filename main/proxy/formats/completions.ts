@@ -55,22 +55,36 @@ function promptOf(prompt: unknown): string {
       );
     }
   }
-  throw invalid('"prompt" must be a string (token-id prompts are not supported).', 'Send the prompt as text: "prompt": "...".');
+  throw invalid(
+    '"prompt" must be a string (token-id prompts are not supported).',
+    'Send the prompt as text: "prompt": "...".',
+  );
 }
 
 function completionsRequestToHub(body: unknown): HubRequest {
-  if (!isObject(body)) throw invalid('The request body must be a JSON object.', 'Send {"model": "...", "prompt": "..."}.');
+  if (!isObject(body))
+    throw invalid('The request body must be a JSON object.', 'Send {"model": "...", "prompt": "..."}.');
   const model = requireModel(body.model, '"gpt-3.5-turbo-instruct"');
-  if (!present(body.prompt)) throw invalid('The request has no "prompt".', 'Send "prompt": "..." with the text to complete.');
+  if (!present(body.prompt))
+    throw invalid('The request has no "prompt".', 'Send "prompt": "..." with the text to complete.');
   const prompt = promptOf(body.prompt);
   if (present(body.suffix) && body.suffix !== '') {
-    throw invalid('"suffix" is not supported: the completion is answered by a chat model, which cannot fill in text before a suffix.', 'Leave "suffix" out, or route this model to a provider that serves /v1/completions.');
+    throw invalid(
+      '"suffix" is not supported: the completion is answered by a chat model, which cannot fill in text before a suffix.',
+      'Leave "suffix" out, or route this model to a provider that serves /v1/completions.',
+    );
   }
   if (body.echo === true) {
-    throw invalid('"echo": true is not supported: a chat model does not return the prompt.', 'Leave "echo" out and prepend the prompt yourself.');
+    throw invalid(
+      '"echo": true is not supported: a chat model does not return the prompt.',
+      'Leave "echo" out and prepend the prompt yourself.',
+    );
   }
   if (present(body.logprobs)) {
-    throw invalid('"logprobs" is not supported for completions answered by a chat model.', 'Leave "logprobs" out, or route this model to a provider that serves /v1/completions.');
+    throw invalid(
+      '"logprobs" is not supported for completions answered by a chat model.',
+      'Leave "logprobs" out, or route this model to a provider that serves /v1/completions.',
+    );
   }
 
   const hub: HubRequest = { model, messages: [{ role: 'user', content: prompt }] };
@@ -87,7 +101,8 @@ function completionsRequestToHub(body: unknown): HubRequest {
 
 type LegacyFinish = 'stop' | 'length' | 'content_filter';
 
-const legacyFinish = (f: FinishReason | null): LegacyFinish | null => (f === null ? null : f === 'tool_calls' ? 'stop' : f);
+const legacyFinish = (f: FinishReason | null): LegacyFinish | null =>
+  f === null ? null : f === 'tool_calls' ? 'stop' : f;
 
 function completionsResponse(res: HubResponse, model: string): Json {
   return {
@@ -95,7 +110,12 @@ function completionsResponse(res: HubResponse, model: string): Json {
     object: 'text_completion',
     created: res.created,
     model,
-    choices: res.choices.map((c) => ({ text: contentText(c.message.content), index: c.index, logprobs: null, finish_reason: legacyFinish(c.finish_reason) ?? 'stop' })),
+    choices: res.choices.map((c) => ({
+      text: contentText(c.message.content),
+      index: c.index,
+      logprobs: null,
+      finish_reason: legacyFinish(c.finish_reason) ?? 'stop',
+    })),
     ...(res.usage ? { usage: res.usage } : {}),
   };
 }
@@ -119,7 +139,12 @@ class CompletionsStreamEncoder implements StreamEncoder {
 
   private flushHeld(): string {
     if (this.held.size === 0) return '';
-    const choices = [...this.held].map(([index, finish]) => ({ text: '', index, logprobs: null, finish_reason: finish }));
+    const choices = [...this.held].map(([index, finish]) => ({
+      text: '',
+      index,
+      logprobs: null,
+      finish_reason: finish,
+    }));
     this.held.clear();
     return this.data(choices, this.usage);
   }

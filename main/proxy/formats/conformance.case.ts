@@ -17,9 +17,14 @@ import {
 export function responseToChunks(res: HubResponse): HubChunk[] {
   const base = { id: res.id, object: 'chat.completion.chunk' as const, created: res.created, model: res.model };
   const choice = res.choices[0];
-  const out: HubChunk[] = [{ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }];
+  const out: HubChunk[] = [
+    { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
+  ];
   if (choice?.message.reasoning_content) {
-    out.push({ ...base, choices: [{ index: 0, delta: { reasoning_content: choice.message.reasoning_content }, finish_reason: null }] });
+    out.push({
+      ...base,
+      choices: [{ index: 0, delta: { reasoning_content: choice.message.reasoning_content }, finish_reason: null }],
+    });
   }
   if (choice?.message.content) {
     const text = typeof choice.message.content === 'string' ? choice.message.content : '';
@@ -28,10 +33,29 @@ export function responseToChunks(res: HubResponse): HubChunk[] {
   choice?.message.tool_calls?.forEach((tc, index) => {
     out.push({
       ...base,
-      choices: [{ index: 0, delta: { tool_calls: [{ index, id: tc.id, type: 'function', function: { name: tc.function.name, arguments: tc.function.arguments } }] }, finish_reason: null }],
+      choices: [
+        {
+          index: 0,
+          delta: {
+            tool_calls: [
+              {
+                index,
+                id: tc.id,
+                type: 'function',
+                function: { name: tc.function.name, arguments: tc.function.arguments },
+              },
+            ],
+          },
+          finish_reason: null,
+        },
+      ],
     });
   });
-  out.push({ ...base, choices: [{ index: 0, delta: {}, finish_reason: choice?.finish_reason ?? 'stop' }], ...(res.usage ? { usage: res.usage } : {}) });
+  out.push({
+    ...base,
+    choices: [{ index: 0, delta: {}, finish_reason: choice?.finish_reason ?? 'stop' }],
+    ...(res.usage ? { usage: res.usage } : {}),
+  });
   return out;
 }
 
@@ -67,7 +91,13 @@ export const REQUEST_CASES: { name: string; req: HubRequest; needs?: keyof Capab
   { name: 'text', req: { model: 'm', messages: [{ role: 'user', content: 'Hello' }] } },
   {
     name: 'system prompt',
-    req: { model: 'm', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] },
+    req: {
+      model: 'm',
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Hello' },
+      ],
+    },
   },
   {
     name: 'multi-turn',
@@ -96,12 +126,24 @@ export const REQUEST_CASES: { name: string; req: HubRequest; needs?: keyof Capab
       ],
     },
   },
-  { name: 'tool definitions (auto)', req: { model: 'm', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools, tool_choice: 'auto' } },
-  { name: 'tool_choice required', needs: 'toolChoice', req: { model: 'm', messages: [{ role: 'user', content: 'Weather?' }], tools, tool_choice: 'required' } },
+  {
+    name: 'tool definitions (auto)',
+    req: { model: 'm', messages: [{ role: 'user', content: 'Weather in Paris?' }], tools, tool_choice: 'auto' },
+  },
+  {
+    name: 'tool_choice required',
+    needs: 'toolChoice',
+    req: { model: 'm', messages: [{ role: 'user', content: 'Weather?' }], tools, tool_choice: 'required' },
+  },
   {
     name: 'tool_choice named',
     needs: 'toolChoice',
-    req: { model: 'm', messages: [{ role: 'user', content: 'Weather?' }], tools, tool_choice: { type: 'function', function: { name: 'get_weather' } } },
+    req: {
+      model: 'm',
+      messages: [{ role: 'user', content: 'Weather?' }],
+      tools,
+      tool_choice: { type: 'function', function: { name: 'get_weather' } },
+    },
   },
   {
     name: 'tool call and tool result',
@@ -110,14 +152,27 @@ export const REQUEST_CASES: { name: string; req: HubRequest; needs?: keyof Capab
       tools,
       messages: [
         { role: 'user', content: 'Weather in Paris?' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          ],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '{"temp_c":21}' },
       ],
     },
   },
   {
     name: 'sampling parameters',
-    req: { model: 'm', messages: [{ role: 'user', content: 'Hi' }], temperature: 0.5, top_p: 0.9, max_tokens: 64, stop: ['END'] },
+    req: {
+      model: 'm',
+      messages: [{ role: 'user', content: 'Hi' }],
+      temperature: 0.5,
+      top_p: 0.9,
+      max_tokens: 64,
+      stop: ['END'],
+    },
   },
   { name: 'stream flag', req: { model: 'm', messages: [{ role: 'user', content: 'Hi' }], stream: true } },
 ];
@@ -126,12 +181,20 @@ const base = { id: 'chatcmpl-1', object: 'chat.completion' as const, created: 17
 export const RESPONSE_CASES: { name: string; res: HubResponse; needs?: keyof Capabilities }[] = [
   {
     name: 'text, stop',
-    res: { ...base, choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } },
+    res: {
+      ...base,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+    },
   },
   {
     name: 'cut at max tokens',
     needs: 'lengthFinish',
-    res: { ...base, choices: [{ index: 0, message: { role: 'assistant', content: 'Once upon' }, finish_reason: 'length' }], usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 } },
+    res: {
+      ...base,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Once upon' }, finish_reason: 'length' }],
+      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+    },
   },
   {
     name: 'tool calls',
@@ -164,7 +227,13 @@ export const RESPONSE_CASES: { name: string; res: HubResponse; needs?: keyof Cap
           message: {
             role: 'assistant',
             content: 'Let me check.',
-            tool_calls: [{ id: 'call_c', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo","units":{"temp":"C"}}' } }],
+            tool_calls: [
+              {
+                id: 'call_c',
+                type: 'function',
+                function: { name: 'get_weather', arguments: '{"city":"Oslo","units":{"temp":"C"}}' },
+              },
+            ],
           },
           finish_reason: 'tool_calls',
         },
@@ -180,11 +249,23 @@ function comparableRequest(r: HubRequest): unknown {
     model: r.model,
     stream: r.stream === true,
     messages: r.messages.map((m) => {
-      const content = typeof m.content === 'string' ? m.content : m.content == null ? '' : m.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.image_url.url}]`)).join('');
-      const calls = 'tool_calls' in m && m.tool_calls ? m.tool_calls.map((c) => ({ name: c.function.name, args: JSON.parse(c.function.arguments) as unknown })) : [];
+      const content =
+        typeof m.content === 'string'
+          ? m.content
+          : m.content == null
+            ? ''
+            : m.content.map((p) => (p.type === 'text' ? p.text : `[image ${p.image_url.url}]`)).join('');
+      const calls =
+        'tool_calls' in m && m.tool_calls
+          ? m.tool_calls.map((c) => ({ name: c.function.name, args: JSON.parse(c.function.arguments) as unknown }))
+          : [];
       return { role: m.role === 'developer' ? 'system' : m.role, content, calls, toolResult: m.role === 'tool' };
     }),
-    tools: (r.tools ?? []).map((t) => ({ name: t.function.name, description: t.function.description ?? '', parameters: t.function.parameters ?? {} })),
+    tools: (r.tools ?? []).map((t) => ({
+      name: t.function.name,
+      description: t.function.description ?? '',
+      parameters: t.function.parameters ?? {},
+    })),
   };
 }
 
@@ -193,7 +274,11 @@ function comparableResponse(r: HubResponse, caps: Capabilities): unknown {
   const text = typeof c.message.content === 'string' ? c.message.content : '';
   return {
     text,
-    calls: (c.message.tool_calls ?? []).map((t) => ({ ...(caps.toolCallIds ? { id: t.id } : {}), name: t.function.name, args: JSON.parse(t.function.arguments || '{}') as unknown })),
+    calls: (c.message.tool_calls ?? []).map((t) => ({
+      ...(caps.toolCallIds ? { id: t.id } : {}),
+      name: t.function.name,
+      args: JSON.parse(t.function.arguments || '{}') as unknown,
+    })),
     finish: c.finish_reason,
     usage: caps.usage && r.usage ? { prompt: r.usage.prompt_tokens, completion: r.usage.completion_tokens } : null,
   };
@@ -238,7 +323,8 @@ export function runConformance(format: FormatModule, caps: Capabilities): void {
         const back = format.requestToHub(JSON.parse(JSON.stringify(wire)), ctxFor(c.req));
         expect(comparableRequest(back)).toEqual(comparableRequest(c.req));
         if (c.req.temperature !== undefined) expect(back.temperature).toBe(c.req.temperature);
-        if (c.req.max_tokens !== undefined) expect(back.max_tokens ?? back.max_completion_tokens).toBe(c.req.max_tokens);
+        if (c.req.max_tokens !== undefined)
+          expect(back.max_tokens ?? back.max_completion_tokens).toBe(c.req.max_tokens);
         if (c.req.tool_choice !== undefined && caps.toolChoice) expect(back.tool_choice).toEqual(c.req.tool_choice);
       });
     }
@@ -274,8 +360,24 @@ export function runConformance(format: FormatModule, caps: Capabilities): void {
           const tc = ch.choices[0]?.delta.tool_calls?.[0];
           if (tc?.function?.arguments && tc.function.arguments.length > 4) {
             const args = tc.function.arguments;
-            const head = { ...ch, choices: [{ ...ch.choices[0]!, delta: { tool_calls: [{ ...tc, function: { name: tc.function.name, arguments: args.slice(0, 3) } }] } }] };
-            const rest = { ...ch, choices: [{ ...ch.choices[0]!, delta: { tool_calls: [{ index: tc.index, function: { arguments: args.slice(3) } }] } }] };
+            const head = {
+              ...ch,
+              choices: [
+                {
+                  ...ch.choices[0]!,
+                  delta: { tool_calls: [{ ...tc, function: { name: tc.function.name, arguments: args.slice(0, 3) } }] },
+                },
+              ],
+            };
+            const rest = {
+              ...ch,
+              choices: [
+                {
+                  ...ch.choices[0]!,
+                  delta: { tool_calls: [{ index: tc.index, function: { arguments: args.slice(3) } }] },
+                },
+              ],
+            };
             split.push(head, rest);
           } else split.push(ch);
         }
@@ -287,7 +389,12 @@ export function runConformance(format: FormatModule, caps: Capabilities): void {
   });
 
   describe(`${format.name}: errors`, () => {
-    const e = { status: 503, code: 'upstream_error', type: 'upstream_error', message: 'Provider "x" failed mid-stream: boom.' };
+    const e = {
+      status: 503,
+      code: 'upstream_error',
+      type: 'upstream_error',
+      message: 'Provider "x" failed mid-stream: boom.',
+    };
     it('an HTTP error body carries the message the provider side reads back', () => {
       expect(format.errorMessage(format.errorBody(e))).toBe(e.message);
     });

@@ -19,19 +19,24 @@ function inputs(value: unknown, field: string): string[] {
   if (typeof value === 'string') return [value];
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
   if (Array.isArray(value) && value.every((v) => Array.isArray(v) || typeof v === 'number')) {
-    throw bad(`"${field}" holds token ids; Switchboard forwards text only when it translates between formats.`, 'Send the text itself.');
+    throw bad(
+      `"${field}" holds token ids; Switchboard forwards text only when it translates between formats.`,
+      'Send the text itself.',
+    );
   }
   throw bad(`"${field}" must be a string or an array of strings.`, `Send "${field}": "text" or ["text", ...].`);
 }
 
 function object(body: unknown): Record<string, unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw bad('The request body must be a JSON object.', 'Send a JSON object.');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw bad('The request body must be a JSON object.', 'Send a JSON object.');
   return body as Record<string, unknown>;
 }
 
 function modelOf(b: Record<string, unknown>, ctx: ClientContext): string {
   const model = ctx.pathModel ?? b.model;
-  if (typeof model !== 'string' || !model) throw new ApiError('model_required', 'The request has no "model".', 'Add "model": "<name>".');
+  if (typeof model !== 'string' || !model)
+    throw new ApiError('model_required', 'The request has no "model".', 'Add "model": "<name>".');
   return model;
 }
 
@@ -42,7 +47,9 @@ const toHub = (model: string, embed: EmbedRequest): EmbedHubRequest => ({ model,
 export type EmbedClient = ClientFormat & { fromEmbed(r: EmbedResult, model: string): unknown };
 
 const ollamaError = (e: WireError) => ({ error: e.message });
-const openaiError = (e: WireError) => ({ error: { code: e.code, message: e.message, type: e.type, ...(e.action ? { action: e.action } : {}) } });
+const openaiError = (e: WireError) => ({
+  error: { code: e.code, message: e.message, type: e.type, ...(e.action ? { action: e.action } : {}) },
+});
 const noStream = {
   contentType: 'application/json',
   chunk: () => '',
@@ -77,7 +84,13 @@ export const ollamaEmbedClient: EmbedClient = {
     const model = modelOf(b, ctx);
     return toHub(model, { model, inputs: inputs(b.input, 'input') });
   },
-  fromEmbed: (r, model) => ({ model, embeddings: r.vectors, total_duration: 0, load_duration: 0, prompt_eval_count: r.promptTokens ?? 0 }),
+  fromEmbed: (r, model) => ({
+    model,
+    embeddings: r.vectors,
+    total_duration: 0,
+    load_duration: 0,
+    prompt_eval_count: r.promptTokens ?? 0,
+  }),
   responseFromHub: () => ({}),
   streamEncoder: () => noStream,
   errorBody: ollamaError,
@@ -89,7 +102,8 @@ export const ollamaLegacyEmbedClient: EmbedClient = {
   requestToHub(body, ctx) {
     const b = object(body);
     const model = modelOf(b, ctx);
-    if (typeof b.prompt !== 'string') throw bad('"prompt" must be a string.', 'Send {"model": "...", "prompt": "text"}, or use /api/embed.');
+    if (typeof b.prompt !== 'string')
+      throw bad('"prompt" must be a string.', 'Send {"model": "...", "prompt": "text"}, or use /api/embed.');
     return toHub(model, { model, inputs: [b.prompt] });
   },
   fromEmbed: (r) => ({ embedding: r.vectors[0] ?? [] }),
@@ -138,7 +152,10 @@ export function embedCall(format: FormatName, req: EmbedRequest): EmbedProviderC
             ...(req.dimensions ? { outputDimensionality: req.dimensions } : {}),
           })),
         },
-        read: (json) => ({ vectors: ((json as { embeddings?: { values?: unknown }[] }).embeddings ?? []).map((e) => numbers(e.values)), promptTokens: null }),
+        read: (json) => ({
+          vectors: ((json as { embeddings?: { values?: unknown }[] }).embeddings ?? []).map((e) => numbers(e.values)),
+          promptTokens: null,
+        }),
       };
     default:
       return null;

@@ -122,7 +122,12 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
   /** After commit: no failover; the client's reply ends with its format's error. */
   private failCommitted(message: string): void {
     this.finishProgress(502);
-    const e: WireError = { status: 502, code: 'upstream_error', type: 'upstream_error', message: `Provider "${this.cand.provider}" failed mid-stream: ${message}.` };
+    const e: WireError = {
+      status: 502,
+      code: 'upstream_error',
+      type: 'upstream_error',
+      message: `Provider "${this.cand.provider}" failed mid-stream: ${message}.`,
+    };
     this.sink!.fail(e);
     this.settle({ kind: 'done', status: 502, midStreamError: message });
   }
@@ -140,7 +145,11 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     if (this.clientLeft) ctrl.abort(new Error('client closed the request'));
   }
 
-  onResponseStart(_ctrl: Dispatcher.DispatchController, statusCode: number, responseHeaders: IncomingHttpHeaders): void {
+  onResponseStart(
+    _ctrl: Dispatcher.DispatchController,
+    statusCode: number,
+    responseHeaders: IncomingHttpHeaders,
+  ): void {
     this.status = statusCode;
     this.headers = responseHeaders;
     this.failing = isRetryableStatus(statusCode);
@@ -151,7 +160,10 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
       'x-switchboard-route': this.cand.reason,
       'x-switchboard-attempts': String(this.attemptNo),
     };
-    this.sink = this.a.target.sink({ status: statusCode, headers: responseHeaders, extraHeaders, committer: this }, this.plan);
+    this.sink = this.a.target.sink(
+      { status: statusCode, headers: responseHeaders, extraHeaders, committer: this },
+      this.plan,
+    );
   }
 
   onResponseData(ctrl: Dispatcher.DispatchController, chunk: Buffer): void {

@@ -5,10 +5,19 @@ export function classify(err: unknown, aborted: boolean): AttemptFailure {
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e?.code ?? e?.cause?.code ?? '';
   if (aborted) return { retryable: false, status: null, kind: 'aborted', message: 'client closed the request' };
-  if (code === 'UND_ERR_HEADERS_TIMEOUT') return { retryable: true, status: null, kind: 'timeout', message: 'no response before the first-byte timeout' };
-  if (code === 'UND_ERR_BODY_TIMEOUT') return { retryable: true, status: null, kind: 'timeout', message: 'no data before the idle timeout' };
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return { retryable: true, status: null, kind: 'timeout', message: 'connect timeout' };
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') {
+  if (code === 'UND_ERR_HEADERS_TIMEOUT')
+    return { retryable: true, status: null, kind: 'timeout', message: 'no response before the first-byte timeout' };
+  if (code === 'UND_ERR_BODY_TIMEOUT')
+    return { retryable: true, status: null, kind: 'timeout', message: 'no data before the idle timeout' };
+  if (code === 'UND_ERR_CONNECT_TIMEOUT')
+    return { retryable: true, status: null, kind: 'timeout', message: 'connect timeout' };
+  if (
+    code === 'ECONNREFUSED' ||
+    code === 'ENOTFOUND' ||
+    code === 'EAI_AGAIN' ||
+    code === 'EHOSTUNREACH' ||
+    code === 'ENETUNREACH'
+  ) {
     return { retryable: true, status: null, kind: 'connect', message: `cannot connect (${code})` };
   }
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED') {

@@ -41,9 +41,23 @@ type LastFailure = AttemptFailure & { provider: string; retryAfter?: string };
 export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool): Promise<ForwardOutcome> {
   const attempts: AttemptLog[] = [];
   const outcome: ForwardOutcome = {
-    provider: null, route: null, attempts, status: 0, errorCode: null, ttfbMs: null, promptTokens: null, completionTokens: null, error: null,
+    provider: null,
+    route: null,
+    attempts,
+    status: 0,
+    errorCode: null,
+    ttfbMs: null,
+    promptTokens: null,
+    completionTokens: null,
+    error: null,
   };
-  const ctx = { headers: f.headers, target: f.target, extraHeaders: f.replyHeaders, progress: outcome, started: performance.now() };
+  const ctx = {
+    headers: f.headers,
+    target: f.target,
+    extraHeaders: f.replyHeaders,
+    progress: outcome,
+    started: performance.now(),
+  };
   let lastFailure: LastFailure | null = null;
   let tried = 0;
   let unsupported: string | null = null;
@@ -67,23 +81,40 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
     const result = await new UpstreamAttempt(ctx, plan, provider, cand, i + 1).run();
     const latency = performance.now() - t0;
     if (result.kind === 'done') {
-      attempts.push({ provider: cand.provider, status: result.status, error: result.midStreamError ?? null, latency_ms: Math.round(latency) });
+      attempts.push({
+        provider: cand.provider,
+        status: result.status,
+        error: result.midStreamError ?? null,
+        latency_ms: Math.round(latency),
+      });
       if (result.midStreamError) {
         outcome.errorCode = 'upstream_error';
-        provider.recordFailure({ retryable: true, status: null, kind: 'other', message: result.midStreamError }, latency);
+        provider.recordFailure(
+          { retryable: true, status: null, kind: 'other', message: result.midStreamError },
+          latency,
+        );
       } else if (result.status === 401 || result.status === 403) {
         provider.recordRefusal(`HTTP ${result.status} (check this provider's api_key)`, latency);
       } else provider.recordSuccess(latency);
       return outcome;
     }
     provider.recordFailure(result.failure, latency);
-    attempts.push({ provider: cand.provider, status: result.failure.status, error: result.failure.message, latency_ms: Math.round(latency) });
+    attempts.push({
+      provider: cand.provider,
+      status: result.failure.status,
+      error: result.failure.message,
+      latency_ms: Math.round(latency),
+    });
     if (result.failure.kind === 'aborted') {
       outcome.status = 499;
       outcome.errorCode = 'client_closed_request';
       return outcome;
     }
-    lastFailure = { ...result.failure, provider: cand.provider, ...(result.retryAfter ? { retryAfter: result.retryAfter } : {}) };
+    lastFailure = {
+      ...result.failure,
+      provider: cand.provider,
+      ...(result.retryAfter ? { retryAfter: result.retryAfter } : {}),
+    };
   }
 
   const error =
@@ -102,7 +133,7 @@ function allFailedError(model: string, attempts: AttemptLog[], last: LastFailure
     return new ApiError(
       'no_healthy_provider',
       `Every provider for model "${model}" is paused by its circuit breaker after repeated failures (${list}).`,
-      'Wait for the cool-down (circuit_breaker.cooldown_ms) or fix the provider; GET /admin/v1/status shows each provider\'s last error.',
+      "Wait for the cool-down (circuit_breaker.cooldown_ms) or fix the provider; GET /admin/v1/status shows each provider's last error.",
     );
   }
   const n = attempts.length;

@@ -4,19 +4,50 @@ import type { ProviderRuntime } from '../provider-pool.ts';
 
 /** Request headers never sent upstream: hop-by-hop ones, the client's own credentials and our control headers. */
 const DROP_REQUEST = new Set([
-  'host', 'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding',
-  'upgrade', 'content-length', 'authorization', 'x-api-key', 'api-key', 'x-goog-api-key', 'accept-encoding', 'cookie',
-  'x-switchboard-app', 'x-switchboard-token', 'origin', 'referer',
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'authorization',
+  'x-api-key',
+  'api-key',
+  'x-goog-api-key',
+  'accept-encoding',
+  'cookie',
+  'x-switchboard-app',
+  'x-switchboard-token',
+  'origin',
+  'referer',
 ]);
 
 /** Headers kept when the request is translated into another provider's format (the rest belong to the client's API). */
 const KEEP_TRANSLATED = new Set(['user-agent', 'x-title', 'http-referer', 'x-request-id']);
 
 /** Response headers not copied back to the client. */
-export const DROP_RESPONSE = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'set-cookie', 'proxy-authenticate']);
+export const DROP_RESPONSE = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'set-cookie',
+  'proxy-authenticate',
+]);
 
 /** The headers of one upstream call: the client's that may go on, the body's length, and the provider's own auth. */
-export function upstreamHeaders(incoming: IncomingHttpHeaders, provider: ProviderRuntime, length: number, translated: boolean): Record<string, string> {
+export function upstreamHeaders(
+  incoming: IncomingHttpHeaders,
+  provider: ProviderRuntime,
+  length: number,
+  translated: boolean,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name in incoming) {
     if (DROP_REQUEST.has(name) || (translated && !KEEP_TRANSLATED.has(name))) continue;
@@ -31,7 +62,10 @@ export function upstreamHeaders(incoming: IncomingHttpHeaders, provider: Provide
 }
 
 /** The provider's reply headers for the client (hop-by-hop and cookies dropped), with ours added. */
-export function replyHeaders(upstream: IncomingHttpHeaders, extra: Record<string, string>): Record<string, string | string[]> {
+export function replyHeaders(
+  upstream: IncomingHttpHeaders,
+  extra: Record<string, string>,
+): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const name in upstream) {
     if (DROP_RESPONSE.has(name)) continue;

@@ -116,13 +116,18 @@ export class TranslatingStreamSink implements ReplySink {
   private commit(): void {
     this.committed = true;
     this.s.committer.commit();
-    this.res.writeHead(this.s.status, { 'content-type': this.encoder.contentType, 'cache-control': 'no-cache', ...this.s.extraHeaders });
+    this.res.writeHead(this.s.status, {
+      'content-type': this.encoder.contentType,
+      'cache-control': 'no-cache',
+      ...this.s.extraHeaders,
+    });
   }
 
   private write(chunks: HubChunk[]): boolean {
     let out = '';
     for (const c of chunks) {
-      if (c.usage) this.counted = { prompt: c.usage.prompt_tokens ?? null, completion: c.usage.completion_tokens ?? null };
+      if (c.usage)
+        this.counted = { prompt: c.usage.prompt_tokens ?? null, completion: c.usage.completion_tokens ?? null };
       out += this.encoder.chunk(c);
     }
     if (!out) return true;
@@ -181,7 +186,11 @@ class WholeBodySink implements ReplySink {
     this.counted = usage;
     this.committed = true;
     this.s.committer.commit();
-    this.res.writeHead(this.s.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...this.s.extraHeaders });
+    this.res.writeHead(this.s.status, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      ...this.s.extraHeaders,
+    });
     this.res.end(body);
   }
 
@@ -206,7 +215,12 @@ export function translatingJsonSink(res: ServerResponse, s: SinkInit, convert: (
 }
 
 /** A provider's own error answer (a non-retryable 4xx) in another format: re-said in the client's error shape. */
-export function translatingErrorSink(res: ServerResponse, s: SinkInit, errorMessage: (body: unknown) => string | undefined, client: ClientFormat): ReplySink {
+export function translatingErrorSink(
+  res: ServerResponse,
+  s: SinkInit,
+  errorMessage: (body: unknown) => string | undefined,
+  client: ClientFormat,
+): ReplySink {
   return new WholeBodySink(res, s, (text) => {
     let message: string | undefined;
     try {

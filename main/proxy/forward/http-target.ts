@@ -50,7 +50,8 @@ export class HttpReplyTarget implements ReplyTarget {
     const t = plan.translate;
     if (!t) return new PassthroughSink(this.res, init, this.client, this.ctx);
     if (init.status >= 400) return translatingErrorSink(this.res, init, t.errorMessage, this.client);
-    if (this.stream && t.decoder && t.encoder) return new TranslatingStreamSink(this.res, init, t.decoder(), t.encoder());
+    if (this.stream && t.decoder && t.encoder)
+      return new TranslatingStreamSink(this.res, init, t.decoder(), t.encoder());
     return translatingJsonSink(this.res, init, t.json);
   }
 }
@@ -62,6 +63,10 @@ export function sendFormatError(res: ServerResponse, format: ClientFormat, e: Ap
     return;
   }
   const body = JSON.stringify(format.errorBody(e.toWire()));
-  res.writeHead(e.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...e.headers });
+  res.writeHead(e.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...e.headers,
+  });
   res.end(body);
 }

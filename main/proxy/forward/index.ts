@@ -1,7 +1,14 @@
 // Forwarding: the failover loop, one upstream attempt, failure classification, the header policy, attempt plans,
 // and the reply-target interface with its HTTP implementation.
 export { forwardWithFailover, type ForwardOutcome, type ForwardRequest } from './failover.ts';
-export { chatPlan, type AttemptPlan, type Planner, type PlanTarget, type Translation, type UploadBody } from './plan.ts';
+export {
+  chatPlan,
+  type AttemptPlan,
+  type Planner,
+  type PlanTarget,
+  type Translation,
+  type UploadBody,
+} from './plan.ts';
 export { classify, errorTextOf, isRetryableStatus } from './classify.ts';
 export { HttpReplyTarget, sendFormatError } from './http-target.ts';
 export type { ClientListener, ReplySink, ReplyTarget, SinkInit, Usage } from './target.ts';

@@ -5,7 +5,8 @@ import { idsOf, type ProviderKind } from './kind.ts';
 export const geminiKind: ProviderKind = {
   type: 'gemini',
   format: 'gemini',
-  chatPath: (model, stream) => (stream ? geminiModelPath(model, 'streamGenerateContent', true) : geminiModelPath(model, 'generateContent')),
+  chatPath: (model, stream) =>
+    stream ? geminiModelPath(model, 'streamGenerateContent', true) : geminiModelPath(model, 'generateContent'),
   modelsPath: '/models',
   authHeaders: (key): Record<string, string> => (key ? { 'x-goog-api-key': key } : {}),
   parseModels: (json) => idsOf((json as { models?: unknown })?.models, 'name', 'models/'),

@@ -16,16 +16,25 @@ describe('provider kinds', () => {
     expect(providerKind({ type: 'anthropic', base_url: 'http://127.0.0.1:9000/v1' }).format).toBe('anthropic');
   });
 
-  it('builds each kind\'s chat path and auth headers', () => {
-    expect(providerKind({ base_url: 'https://generativelanguage.googleapis.com/v1beta' }).chatPath('gemini-2.0-flash', true)).toBe(
-      '/models/gemini-2.0-flash:streamGenerateContent?alt=sse',
-    );
-    expect(providerKind({ base_url: 'https://api.anthropic.com/v1' }).authHeaders('k')).toEqual({ 'x-api-key': 'k', 'anthropic-version': '2023-06-01' });
+  it("builds each kind's chat path and auth headers", () => {
+    expect(
+      providerKind({ base_url: 'https://generativelanguage.googleapis.com/v1beta' }).chatPath('gemini-2.0-flash', true),
+    ).toBe('/models/gemini-2.0-flash:streamGenerateContent?alt=sse');
+    expect(providerKind({ base_url: 'https://api.anthropic.com/v1' }).authHeaders('k')).toEqual({
+      'x-api-key': 'k',
+      'anthropic-version': '2023-06-01',
+    });
     expect(providerKind({ base_url: 'http://127.0.0.1:11434' }).chatPath('llama3', false)).toBe('/api/chat');
   });
 
-  it('reads each kind\'s model list', () => {
-    expect(providerKind({ base_url: 'https://generativelanguage.googleapis.com/v1beta' }).parseModels({ models: [{ name: 'models/gemini-pro' }] })).toEqual(['gemini-pro']);
-    expect(providerKind({ base_url: 'http://127.0.0.1:11434' }).parseModels({ models: [{ name: 'llama3:8b' }] })).toEqual(['llama3:8b']);
+  it("reads each kind's model list", () => {
+    expect(
+      providerKind({ base_url: 'https://generativelanguage.googleapis.com/v1beta' }).parseModels({
+        models: [{ name: 'models/gemini-pro' }],
+      }),
+    ).toEqual(['gemini-pro']);
+    expect(
+      providerKind({ base_url: 'http://127.0.0.1:11434' }).parseModels({ models: [{ name: 'llama3:8b' }] }),
+    ).toEqual(['llama3:8b']);
   });
 });

@@ -5,7 +5,8 @@ import { openWal } from '../../../main/wal/index.ts';
 import { payloadFor, type ChildMessage, type CrashPayload } from './crash-payload.ts';
 
 const [dir, firstId] = process.argv.slice(2);
-if (!dir || !firstId || !process.send) throw new Error('usage: node --import tsx append-child.ts <dir> <first id> (with an IPC channel)');
+if (!dir || !firstId || !process.send)
+  throw new Error('usage: node --import tsx append-child.ts <dir> <first id> (with an IPC channel)');
 const send = (message: ChildMessage) => process.send?.(message);
 
 const wal = await openWal({ dir, segmentBytes: 16 * 1024, autoCompactBytes: 48 * 1024 });

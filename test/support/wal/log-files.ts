@@ -5,7 +5,10 @@ import { readFrameAt } from '../../../main/wal/framing.ts';
 import type { WalLog } from '../../../main/wal/wal.ts';
 
 export async function segmentFiles(dir: string): Promise<string[]> {
-  return (await fsp.readdir(dir)).filter((name) => /^wal-\d{20}\.log$/.test(name)).sort().map((name) => path.join(dir, name));
+  return (await fsp.readdir(dir))
+    .filter((name) => /^wal-\d{20}\.log$/.test(name))
+    .sort()
+    .map((name) => path.join(dir, name));
 }
 
 export async function filesMatching(dir: string, pattern: RegExp): Promise<string[]> {

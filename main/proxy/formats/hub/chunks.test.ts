@@ -37,7 +37,12 @@ describe('tool-call assembler and foldChunks', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: 'Hi', reasoning_content: 'hm', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+          message: {
+            role: 'assistant',
+            content: 'Hi',
+            reasoning_content: 'hm',
+            tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+          },
           finish_reason: 'tool_calls',
         },
       ],

@@ -47,7 +47,13 @@ export function hubChunk(
   usage?: HubUsage,
   index = 0,
 ): HubChunk {
-  const c: HubChunk = { id: head.id, object: 'chat.completion.chunk', created: head.created, model: head.model, choices: [{ index, delta, finish_reason: finish }] };
+  const c: HubChunk = {
+    id: head.id,
+    object: 'chat.completion.chunk',
+    created: head.created,
+    model: head.model,
+    choices: [{ index, delta, finish_reason: finish }],
+  };
   if (usage) c.usage = usage;
   return c;
 }

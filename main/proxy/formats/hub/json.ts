@@ -16,22 +16,32 @@ export function invalid(message: string, action?: string): ApiError {
 /** The request's model (a non-empty string), or 400 model_required with an example for this format. */
 export function requireModel(model: unknown, example: string, where = 'The request has no "model"'): string {
   if (absent(model) || model === '') {
-    throw new ApiError('model_required', `${where}; Switchboard routes by model name.`, `Add "model": "<name>", e.g. ${example}.`);
+    throw new ApiError(
+      'model_required',
+      `${where}; Switchboard routes by model name.`,
+      `Add "model": "<name>", e.g. ${example}.`,
+    );
   }
-  if (typeof model !== 'string') throw invalid('"model" must be a string.', `Send the model name as a string, e.g. ${example}.`);
+  if (typeof model !== 'string')
+    throw invalid('"model" must be a string.', `Send the model name as a string, e.g. ${example}.`);
   return model;
 }
 
 /** An optional string field, or 400 naming it. */
 export function optionalString(v: unknown, path: string): string | undefined {
   if (absent(v)) return undefined;
-  if (typeof v !== 'string') throw invalid(`"${path}" must be a string; got ${JSON.stringify(v)}.`, `Send "${path}" as text, or leave it out.`);
+  if (typeof v !== 'string')
+    throw invalid(`"${path}" must be a string; got ${JSON.stringify(v)}.`, `Send "${path}" as text, or leave it out.`);
   return v;
 }
 
 /** The body as a JSON object, or 400 with an example of what to send. */
 export function requireObject(body: unknown, example: string, what = 'The request body'): Json {
-  if (!isObject(body)) throw invalid(`${what} must be a JSON object; got ${Array.isArray(body) ? 'an array' : typeof body}.`, `Send ${example}.`);
+  if (!isObject(body))
+    throw invalid(
+      `${what} must be a JSON object; got ${Array.isArray(body) ? 'an array' : typeof body}.`,
+      `Send ${example}.`,
+    );
   return body;
 }
 

@@ -5,7 +5,8 @@
 import { absent, invalid, type Json, readPath, writePath } from './json.ts';
 import type { HubRequest } from './types.ts';
 
-export type SamplingParam = 'temperature' | 'top_p' | 'top_k' | 'max_tokens' | 'seed' | 'presence_penalty' | 'frequency_penalty' | 'stop' | 'n';
+export type SamplingParam =
+  'temperature' | 'top_p' | 'top_k' | 'max_tokens' | 'seed' | 'presence_penalty' | 'frequency_penalty' | 'stop' | 'n';
 
 export type ParamSpec = {
   /** Where the value sits in the wire body, e.g. 'generationConfig.topP' or 'options.num_predict'. */
@@ -34,7 +35,10 @@ const specOf = (s: string | ParamSpec): ParamSpec => (typeof s === 'string' ? { 
 function numberAt(v: unknown, path: string, opts: ParamReadOptions): number {
   const n = opts.numericStrings && typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
   if (typeof n !== 'number' || !Number.isFinite(n)) {
-    throw invalid(`"${path}" must be a number; got ${JSON.stringify(v)}.`, `Send "${path}" as a JSON number, or leave it out.`);
+    throw invalid(
+      `"${path}" must be a number; got ${JSON.stringify(v)}.`,
+      `Send "${path}" as a JSON number, or leave it out.`,
+    );
   }
   return n;
 }
@@ -42,7 +46,10 @@ function numberAt(v: unknown, path: string, opts: ParamReadOptions): number {
 function stopAt(v: unknown, path: string, opts: ParamReadOptions): string | string[] {
   if (typeof v === 'string' && !opts.stopAsArray) return v;
   if (Array.isArray(v) && v.every((s) => typeof s === 'string')) return v as string[];
-  throw invalid(`"${path}" must be ${opts.stopAsArray ? 'an array of strings' : 'a string or an array of strings'}; got ${JSON.stringify(v)}.`, `Send e.g. "${path}": ["END"], or leave it out.`);
+  throw invalid(
+    `"${path}" must be ${opts.stopAsArray ? 'an array of strings' : 'a string or an array of strings'}; got ${JSON.stringify(v)}.`,
+    `Send e.g. "${path}": ["END"], or leave it out.`,
+  );
 }
 
 /** Client side: reads the table's fields from the client's body into the hub request (checked, 400 on a bad one). */
@@ -60,7 +67,10 @@ export function paramsToHub(map: ParamMap, body: Json, into: HubRequest, opts: P
     const value = spec.toHub ? spec.toHub(n) : n;
     if (value === undefined) continue;
     if (POSITIVE_INTEGERS.has(param) && (!Number.isInteger(value) || value < 1)) {
-      throw invalid(`"${spec.path}" must be a whole number of at least 1; got ${JSON.stringify(v)}.`, `Send e.g. "${spec.path}": 1024, or leave it out.`);
+      throw invalid(
+        `"${spec.path}" must be a whole number of at least 1; got ${JSON.stringify(v)}.`,
+        `Send e.g. "${spec.path}": 1024, or leave it out.`,
+      );
     }
     into[param] = value;
   }
@@ -70,7 +80,12 @@ export function paramsToHub(map: ParamMap, body: Json, into: HubRequest, opts: P
 export const maxTokensOf = (req: HubRequest): number | undefined => req.max_completion_tokens ?? req.max_tokens;
 
 /** Provider side: writes the table's fields of the hub request into the provider's body (paths created as needed). */
-export function paramsFromHub(map: ParamMap, req: HubRequest, into: Json, opts: Pick<ParamReadOptions, 'stopAsArray'> = {}): void {
+export function paramsFromHub(
+  map: ParamMap,
+  req: HubRequest,
+  into: Json,
+  opts: Pick<ParamReadOptions, 'stopAsArray'> = {},
+): void {
   for (const [param, raw] of Object.entries(map) as [SamplingParam, string | ParamSpec][]) {
     const spec = specOf(raw);
     if (param === 'stop') {

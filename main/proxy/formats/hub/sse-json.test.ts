@@ -26,7 +26,8 @@ class ToyDecoder extends SseJsonDecoder {
   }
 }
 const ev = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
-const texts = (cs: { choices: { delta: { content?: string | null } }[] }[]) => cs.map((c) => c.choices[0]!.delta.content);
+const texts = (cs: { choices: { delta: { content?: string | null } }[] }[]) =>
+  cs.map((c) => c.choices[0]!.delta.content);
 
 describe('SSE-JSON decoder rules', () => {
   it('hands over chunks decoded before an error event, then raises it on the next call', () => {
@@ -67,7 +68,10 @@ describe('SSE-JSON decoder rules', () => {
     const text = ev({ text: 'héllo' }) + ev({ text: 'wörld' }) + ev({ end: true });
     for (let cut = 0; cut <= text.length; cut++) {
       const d = new ToyDecoder();
-      expect(texts([...d.push(text.slice(0, cut)), ...d.push(text.slice(cut)), ...d.end()])).toEqual(['héllo', 'wörld']);
+      expect(texts([...d.push(text.slice(0, cut)), ...d.push(text.slice(cut)), ...d.end()])).toEqual([
+        'héllo',
+        'wörld',
+      ]);
     }
   });
 

@@ -49,7 +49,9 @@ export abstract class SseJsonDecoder implements StreamDecoder {
     try {
       data = JSON.parse(text);
     } catch {
-      this.failure = new UpstreamStreamError(`The provider sent a stream event that is not JSON: ${text.slice(0, 200)}`);
+      this.failure = new UpstreamStreamError(
+        `The provider sent a stream event that is not JSON: ${text.slice(0, 200)}`,
+      );
       return;
     }
     if (!isObject(data)) return;

@@ -39,7 +39,11 @@ export class ToolCallAssembler<Extra extends object = object> {
 
   /** The calls as hub tool calls (ids minted by `mintId` where the stream gave none). */
   toolCalls(mintId: () => string): HubToolCall[] {
-    return this.list().map((c) => ({ id: c.id || mintId(), type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    return this.list().map((c) => ({
+      id: c.id || mintId(),
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }));
   }
 
   clear(): void {

@@ -11,7 +11,8 @@ export type { WireError } from '../../../errors.ts';
 
 export type FormatName = 'openai' | 'anthropic' | 'gemini' | 'ollama' | 'responses';
 
-export type HubContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } };
+export type HubContentPart =
+  { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } };
 
 export type HubToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
 

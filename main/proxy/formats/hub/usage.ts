@@ -25,7 +25,14 @@ export type UsageFields = {
 };
 
 /** The counters every format has, in the hub's sense (prompt includes the cache, completion includes reasoning). */
-export type TokenCounts = { prompt: number; completion: number; total: number; cacheRead: number; cacheWrite: number; reasoning: number };
+export type TokenCounts = {
+  prompt: number;
+  completion: number;
+  total: number;
+  cacheRead: number;
+  cacheWrite: number;
+  reasoning: number;
+};
 
 function numberAt(obj: Json, path: string | undefined): number | undefined {
   const v = path ? readPath(obj, path) : undefined;
@@ -71,7 +78,14 @@ export class UsageMap {
     const reasoning = numberAt(wire, f.reasoning) ?? 0;
     const p = (prompt ?? 0) + (f.promptExcludesCache ? cacheRead + cacheWrite : 0);
     const c = (completion ?? 0) + (f.completionExcludesReasoning ? reasoning : 0);
-    return hubUsage({ prompt: p, completion: c, total: numberAt(wire, f.total) ?? p + c, cacheRead, cacheWrite, reasoning });
+    return hubUsage({
+      prompt: p,
+      completion: c,
+      total: numberAt(wire, f.total) ?? p + c,
+      cacheRead,
+      cacheWrite,
+      reasoning,
+    });
   }
 
   /** The hub's usage as this format's usage object. */
@@ -80,7 +94,11 @@ export class UsageMap {
     const c = countsOf(u);
     const out: Json = {};
     writePath(out, f.prompt, f.promptExcludesCache ? Math.max(0, c.prompt - c.cacheRead - c.cacheWrite) : c.prompt);
-    writePath(out, f.completion, f.completionExcludesReasoning ? Math.max(0, c.completion - c.reasoning) : c.completion);
+    writePath(
+      out,
+      f.completion,
+      f.completionExcludesReasoning ? Math.max(0, c.completion - c.reasoning) : c.completion,
+    );
     if (f.total) writePath(out, f.total, c.total);
     const detail = (path: string | undefined, value: number): void => {
       if (path && (value || f.writeZeroDetails)) writePath(out, path, value);

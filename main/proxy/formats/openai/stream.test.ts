@@ -15,7 +15,9 @@ const event = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
 describe('openai stream decoder', () => {
   it('hands over the chunks decoded in the same push as an error event, then raises the error', () => {
     const dec = openaiFormat.streamDecoder('m');
-    const got = dec.push(event(chunk('Hel')) + event(chunk('lo')) + event({ error: { message: 'overloaded', code: 'server_error' } }));
+    const got = dec.push(
+      event(chunk('Hel')) + event(chunk('lo')) + event({ error: { message: 'overloaded', code: 'server_error' } }),
+    );
     expect(got.map((c) => c.choices[0]!.delta.content)).toEqual(['Hel', 'lo']);
     expect(() => dec.push(event(chunk('never')))).toThrow(UpstreamStreamError);
     expect(() => dec.end()).toThrow(/overloaded/);
@@ -31,7 +33,10 @@ describe('openai stream decoder', () => {
 
   it('round-trips a stream through the encoder', () => {
     const enc = openaiFormat.streamEncoder({ model: 'm' });
-    const text = enc.chunk(chunk('Hi')) + enc.chunk({ ...chunk(''), choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) + enc.end();
+    const text =
+      enc.chunk(chunk('Hi')) +
+      enc.chunk({ ...chunk(''), choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }) +
+      enc.end();
     const dec = openaiFormat.streamDecoder('m');
     const folded = foldChunks([...dec.push(text), ...dec.end()]);
     expect(folded.choices[0]).toMatchObject({ message: { content: 'Hi' }, finish_reason: 'stop' });
@@ -41,7 +46,11 @@ describe('openai stream decoder', () => {
 describe('openai provider side', () => {
   it('sends the hub request as it is, without top_k (OpenAI refuses it)', () => {
     const req = { model: 'm', messages: [{ role: 'user' as const, content: 'x' }], temperature: 0.2, top_k: 40 };
-    expect(openaiFormat.requestFromHub(req)).toEqual({ model: 'm', messages: [{ role: 'user', content: 'x' }], temperature: 0.2 });
+    expect(openaiFormat.requestFromHub(req)).toEqual({
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      temperature: 0.2,
+    });
     const plain = { model: 'm', messages: [] };
     expect(openaiFormat.requestFromHub(plain)).toBe(plain);
   });
