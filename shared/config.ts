@@ -116,7 +116,6 @@ export const GatewayConfigSchema = z.strictObject({
     })
     .optional(),
 });
-export type GatewayConfig = z.infer<typeof GatewayConfigSchema>;
 
 export const ConfigSchema = z
   .strictObject({

@@ -10,4 +10,3 @@ export const ChatRequestSchema = z.looseObject({
   messages: z.array(ChatMessageSchema, { error: 'must be an array of {role, content} objects' }),
   stream: z.boolean({ error: 'must be true or false' }).optional(),
 });
-export type ChatRequest = z.infer<typeof ChatRequestSchema>;

@@ -153,7 +153,6 @@ export const CreateWorkflowSchema = z.strictObject({
     }),
   ),
 });
-export type CreateWorkflow = z.infer<typeof CreateWorkflowSchema>;
 
 export const RunWorkflowSchema = z.strictObject({ input: z.record(z.string(), z.unknown()).default({}) });
 
@@ -227,7 +226,6 @@ export const CreateSwarmSchema = z.strictObject({
     })
     .default({ max_rounds: 3, consensus_required: false }),
 });
-export type CreateSwarm = z.infer<typeof CreateSwarmSchema>;
 export const MAX_ROUNDS_LIMIT = 20;
 
 export const SwarmTaskSchema = z.strictObject({

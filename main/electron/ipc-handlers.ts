@@ -1,14 +1,7 @@
 // IPC: one handler per channel of shared/ipc.ts (a missing one does not compile), each checking its sender.
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
-import {
-  IPC_CHANNELS,
-  IPC_EVENTS,
-  type AppInfo,
-  type IpcChannel,
-  type IpcEvents,
-  type IpcHandlers,
-  type SwitchboardApi,
-} from '../../shared/ipc.ts';
+import { IPC_CHANNELS, IPC_EVENTS } from '../../shared/ipc.ts';
+import type { AppInfo, IpcChannel, IpcEvents, IpcHandlers, SwitchboardApi } from '../../shared/ipc.ts';
 
 /** The handlers: the shared data client against our own in-process server, plus the shell's own app info. */
 export function desktopHandlers(client: SwitchboardApi, appInfo: () => AppInfo): IpcHandlers {

@@ -4,18 +4,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  BrowserWindow,
-  Menu,
-  Tray,
-  app,
-  dialog,
-  ipcMain,
-  nativeImage,
-  nativeTheme,
-  shell,
-  type MenuItemConstructorOptions,
-} from 'electron';
+import { BrowserWindow, Menu, Tray, app, dialog, ipcMain, nativeImage, nativeTheme, shell } from 'electron';
+import type { MenuItemConstructorOptions } from 'electron';
 import Store from 'electron-store';
 import { httpTransport } from '../../shared/http-client.ts';
 import type { PortConflictInfo } from '../../shared/ipc.ts';

@@ -1,13 +1,7 @@
 // `switchboard keys create|list|revoke --gateway|--pat`: gateway keys and personal access tokens (never printed again).
 import type { LimitValues } from '../../shared/config.ts';
-import {
-  createGatewayKey,
-  type CredentialKind,
-  gatewayKeysFile,
-  parseExpiry,
-  readGatewayKeys,
-  revokeGatewayKey,
-} from './keys.ts';
+import { createGatewayKey, gatewayKeysFile, parseExpiry, readGatewayKeys, revokeGatewayKey } from './keys.ts';
+import type { CredentialKind } from './keys.ts';
 
 export type GatewayKeyFlags = {
   pat?: boolean;

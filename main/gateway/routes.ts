@@ -10,7 +10,7 @@ import { type ClientFormat, errorMessageOf } from '../proxy/formats/hub/index.ts
 import { openaiFormat } from '../proxy/formats/openai/index.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import type { FrontDoor, PlanInput } from '../proxy/door.ts';
-import { type AttemptPlan, type PlanTarget, sendFormatError } from '../proxy/forward/index.ts';
+import { type AttemptPlan, type PlanTarget, replyHeaders, sendFormatError } from '../proxy/forward/index.ts';
 import { gatewayFor } from './gateway.ts';
 import { isMultipart, spoolUpload } from './multipart.ts';
 import { taskIdOf } from './video-tasks.ts';
@@ -120,16 +120,6 @@ function videoCreateDoor(clientPath: string, engine: () => Engine): FrontDoor {
   };
 }
 
-const DROP_RESPONSE = new Set([
-  'connection',
-  'keep-alive',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'set-cookie',
-]);
-
 /** A task poll (status or content): to the provider that created it, streamed back byte for byte. */
 async function forwardPoll(engine: Engine, taskId: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const task = gatewayFor(engine).videos.get(taskId);
@@ -165,10 +155,7 @@ async function forwardPoll(engine: Engine, taskId: string, req: IncomingMessage,
         'Retry the poll later.',
       );
     });
-  const headers: Record<string, string | string[]> = {};
-  for (const [k, v] of Object.entries(upstream.headers)) if (v !== undefined && !DROP_RESPONSE.has(k)) headers[k] = v;
-  headers['x-switchboard-provider'] = task.provider;
-  res.writeHead(upstream.statusCode, headers);
+  res.writeHead(upstream.statusCode, replyHeaders(upstream.headers, { 'x-switchboard-provider': task.provider }));
   res.on('close', () => upstream.body.destroy());
   for await (const chunk of upstream.body) {
     if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));

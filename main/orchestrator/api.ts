@@ -3,15 +3,9 @@
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
-import {
-  AGENT_STATUSES,
-  BUILTIN_TOOLS,
-  CreateAgentSchema,
-  RunTaskSchema,
-  TASK_STATUSES,
-  UpdateAgentSchema,
-  type AgentEvent,
-} from '../../shared/orchestrator.ts';
+import { AGENT_STATUSES, BUILTIN_TOOLS, CreateAgentSchema, RunTaskSchema } from '../../shared/orchestrator.ts';
+import { TASK_STATUSES, UpdateAgentSchema } from '../../shared/orchestrator.ts';
+import type { AgentEvent } from '../../shared/orchestrator.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { ApiError, invalidRequest, type FieldProblem } from '../errors.ts';

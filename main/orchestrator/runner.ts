@@ -1,14 +1,8 @@
 // The agent loop: model call through the engine's routing → tool calls through the registry → model again, until a
 // final answer or config.max_iterations. Each step's events are durable before the next step starts.
 import type { Agent, AgentEvent, Task, TokenUsage } from '../../shared/orchestrator.ts';
-import {
-  foldChunks,
-  isObject,
-  type HubChunk,
-  type HubMessage,
-  type HubRequest,
-  type HubTool,
-} from '../proxy/formats/hub/index.ts';
+import { foldChunks, isObject } from '../proxy/formats/hub/index.ts';
+import type { HubChunk, HubMessage, HubRequest, HubTool } from '../proxy/formats/hub/index.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { chatInProcess } from '../proxy/in-process.ts';
 import { addUsage } from './common.ts';

@@ -1,13 +1,7 @@
 // Swarms: a coordinator agent that delegates to member agents through a `delegate` tool (handoffs), proposes an
 // answer, and (with consensus_required) puts it to every member's vote, for at most max_rounds rounds.
-import {
-  SwarmTaskSchema,
-  type Swarm,
-  type SwarmRound,
-  type SwarmTask,
-  type Task,
-  type TaskOrigin,
-} from '../../shared/orchestrator.ts';
+import { SwarmTaskSchema } from '../../shared/orchestrator.ts';
+import type { Swarm, SwarmRound, SwarmTask, Task, TaskOrigin } from '../../shared/orchestrator.ts';
 import { ApiError, invalidRequest, issuesToProblems } from '../errors.ts';
 import { Catalog } from './catalog.ts';
 import { addUsage, queueFull, zeroUsage } from './common.ts';

@@ -1,12 +1,7 @@
 // A workflow definition checked all at once: its types (zod), then its meaning (agents, step names, error policies,
 // retry bounds, prompt templates); every problem is reported together.
-import {
-  CreateWorkflowSchema,
-  ERROR_POLICIES,
-  MAX_RETRIES_LIMIT,
-  type ErrorPolicy,
-  type Workflow,
-} from '../../shared/orchestrator.ts';
+import { CreateWorkflowSchema, ERROR_POLICIES, MAX_RETRIES_LIMIT } from '../../shared/orchestrator.ts';
+import type { ErrorPolicy, Workflow } from '../../shared/orchestrator.ts';
 import { issuesToProblems, type FieldProblem } from '../errors.ts';
 import { isObject } from '../proxy/formats/hub/index.ts';
 import type { AgentRef } from './agents.ts';

@@ -1,13 +1,7 @@
 // Workflows: named step lists run in order, each step a task of its agent; runs, retries, and resuming a run at its
 // step boundary after a restart (a finished step never runs again). Definitions are checked in workflows-definition.
-import {
-  RunWorkflowSchema,
-  type StepRun,
-  type Task,
-  type Workflow,
-  type WorkflowRun,
-  type WorkflowStep,
-} from '../../shared/orchestrator.ts';
+import { RunWorkflowSchema } from '../../shared/orchestrator.ts';
+import type { StepRun, Task, Workflow, WorkflowRun, WorkflowStep } from '../../shared/orchestrator.ts';
 import { ApiError, invalidRequest, issuesToProblems, type FieldProblem } from '../errors.ts';
 import { Catalog } from './catalog.ts';
 import { addUsage, invalidDefinition, queueFull, zeroUsage } from './common.ts';

@@ -5,25 +5,12 @@ import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { ApiError } from '../errors.ts';
 import type { Engine } from './engine.ts';
-import {
-  type HubChunk,
-  type HubRequest,
-  type StreamDecoder,
-  UpstreamStreamError,
-  type WireError,
-} from './formats/hub/index.ts';
+import { UpstreamStreamError } from './formats/hub/index.ts';
+import type { HubChunk, HubRequest, StreamDecoder, WireError } from './formats/hub/index.ts';
 import { providerFormat } from './formats/index.ts';
-import {
-  type AttemptPlan,
-  type ClientListener,
-  forwardWithFailover,
-  type Planner,
-  type PlanTarget,
-  type ReplySink,
-  type ReplyTarget,
-  type SinkInit,
-  type Usage,
-} from './forward/index.ts';
+import { forwardWithFailover } from './forward/index.ts';
+import type { AttemptPlan, ClientListener, Planner, PlanTarget, ReplySink, ReplyTarget } from './forward/index.ts';
+import type { SinkInit, Usage } from './forward/index.ts';
 import { newLogEntry, recordOutcome, routeRequest } from './request.ts';
 
 /** Chunks queued for the reader past which the upstream read pauses until the reader catches up. */

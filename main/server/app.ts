@@ -16,19 +16,9 @@ import { geminiFormat, countTokens as geminiCountTokens } from '../proxy/formats
 import type { ClientContext, ClientFormat } from '../proxy/formats/hub/index.ts';
 import { ollamaFormat } from '../proxy/formats/ollama/index.ts';
 import { compatRoutes } from './compat.ts';
-import {
-  anthropicMessagesDoor,
-  completionsDoor,
-  enginesEmbeddingsDoor,
-  geminiGenerateDoor,
-  ollamaChatDoor,
-  ollamaEmbedDoor,
-  ollamaGenerateDoor,
-  ollamaLegacyEmbedDoor,
-  openaiChatDoor,
-  openaiEmbeddingsDoor,
-  responsesDoor,
-} from './doors.ts';
+import { anthropicMessagesDoor, completionsDoor, enginesEmbeddingsDoor, geminiGenerateDoor } from './doors.ts';
+import { ollamaChatDoor, ollamaEmbedDoor, ollamaGenerateDoor, ollamaLegacyEmbedDoor, openaiChatDoor } from './doors.ts';
+import { openaiEmbeddingsDoor, responsesDoor } from './doors.ts';
 import type { FrontDoor } from '../proxy/door.ts';
 import { handleFrontDoor } from './front-door.ts';
 import { ApiError, toApiError } from '../errors.ts';

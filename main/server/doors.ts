@@ -1,27 +1,34 @@
 // The front doors: each client wire format, its route, and when a provider can take its bytes unchanged.
 import { anthropicFormat } from '../proxy/formats/anthropic/index.ts';
 import { completionsFormat } from '../proxy/formats/completions.ts';
-import {
-  type EmbedClient,
-  type EmbedHubRequest,
-  embedCall,
-  ollamaEmbedClient,
-  ollamaLegacyEmbedClient,
-  openaiEmbedClient,
-} from '../proxy/formats/embeddings.ts';
+import { embedCall, ollamaEmbedClient, ollamaLegacyEmbedClient } from '../proxy/formats/embeddings.ts';
+import { openaiEmbedClient } from '../proxy/formats/embeddings.ts';
+import type { EmbedClient, EmbedHubRequest } from '../proxy/formats/embeddings.ts';
 import { geminiFormat } from '../proxy/formats/gemini/index.ts';
-import { errorMessageOf } from '../proxy/formats/hub/index.ts';
-import { ollamaFormat, ollamaGenerateFormat } from '../proxy/formats/ollama/index.ts';
+import { errorMessageOf, type FormatName } from '../proxy/formats/hub/index.ts';
+import { ollamaFormat, ollamaGenerateFormat, ollamaLoadReply } from '../proxy/formats/ollama/index.ts';
 import { openaiFormat } from '../proxy/formats/openai/index.ts';
 import { responsesFormat } from '../proxy/formats/responses/index.ts';
 import type { AttemptPlan, PlanTarget } from '../proxy/forward/index.ts';
 import { geminiModelPath } from '../proxy/formats/gemini/urls.ts';
 import type { FrontDoor, PlanInput } from '../proxy/door.ts';
 
+/** A provider of this wire format takes the client's bytes at its own chat path; any other gets them translated. */
+const nativeChat =
+  (format: FormatName): FrontDoor['nativePath'] =>
+  ({ kind }, model, stream) =>
+    kind.format === format ? kind.chatPath(model, stream) : null;
+
+/** A provider of this wire format takes the client's bytes at this path below its base_url. */
+const nativeAt =
+  (format: FormatName, path: string): FrontDoor['nativePath'] =>
+  ({ kind }) =>
+    kind.format === format ? path : null;
+
 export const openaiChatDoor: FrontDoor = {
   format: openaiFormat,
   path: '/v1/chat/completions',
-  nativePath: ({ kind }, model, stream) => (kind.format === 'openai' ? kind.chatPath(model, stream) : null),
+  nativePath: nativeChat('openai'),
   modelInBody: true,
 };
 
@@ -29,7 +36,7 @@ export const anthropicMessagesDoor: FrontDoor = {
   passthroughUntranslatable: true,
   format: anthropicFormat,
   path: '/v1/messages',
-  nativePath: ({ kind }, model, stream) => (kind.format === 'anthropic' ? kind.chatPath(model, stream) : null),
+  nativePath: nativeChat('anthropic'),
   modelInBody: true,
 };
 
@@ -47,26 +54,13 @@ export const geminiGenerateDoor: FrontDoor = {
   modelInBody: false,
 };
 
-/** Ollama's "load the model" calls (no messages, or no prompt): answered here, as a router has nothing to load. */
-function ollamaLoadReply(body: unknown, field: 'messages' | 'prompt'): unknown | null {
-  const b = body as Record<string, unknown> | null;
-  if (!b || typeof b !== 'object' || typeof b.model !== 'string') return null;
-  const empty =
-    field === 'messages'
-      ? Array.isArray(b.messages) && b.messages.length === 0
-      : b.prompt === undefined || b.prompt === '';
-  if (!empty) return null;
-  const base = { model: b.model, created_at: new Date().toISOString(), done: true, done_reason: 'load' };
-  return field === 'messages' ? { ...base, message: { role: 'assistant', content: '' } } : { ...base, response: '' };
-}
-
 export const ollamaChatDoor: FrontDoor = {
   passthroughUntranslatable: true,
   local: (body) => ollamaLoadReply(body, 'messages'),
   format: ollamaFormat,
   streamsByDefault: true,
   path: '/api/chat',
-  nativePath: ({ kind }, model, stream) => (kind.format === 'ollama' ? kind.chatPath(model, stream) : null),
+  nativePath: nativeChat('ollama'),
   modelInBody: true,
 };
 
@@ -76,7 +70,7 @@ export const ollamaGenerateDoor: FrontDoor = {
   format: ollamaGenerateFormat,
   streamsByDefault: true,
   path: '/api/generate',
-  nativePath: ({ kind }) => (kind.format === 'ollama' ? '/api/generate' : null),
+  nativePath: nativeAt('ollama', '/api/generate'),
   modelInBody: true,
 };
 
@@ -100,7 +94,7 @@ export const responsesDoor: FrontDoor = {
 export const completionsDoor: FrontDoor = {
   format: completionsFormat,
   path: '/v1/completions',
-  nativePath: ({ kind }) => (kind.format === 'openai' ? '/completions' : null),
+  nativePath: nativeAt('openai', '/completions'),
   modelInBody: true,
 };
 

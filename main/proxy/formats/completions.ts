@@ -10,25 +10,9 @@
 // - `tool_calls` finishes (impossible without tools) read as "stop".
 // - Stream: role-only chunks send nothing; each choice's finish is held until the usage is known (or the stream
 //   ends) and sent with it, so a client reading `choices[0]` never meets a chunk with no choices.
-import {
-  type ClientContext,
-  type ClientFormat,
-  contentText,
-  type FinishReason,
-  type HubChunk,
-  type HubRequest,
-  type HubResponse,
-  type HubUsage,
-  invalid,
-  isObject,
-  type Json,
-  newId,
-  type ParamMap,
-  paramsToHub,
-  requireModel,
-  type StreamEncoder,
-  type WireError,
-} from './hub/index.ts';
+import { contentText, invalid, isObject, newId, paramsToHub, requireModel } from './hub/index.ts';
+import type { ClientContext, ClientFormat, FinishReason, HubChunk, HubRequest, HubResponse } from './hub/index.ts';
+import type { HubUsage, Json, ParamMap, StreamEncoder, WireError } from './hub/index.ts';
 
 /** The sampling fields: the same names as the hub's (this is OpenAI's own family). */
 const PARAMS: ParamMap = {

@@ -30,7 +30,7 @@ const DROP_REQUEST = new Set([
 const KEEP_TRANSLATED = new Set(['user-agent', 'x-title', 'http-referer', 'x-request-id']);
 
 /** Response headers not copied back to the client. */
-export const DROP_RESPONSE = new Set([
+const DROP_RESPONSE = new Set([
   'connection',
   'keep-alive',
   'transfer-encoding',

@@ -2,16 +2,9 @@
 // same format, or decoded to the hub and encoded in the client's format. Each commits at its first output byte.
 import type { ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
-import {
-  type ClientFormat,
-  type HubChunk,
-  type ReplyContext,
-  type StreamDecoder,
-  type StreamEncoder,
-  UpstreamStreamError,
-  type WireError,
-  wireErrorForStatus,
-} from '../formats/hub/index.ts';
+import { UpstreamStreamError, wireErrorForStatus } from '../formats/hub/index.ts';
+import type { ClientFormat, HubChunk, ReplyContext, StreamDecoder, StreamEncoder } from '../formats/hub/index.ts';
+import type { WireError } from '../formats/hub/index.ts';
 import { replyHeaders } from './headers.ts';
 import type { ReplySink, SinkInit, Usage } from './target.ts';
 

@@ -10,5 +10,6 @@ export {
   type UploadBody,
 } from './plan.ts';
 export { classify, errorTextOf, isRetryableStatus } from './classify.ts';
+export { replyHeaders } from './headers.ts';
 export { HttpReplyTarget, sendFormatError } from './http-target.ts';
 export type { ClientListener, ReplySink, ReplyTarget, SinkInit, Usage } from './target.ts';

@@ -1,14 +1,6 @@
 // Provider side: a hub request written as an Anthropic Messages request body.
-import {
-  argumentsFromHub,
-  contentText,
-  type HubContentPart,
-  type HubMessage,
-  type HubRequest,
-  type HubToolChoice,
-  paramsFromHub,
-  parseDataUrl,
-} from '../hub/index.ts';
+import { argumentsFromHub, contentText, paramsFromHub, parseDataUrl } from '../hub/index.ts';
+import type { HubContentPart, HubMessage, HubRequest, HubToolChoice } from '../hub/index.ts';
 import { ANTHROPIC_PARAMS } from './common.ts';
 import type {
   AnthropicContentBlock,

@@ -1,21 +1,8 @@
 // Client side: an Anthropic Messages request (POST /v1/messages) checked and read into the hub request.
 import type { ApiError } from '../../../errors.ts';
-import {
-  absent,
-  argumentsToHub,
-  flattenParts,
-  type HubContentPart,
-  type HubMessage,
-  type HubRequest,
-  type HubTool,
-  type HubToolCall,
-  type HubToolChoice,
-  invalid,
-  isObject,
-  type Json,
-  paramsToHub,
-  requireModel,
-} from '../hub/index.ts';
+import { absent, argumentsToHub, flattenParts, invalid, isObject, paramsToHub, requireModel } from '../hub/index.ts';
+import type { HubContentPart, HubMessage, HubRequest, HubTool, HubToolCall, HubToolChoice } from '../hub/index.ts';
+import type { Json } from '../hub/index.ts';
 import { ANTHROPIC_PARAMS } from './common.ts';
 
 const EXAMPLE = 'Send {"model": "...", "max_tokens": 1024, "messages": [{"role": "user", "content": "Hello"}]}.';

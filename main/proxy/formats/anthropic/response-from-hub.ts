@@ -1,12 +1,6 @@
 // Client side: a hub reply written as an Anthropic message, and Switchboard's errors as Anthropic's error body.
-import {
-  argumentsFromHub,
-  type HubResponse,
-  type HubUsage,
-  messageWithAction,
-  newId,
-  type WireError,
-} from '../hub/index.ts';
+import { argumentsFromHub, messageWithAction, newId } from '../hub/index.ts';
+import type { HubResponse, HubUsage, WireError } from '../hub/index.ts';
 import { ANTHROPIC_USAGE, finishFromHub } from './common.ts';
 import type { AnthropicErrorType, AnthropicResponse, AnthropicUsage } from './types.ts';
 

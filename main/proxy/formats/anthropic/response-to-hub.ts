@@ -1,15 +1,7 @@
 // Provider side: an Anthropic message read as a hub response, and the message inside Anthropic's error body.
 import { ApiError } from '../../../errors.ts';
-import {
-  argumentsToHub,
-  errorMessageOf,
-  type HubAssistantMessage,
-  type HubResponse,
-  type HubToolCall,
-  isObject,
-  newId,
-  nowSeconds,
-} from '../hub/index.ts';
+import { argumentsToHub, errorMessageOf, isObject, newId, nowSeconds } from '../hub/index.ts';
+import type { HubAssistantMessage, HubResponse, HubToolCall } from '../hub/index.ts';
 import { ANTHROPIC_USAGE, finishToHub } from './common.ts';
 
 /** The message of an Anthropic error body ({"error": {"message": …}} or {"error": "…"}); undefined otherwise. */

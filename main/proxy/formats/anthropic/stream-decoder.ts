@@ -1,17 +1,8 @@
 // Provider side: an Anthropic SSE stream read as hub chunks (on the SSE-JSON decoder base, ../hub/sse-json.ts).
 import type { EventSourceMessage } from 'eventsource-parser';
-import {
-  argumentsToHub,
-  type FinishReason,
-  type HubDelta,
-  hubChunk,
-  isObject,
-  type Json,
-  newId,
-  nowSeconds,
-  SseJsonDecoder,
-  UpstreamStreamError,
-} from '../hub/index.ts';
+import { argumentsToHub, hubChunk, isObject, newId, nowSeconds, SseJsonDecoder } from '../hub/index.ts';
+import { UpstreamStreamError } from '../hub/index.ts';
+import type { FinishReason, HubDelta, Json } from '../hub/index.ts';
 import { ANTHROPIC_USAGE, finishToHub } from './common.ts';
 
 /** What a content block is, by its index; a tool block keeps an input sent whole in content_block_start. */

@@ -1,17 +1,7 @@
 // Client side: a hub stream written as Anthropic's SSE events (message_start … message_stop).
-import {
-  type AssembledCall,
-  type FinishReason,
-  type HubChunk,
-  type HubChunkToolCall,
-  type HubUsage,
-  type Json,
-  messageWithAction,
-  newId,
-  type StreamEncoder,
-  ToolCallAssembler,
-  type WireError,
-} from '../hub/index.ts';
+import { messageWithAction, newId, ToolCallAssembler } from '../hub/index.ts';
+import type { AssembledCall, FinishReason, HubChunk, HubChunkToolCall, HubUsage, Json } from '../hub/index.ts';
+import type { StreamEncoder, WireError } from '../hub/index.ts';
 import { finishFromHub } from './common.ts';
 import { messageId, usageFromHub } from './response-from-hub.ts';
 

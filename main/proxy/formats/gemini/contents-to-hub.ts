@@ -1,14 +1,6 @@
 // Client side: a Gemini request's `contents` (turns of parts) as hub messages, pairing function responses to calls.
-import {
-  argumentsToHub,
-  type HubContentPart,
-  type HubMessage,
-  type HubToolCall,
-  invalid,
-  isObject,
-  type Json,
-  newId,
-} from '../hub/index.ts';
+import { argumentsToHub, invalid, isObject, newId } from '../hub/index.ts';
+import type { HubContentPart, HubMessage, HubToolCall, Json } from '../hub/index.ts';
 
 /** A turn's parts (checked), or 400 naming the field. */
 export function partsOf(content: unknown, field: string): Json[] {

@@ -1,16 +1,7 @@
 // Provider side: the hub request as a Gemini GenerateContentRequest body (the model goes in the URL: urls.ts).
-import {
-  argumentsFromHub,
-  contentText,
-  type HubContentPart,
-  type HubRequest,
-  invalid,
-  isObject,
-  type Json,
-  paramsFromHub,
-  parseDataUrl,
-  writePath,
-} from '../hub/index.ts';
+import { argumentsFromHub, contentText, invalid, isObject, paramsFromHub, parseDataUrl } from '../hub/index.ts';
+import { writePath } from '../hub/index.ts';
+import type { HubContentPart, HubRequest, Json } from '../hub/index.ts';
 import { GEMINI_PARAMS } from './common.ts';
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiPart, GeminiRequest } from './types.ts';
 

@@ -1,17 +1,8 @@
 // Client side: a Gemini GenerateContentRequest (camelCase or snake_case) as the hub request.
 import { ApiError } from '../../../errors.ts';
-import {
-  type ClientContext,
-  type HubContentPart,
-  type HubMessage,
-  type HubRequest,
-  type HubTool,
-  type HubToolChoice,
-  invalid,
-  isObject,
-  type Json,
-  paramsToHub,
-} from '../hub/index.ts';
+import { invalid, isObject, paramsToHub } from '../hub/index.ts';
+import type { ClientContext, HubContentPart, HubMessage, HubRequest, HubTool, HubToolChoice } from '../hub/index.ts';
+import type { Json } from '../hub/index.ts';
 import { GEMINI_PARAMS } from './common.ts';
 import { contentsToHub, partsOf, partsToHub } from './contents-to-hub.ts';
 import { camelizeRequest, schemaToJsonSchema } from './schema.ts';

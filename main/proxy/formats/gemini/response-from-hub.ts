@@ -1,15 +1,7 @@
 // Client side: a hub (non-stream) response as Gemini's GenerateContentResponse, and Gemini's error body.
-import {
-  argumentsFromHub,
-  contentText,
-  type FinishReason,
-  type HubAssistantMessage,
-  type HubResponse,
-  type HubUsage,
-  messageWithAction,
-  type ReplyContext,
-  type WireError,
-} from '../hub/index.ts';
+import { argumentsFromHub, contentText, messageWithAction } from '../hub/index.ts';
+import type { FinishReason, HubAssistantMessage, HubResponse, HubUsage, ReplyContext } from '../hub/index.ts';
+import type { WireError } from '../hub/index.ts';
 import { finishFromHub, GEMINI_USAGE, googleStatus } from './common.ts';
 import type {
   GeminiCandidate,

@@ -1,15 +1,7 @@
 // Provider side: a Gemini GenerateContentResponse as the hub response, and the error inside a Gemini error body.
 import type { ErrorCode } from '../../../errors.ts';
-import {
-  argumentsToHub,
-  type HubResponse,
-  type HubToolCall,
-  type HubUsage,
-  isObject,
-  newId,
-  nowSeconds,
-  UpstreamStreamError,
-} from '../hub/index.ts';
+import { argumentsToHub, isObject, newId, nowSeconds, UpstreamStreamError } from '../hub/index.ts';
+import type { HubResponse, HubToolCall, HubUsage } from '../hub/index.ts';
 import { finishToHub, GEMINI_USAGE } from './common.ts';
 import type { GeminiErrorFields, GeminiFunctionCall, GeminiResponse } from './types.ts';
 

@@ -1,16 +1,6 @@
 // Provider side: Gemini's `alt=sse` stream as hub chunks, on the shared SSE-JSON decoder (../hub/sse-json.ts).
-import {
-  type FinishReason,
-  type HubChunk,
-  type HubChunkToolCall,
-  type HubUsage,
-  hubChunk,
-  type Json,
-  newId,
-  nowSeconds,
-  SseJsonDecoder,
-  UpstreamStreamError,
-} from '../hub/index.ts';
+import { hubChunk, newId, nowSeconds, SseJsonDecoder, UpstreamStreamError } from '../hub/index.ts';
+import type { FinishReason, HubChunk, HubChunkToolCall, HubUsage, Json } from '../hub/index.ts';
 import { finishToHub } from './common.ts';
 import { callToHub, errorOf, upstreamError, usageToHub } from './response-to-hub.ts';
 import type { GeminiResponse } from './types.ts';

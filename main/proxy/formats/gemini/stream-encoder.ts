@@ -1,13 +1,6 @@
 // Client side: hub chunks as Gemini stream events, as SSE (`alt=sse`) or as one JSON array written piece by piece.
-import {
-  type FinishReason,
-  type HubChunk,
-  type HubUsage,
-  type ReplyContext,
-  type StreamEncoder,
-  ToolCallAssembler,
-  type WireError,
-} from '../hub/index.ts';
+import { ToolCallAssembler } from '../hub/index.ts';
+import type { FinishReason, HubChunk, HubUsage, ReplyContext, StreamEncoder, WireError } from '../hub/index.ts';
 import { callFromHub, candidateFromHub, errorBody, usageFromHub } from './response-from-hub.ts';
 import type { GeminiCandidate, GeminiResponse } from './types.ts';
 

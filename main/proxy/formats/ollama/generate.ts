@@ -1,16 +1,7 @@
 // /api/generate, Ollama's prompt-and-reply door: its request read into the hub, its reply and stream written back,
 // and the ClientFormat that serves it.
-import {
-  type ClientFormat,
-  contentText,
-  type HubMessage,
-  type HubRequest,
-  type HubResponse,
-  optionalString,
-  requireModel,
-  requireObject,
-  type StreamEncoder,
-} from '../hub/index.ts';
+import { contentText, optionalString, requireModel, requireObject } from '../hub/index.ts';
+import type { ClientFormat, HubMessage, HubRequest, HubResponse, StreamEncoder } from '../hub/index.ts';
 import { commonToHub, contentToHub, EXAMPLE_MODEL, imagesToHub } from './request-to-hub.ts';
 import { elapsedSinceCreated, errorBody, NO_USAGE, timings } from './response-from-hub.ts';
 import { finishFromHub } from './common.ts';

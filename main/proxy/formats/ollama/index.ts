@@ -8,6 +8,7 @@ import { errorMessage, responseToHub } from './response-to-hub.ts';
 import { OllamaStreamDecoder } from './stream-decoder.ts';
 import { NdjsonStreamEncoder } from './stream-encoder.ts';
 
+export { ollamaLoadReply } from './extras.ts';
 export { ollamaGenerateFormat } from './generate.ts';
 
 /** Ollama's /api/chat, both as a client front door and as a provider kind. */

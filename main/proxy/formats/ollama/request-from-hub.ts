@@ -1,14 +1,6 @@
 // Provider side: a hub request written as the body of a provider's POST /api/chat.
-import {
-  argumentsFromHub,
-  contentText,
-  type HubContentPart,
-  type HubRequest,
-  invalid,
-  type Json,
-  paramsFromHub,
-  parseDataUrl,
-} from '../hub/index.ts';
+import { argumentsFromHub, contentText, invalid, paramsFromHub, parseDataUrl } from '../hub/index.ts';
+import type { HubContentPart, HubRequest, Json } from '../hub/index.ts';
 import { OLLAMA_PARAMS } from './common.ts';
 import type { OllamaChatRequest, OllamaMessage, OllamaOptions, OllamaTool } from './types.ts';
 

@@ -1,22 +1,8 @@
 // Client side: an /api/chat request read into the hub, and the fields /api/chat and /api/generate share.
 import type { ApiError } from '../../../errors.ts';
-import {
-  absent,
-  argumentsToHub,
-  type HubContentPart,
-  type HubMessage,
-  type HubRequest,
-  type HubTool,
-  type HubToolCall,
-  invalid,
-  isObject,
-  type Json,
-  newId,
-  optionalString,
-  paramsToHub,
-  requireModel,
-  requireObject,
-} from '../hub/index.ts';
+import { absent, argumentsToHub, invalid, isObject, newId, optionalString, paramsToHub } from '../hub/index.ts';
+import { requireModel, requireObject } from '../hub/index.ts';
+import type { HubContentPart, HubMessage, HubRequest, HubTool, HubToolCall, Json } from '../hub/index.ts';
 import { OLLAMA_PARAMS } from './common.ts';
 
 /** The model named in the examples of 400s. */

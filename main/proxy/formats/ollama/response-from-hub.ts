@@ -1,12 +1,6 @@
 // Client side: a hub reply written as an /api/chat reply, with Ollama's timings, tool calls and error body.
-import {
-  argumentsFromHub,
-  contentText,
-  type HubResponse,
-  type HubUsage,
-  messageWithAction,
-  type WireError,
-} from '../hub/index.ts';
+import { argumentsFromHub, contentText, messageWithAction } from '../hub/index.ts';
+import type { HubResponse, HubUsage, WireError } from '../hub/index.ts';
 import { finishFromHub, OLLAMA_USAGE } from './common.ts';
 import type { OllamaChatResponse, OllamaMessage, OllamaTimings, OllamaToolCall } from './types.ts';
 

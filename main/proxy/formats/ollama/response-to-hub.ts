@@ -1,15 +1,6 @@
 // Provider side: a provider's /api/chat reply read into the hub, and the message inside its error bodies.
-import {
-  absent,
-  argumentsToHub,
-  errorMessageOf,
-  type HubAssistantMessage,
-  type HubResponse,
-  type HubToolCall,
-  isObject,
-  newId,
-  UpstreamStreamError,
-} from '../hub/index.ts';
+import { absent, argumentsToHub, errorMessageOf, isObject, newId, UpstreamStreamError } from '../hub/index.ts';
+import type { HubAssistantMessage, HubResponse, HubToolCall } from '../hub/index.ts';
 import { finishToHub, OLLAMA_USAGE } from './common.ts';
 
 /** The message inside an Ollama error body: {"error": "<text>"}, an object with a message, or plain text. */

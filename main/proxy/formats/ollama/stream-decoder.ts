@@ -1,14 +1,6 @@
 // Provider side: a provider's /api/chat NDJSON stream read as hub chunks.
-import {
-  absent,
-  type FinishReason,
-  type HubChunk,
-  hubChunk,
-  isObject,
-  newId,
-  type StreamDecoder,
-  UpstreamStreamError,
-} from '../hub/index.ts';
+import { absent, hubChunk, isObject, newId, UpstreamStreamError } from '../hub/index.ts';
+import type { FinishReason, HubChunk, StreamDecoder } from '../hub/index.ts';
 import { createdToHub, toolCallsToHub, upstreamErrorText } from './response-to-hub.ts';
 import { finishToHub, OLLAMA_USAGE } from './common.ts';
 

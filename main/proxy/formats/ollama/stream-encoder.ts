@@ -1,13 +1,6 @@
 // Client side: hub chunks written as Ollama's NDJSON stream, in the shape of /api/chat or of /api/generate.
-import {
-  type FinishReason,
-  type HubChunk,
-  type HubUsage,
-  messageWithAction,
-  type StreamEncoder,
-  ToolCallAssembler,
-  type WireError,
-} from '../hub/index.ts';
+import { messageWithAction, ToolCallAssembler } from '../hub/index.ts';
+import type { FinishReason, HubChunk, HubUsage, StreamEncoder, WireError } from '../hub/index.ts';
 import { timings, toolCallsFromHub } from './response-from-hub.ts';
 import { finishFromHub } from './common.ts';
 import { NDJSON_CONTENT_TYPE, type OllamaToolCall } from './types.ts';

@@ -1,13 +1,8 @@
 // OpenAI chat completions: the hub's own wire format (front door /v1/chat/completions, and OpenAI-compatible
 // providers). Decisions: DECISIONS.md beside this file.
 import type { WireError } from '../../../errors.ts';
-import {
-  type ClientFormat,
-  errorMessageOf,
-  type HubRequest,
-  type HubResponse,
-  type ProviderFormat,
-} from '../hub/index.ts';
+import { errorMessageOf } from '../hub/index.ts';
+import type { ClientFormat, HubRequest, HubResponse, ProviderFormat } from '../hub/index.ts';
 import { requestToHub } from './request-to-hub.ts';
 import { OpenAIStreamDecoder, OpenAIStreamEncoder } from './stream.ts';
 

@@ -1,14 +1,6 @@
 // Provider side: the hub request as a Responses request to a provider that speaks Responses natively.
-import {
-  contentText,
-  type HubContentPart,
-  type HubMessage,
-  type HubRequest,
-  type HubTool,
-  type HubToolChoice,
-  type Json,
-  paramsFromHub,
-} from '../hub/index.ts';
+import { contentText, paramsFromHub } from '../hub/index.ts';
+import type { HubContentPart, HubMessage, HubRequest, HubTool, HubToolChoice, Json } from '../hub/index.ts';
 import { RESPONSES_PARAMS } from './common.ts';
 
 function partsFromHub(content: string | HubContentPart[]): string | Json[] {

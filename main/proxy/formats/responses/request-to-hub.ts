@@ -1,20 +1,7 @@
 // Client side: a Responses request (`POST /v1/responses`) checked and read into the hub request.
-import {
-  absent,
-  contentText,
-  type HubContentPart,
-  type HubMessage,
-  type HubRequest,
-  type HubTool,
-  type HubToolCall,
-  type HubToolChoice,
-  invalid,
-  isObject,
-  type Json,
-  paramsToHub,
-  requireModel,
-  requireObject,
-} from '../hub/index.ts';
+import { absent, contentText, invalid, isObject, paramsToHub, requireModel, requireObject } from '../hub/index.ts';
+import type { HubContentPart, HubMessage, HubRequest, HubTool, HubToolCall, HubToolChoice } from '../hub/index.ts';
+import type { Json } from '../hub/index.ts';
 import { RESPONSES_PARAMS } from './common.ts';
 
 function partsToHub(content: unknown, where: string): HubContentPart[] {

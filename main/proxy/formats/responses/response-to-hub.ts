@@ -1,15 +1,6 @@
 // Provider side: a provider's Response object (non-stream) read into the hub response, and its error body's message.
-import {
-  errorMessageOf,
-  type HubAssistantMessage,
-  type HubResponse,
-  type HubToolCall,
-  isObject,
-  type Json,
-  newId,
-  nowSeconds,
-  UpstreamStreamError,
-} from '../hub/index.ts';
+import { errorMessageOf, isObject, newId, nowSeconds, UpstreamStreamError } from '../hub/index.ts';
+import type { HubAssistantMessage, HubResponse, HubToolCall, Json } from '../hub/index.ts';
 import { finishToHub, RESPONSES_USAGE } from './common.ts';
 
 /** The text of a message output item (output_text parts; a refusal counts as text). */

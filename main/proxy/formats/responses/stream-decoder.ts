@@ -2,18 +2,8 @@
 // Servers differ in which events they send: arguments and text that only arrive in done events or in the final
 // Response are filled in, never lost and never repeated.
 import type { EventSourceMessage } from 'eventsource-parser';
-import {
-  type FinishReason,
-  hubChunk,
-  type HubDelta,
-  type HubUsage,
-  isObject,
-  type Json,
-  newId,
-  nowSeconds,
-  SseJsonDecoder,
-  UpstreamStreamError,
-} from '../hub/index.ts';
+import { hubChunk, isObject, newId, nowSeconds, SseJsonDecoder, UpstreamStreamError } from '../hub/index.ts';
+import type { FinishReason, HubDelta, HubUsage, Json } from '../hub/index.ts';
 import { failureToHub, messageText } from './response-to-hub.ts';
 import { finishToHub, RESPONSES_USAGE } from './common.ts';
 

@@ -1,30 +1,10 @@
 // Client side: hub chunks as the Responses SSE stream (response.created … output items … response.completed).
-import {
-  type FinishReason,
-  type HubChunk,
-  type HubChunkToolCall,
-  type HubUsage,
-  newId,
-  nowSeconds,
-  type StreamEncoder,
-  ToolCallAssembler,
-  type WireError,
-} from '../hub/index.ts';
+import { newId, nowSeconds, ToolCallAssembler } from '../hub/index.ts';
+import type { FinishReason, HubChunk, HubChunkToolCall, HubUsage, StreamEncoder, WireError } from '../hub/index.ts';
 import { responseObject } from './response-from-hub.ts';
 import { finishFromHub } from './common.ts';
-import {
-  callAdded,
-  callDelta,
-  callDone,
-  type CallExtra,
-  type Emit,
-  finalItem,
-  type StreamItem,
-  textAdded,
-  textDelta,
-  textDone,
-  type TextItem,
-} from './stream-items.ts';
+import { callAdded, callDelta, callDone, finalItem, textAdded, textDelta, textDone } from './stream-items.ts';
+import type { CallExtra, Emit, StreamItem, TextItem } from './stream-items.ts';
 import type { ItemStatus } from './types.ts';
 
 export class ResponsesStreamEncoder implements StreamEncoder {
