@@ -1,6 +1,7 @@
 // The window: navigation, the pause switch, and the page for the current #/hash.
 import { useEffect, useState } from 'react';
 import type { AppInfo } from '../shared/ipc.ts';
+import { ErrorLine } from './components/controls.tsx';
 import { AgentsPage } from './pages/Agents.tsx';
 import { AppsPage } from './pages/Apps.tsx';
 import { LogsPage } from './pages/Logs.tsx';
@@ -77,11 +78,7 @@ export function App() {
         </div>
       </nav>
       <main>
-        {statusError && (
-          <div className="error" role="alert">
-            {statusError}
-          </div>
-        )}
+        <ErrorLine message={statusError} alert />
         {status?.config_error && (
           <div className="error">config.json has problems: {status.config_error.join('; ')}</div>
         )}

@@ -1,7 +1,9 @@
 // Agents: agents (create, run, delete), tasks with stop, the live event stream, workflows and runs, swarms, and
 // WAL status with Compact.
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { useShallow } from 'zustand/shallow';
+import { DangerButton, ErrorLine, Form, Table } from '../components/controls.tsx';
+import { useDraft, useOutcome, useTextPerRow } from '../components/hooks.ts';
 import { Problems } from '../components/Problems.tsx';
 import { useApp, useAppStore } from '../store/react.ts';
 import { SwarmsSection, WorkflowsSection } from './Workflows.tsx';
@@ -11,9 +13,9 @@ export function AgentsPage() {
   const { agents, tasks, events, wal, error } = useApp(
     useShallow((s) => ({ agents: s.agents, tasks: s.tasks, events: s.events, wal: s.wal, error: s.agentsError })),
   );
-  const [draft, setDraft] = useState({ name: '', model: '', system_prompt: '' });
-  const [message, setMessage] = useState<Record<string, string>>({});
-  const [problems, setProblems] = useState<string[] | null>(null);
+  const { draft, reset, text } = useDraft({ name: '', model: '', system_prompt: '' });
+  const message = useTextPerRow();
+  const { problems, run } = useOutcome();
 
   useEffect(() => {
     void store.getState().refreshAgents();
@@ -25,84 +27,52 @@ export function AgentsPage() {
   return (
     <section data-testid="page-agents">
       <h2>Agents</h2>
-      {error && <div className="error">{error}</div>}
-      <form
+      <ErrorLine message={error} />
+      <Form
         className="row"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void s.createAgent({ name: draft.name, model: draft.model, system_prompt: draft.system_prompt }).then((p) => {
-            setProblems(p);
-            if (!p) setDraft({ name: '', model: '', system_prompt: '' });
-          });
-        }}
+        onSubmit={() =>
+          void run(s.createAgent({ name: draft.name, model: draft.model, system_prompt: draft.system_prompt }), reset)
+        }
       >
-        <input
-          placeholder="name"
-          value={draft.name}
-          onChange={(e) => setDraft({ ...draft, name: e.target.value })}
-          data-testid="agent-name"
-        />
-        <input
-          placeholder="model"
-          value={draft.model}
-          onChange={(e) => setDraft({ ...draft, model: e.target.value })}
-          data-testid="agent-model"
-        />
-        <input
-          placeholder="system prompt"
-          value={draft.system_prompt}
-          onChange={(e) => setDraft({ ...draft, system_prompt: e.target.value })}
-        />
+        <input placeholder="name" {...text('name')} data-testid="agent-name" />
+        <input placeholder="model" {...text('model')} data-testid="agent-model" />
+        <input placeholder="system prompt" {...text('system_prompt')} />
         <button type="submit" data-testid="agent-create">
           Create agent
         </button>
-      </form>
+      </Form>
       <Problems messages={problems} />
-      <table>
-        <tbody>
-          {agents.map((a) => (
-            <tr key={a.id} data-testid="agent-row">
-              <td>{a.name}</td>
-              <td className="mono">{a.model}</td>
-              <td>{a.status}</td>
-              <td className="row">
-                <input
-                  placeholder="message"
-                  value={message[a.id] ?? ''}
-                  onChange={(e) => setMessage({ ...message, [a.id]: e.target.value })}
-                  data-testid="agent-message"
-                />
-                <button
-                  onClick={() => void s.runAgent(a.id, message[a.id] || 'Hello').then(setProblems)}
-                  data-testid="agent-run"
-                >
-                  Run
-                </button>
-                <button className="danger" onClick={() => void s.deleteAgent(a.id).then(setProblems)}>
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table>
+        {agents.map((a) => (
+          <tr key={a.id} data-testid="agent-row">
+            <td>{a.name}</td>
+            <td className="mono">{a.model}</td>
+            <td>{a.status}</td>
+            <td className="row">
+              <input placeholder="message" {...message.text(a.id)} data-testid="agent-message" />
+              <button onClick={() => void run(s.runAgent(a.id, message.get(a.id) || 'Hello'))} data-testid="agent-run">
+                Run
+              </button>
+              <DangerButton onClick={() => void run(s.deleteAgent(a.id))}>Delete</DangerButton>
+            </td>
+          </tr>
+        ))}
+      </Table>
       <h3>Tasks</h3>
-      <table>
-        <tbody>
-          {tasks.map((t) => (
-            <tr key={t.task_id} data-testid="task-row">
-              <td className="mono">{t.task_id}</td>
-              <td>{t.status}</td>
-              <td className="small">{t.result ?? t.error ?? ''}</td>
-              <td>
-                {(t.status === 'running' || t.status === 'queued') && (
-                  <button onClick={() => void s.stopTask(t.task_id)}>Stop</button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table>
+        {tasks.map((t) => (
+          <tr key={t.task_id} data-testid="task-row">
+            <td className="mono">{t.task_id}</td>
+            <td>{t.status}</td>
+            <td className="small">{t.result ?? t.error ?? ''}</td>
+            <td>
+              {(t.status === 'running' || t.status === 'queued') && (
+                <button onClick={() => void s.stopTask(t.task_id)}>Stop</button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </Table>
       <h3>Activity</h3>
       <div className="events" data-testid="agent-events">
         {events.slice(-200).map((e) => (
@@ -117,7 +87,7 @@ export function AgentsPage() {
       <pre className="small" data-testid="wal-status">
         {wal ? JSON.stringify(wal, null, 2) : '—'}
       </pre>
-      <button onClick={() => void s.compactWal().then(setProblems)}>Compact</button>
+      <button onClick={() => void run(s.compactWal())}>Compact</button>
     </section>
   );
 }

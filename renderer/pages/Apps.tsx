@@ -1,18 +1,18 @@
 // Apps: the app_rules editor, and apps seen in recent traffic with one click to add a rule.
-import { useMemo, useState } from 'react';
-import type { AppRule, ConfigInput } from '../../shared/config.ts';
+import { useMemo } from 'react';
+import type { AppRule } from '../../shared/config.ts';
+import { DangerButton, Form, Select, Table } from '../components/controls.tsx';
+import { useDraft } from '../components/hooks.ts';
 import { Problems } from '../components/Problems.tsx';
-import { useApp, useAppStore } from '../store/react.ts';
+import { useApp } from '../store/react.ts';
+import { useConfig, useConfigSave } from './config-hooks.ts';
 
 export function AppsPage() {
-  const store = useAppStore();
-  const doc = useApp((s) => s.configDoc);
+  const { cfg, providerNames } = useConfig();
   const logs = useApp((s) => s.logs);
-  const cfg = (doc?.config ?? {}) as ConfigInput;
   const rules = cfg.app_rules ?? [];
-  const providerNames = (cfg.providers ?? []).map((p) => p.name);
-  const [draft, setDraft] = useState<AppRule>({ app: '', default_provider: '' });
-  const [problems, setProblems] = useState<string[] | null>(null);
+  const { draft, setDraft, reset, text } = useDraft<AppRule>({ app: '', default_provider: '' });
+  const { problems, save: saveConfig } = useConfigSave();
   const seen = useMemo(() => {
     const ruled = new Set(rules.map((r) => r.app.toLowerCase()));
     const counts = new Map<string, number>();
@@ -20,76 +20,51 @@ export function AppsPage() {
     return [...counts.entries()].sort((a, b) => b[1] - a[1]);
   }, [logs, rules]);
 
-  const save = async (next: AppRule[]) => {
-    const c = store.getState().currentConfig();
-    c.app_rules = next;
-    const r = await store.getState().saveConfig(c);
-    setProblems(r.ok ? null : r.messages);
-    return r.ok;
-  };
+  const save = (next: AppRule[]) =>
+    saveConfig((c) => {
+      c.app_rules = next;
+    });
 
   return (
     <section data-testid="page-apps">
       <h2>Apps</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>app</th>
-            <th>default provider</th>
-            <th>model override</th>
-            <th></th>
+      <Table head={['app', 'default provider', 'model override', '']}>
+        {rules.map((r, i) => (
+          <tr key={r.app}>
+            <td>{r.app}</td>
+            <td>{r.default_provider}</td>
+            <td className="mono">{r.model_override ?? '—'}</td>
+            <td>
+              <DangerButton onClick={() => void save(rules.filter((_, k) => k !== i))}>Remove</DangerButton>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {rules.map((r, i) => (
-            <tr key={r.app}>
-              <td>{r.app}</td>
-              <td>{r.default_provider}</td>
-              <td className="mono">{r.model_override ?? '—'}</td>
-              <td>
-                <button className="danger" onClick={() => void save(rules.filter((_, k) => k !== i))}>
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <form
+        ))}
+      </Table>
+      <Form
         className="row"
-        onSubmit={(e) => {
-          e.preventDefault();
+        onSubmit={() => {
           const rule: AppRule = {
             app: draft.app,
             default_provider: draft.default_provider,
             ...(draft.model_override ? { model_override: draft.model_override } : {}),
           };
-          void save([...rules, rule]).then((ok) => ok && setDraft({ app: '', default_provider: '' }));
+          void save([...rules, rule]).then((ok) => ok && reset());
         }}
       >
-        <input
-          placeholder="app"
-          value={draft.app}
-          onChange={(e) => setDraft({ ...draft, app: e.target.value })}
-          data-testid="app-rule-app"
-        />
-        <select
-          value={draft.default_provider}
-          onChange={(e) => setDraft({ ...draft, default_provider: e.target.value })}
+        <input placeholder="app" {...text('app')} data-testid="app-rule-app" />
+        <Select
+          {...text('default_provider')}
+          blank="provider…"
+          options={providerNames}
           data-testid="app-rule-provider"
-        >
-          <option value="">provider…</option>
-          {providerNames.map((n) => (
-            <option key={n}>{n}</option>
-          ))}
-        </select>
+        />
         <input
           placeholder="model override (optional)"
           value={draft.model_override ?? ''}
           onChange={(e) => setDraft({ ...draft, model_override: e.target.value || undefined })}
         />
         <button type="submit">Add app rule</button>
-      </form>
+      </Form>
       <Problems messages={problems} />
       <h3>Seen in recent traffic</h3>
       {seen.length === 0 && <p className="hint">No unruled apps in the recent log.</p>}

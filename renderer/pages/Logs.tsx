@@ -2,8 +2,17 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef } from 'react';
 import { useShallow } from 'zustand/shallow';
+import type { RequestLogEntry } from '../../shared/admin.ts';
+import { Select } from '../components/controls.tsx';
 import { filterLogs } from '../store/logs.ts';
 import { useApp, useAppStore } from '../store/react.ts';
+
+/** The fields filtered by a select of the values seen in the log ("all apps", "all providers"). */
+const SEEN_FILTERS = ['app', 'provider'] as const;
+
+/** The distinct values of one field across the log, sorted, for a filter's options. */
+const valuesOf = (logs: RequestLogEntry[], key: (typeof SEEN_FILTERS)[number]) =>
+  [...new Set(logs.map((e) => e[key]).filter((v): v is string => !!v))].sort();
 
 export function LogsPage() {
   const store = useAppStore();
@@ -17,11 +26,7 @@ export function LogsPage() {
     })),
   );
   const shown = useMemo(() => filterLogs(logs, filter), [logs, filter]);
-  const apps = useMemo(() => [...new Set(logs.map((e) => e.app).filter((a): a is string => !!a))].sort(), [logs]);
-  const providers = useMemo(
-    () => [...new Set(logs.map((e) => e.provider).filter((a): a is string => !!a))].sort(),
-    [logs],
-  );
+  const seen = useMemo(() => ({ app: valuesOf(logs, 'app'), provider: valuesOf(logs, 'provider') }), [logs]);
   const parent = useRef<HTMLDivElement>(null);
   const rows = useVirtualizer({
     count: shown.length,
@@ -36,22 +41,16 @@ export function LogsPage() {
     <section data-testid="page-logs" className="logs">
       <h2>Logs</h2>
       <div className="row">
-        <select value={filter.app} onChange={(e) => s.setLogFilter({ app: e.target.value })} data-testid="filter-app">
-          <option value="">all apps</option>
-          {apps.map((a) => (
-            <option key={a}>{a}</option>
-          ))}
-        </select>
-        <select
-          value={filter.provider}
-          onChange={(e) => s.setLogFilter({ provider: e.target.value })}
-          data-testid="filter-provider"
-        >
-          <option value="">all providers</option>
-          {providers.map((a) => (
-            <option key={a}>{a}</option>
-          ))}
-        </select>
+        {SEEN_FILTERS.map((key) => (
+          <Select
+            key={key}
+            value={filter[key]}
+            onChange={(e) => s.setLogFilter({ [key]: e.target.value })}
+            blank={`all ${key}s`}
+            options={seen[key]}
+            data-testid={`filter-${key}`}
+          />
+        ))}
         <select
           value={filter.status}
           onChange={(e) => s.setLogFilter({ status: e.target.value as '' | 'ok' | 'error' })}

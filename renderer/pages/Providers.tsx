@@ -2,8 +2,11 @@
 import { useState } from 'react';
 import type { ProviderConfig } from '../../shared/config.ts';
 import { PROVIDER_TYPES } from '../../shared/config.ts';
+import { Checkbox, DangerButton, Form, Select, Table } from '../components/controls.tsx';
+import { useDraft } from '../components/hooks.ts';
 import { Problems } from '../components/Problems.tsx';
 import { useApi, useApp, useAppStore } from '../store/react.ts';
+import { useConfig, useConfigSave } from './config-hooks.ts';
 
 type Draft = { name: string; type: string; base_url: string; api_key: string; enabled: boolean };
 const EMPTY: Draft = { name: '', type: 'openai', base_url: '', api_key: '', enabled: true };
@@ -11,24 +14,20 @@ const EMPTY: Draft = { name: '', type: 'openai', base_url: '', api_key: '', enab
 export function ProvidersPage() {
   const store = useAppStore();
   const api = useApi();
-  const doc = useApp((s) => s.configDoc);
+  const { cfg } = useConfig();
   const status = useApp((s) => s.status);
   const [editing, setEditing] = useState<string | null>(null); // provider name, '' for a new one
-  const [draft, setDraft] = useState<Draft>(EMPTY);
-  const [problems, setProblems] = useState<string[] | null>(null);
+  const { draft, setDraft, text, flag } = useDraft<Draft>(EMPTY);
+  const { problems, setProblems, save: saveConfig } = useConfigSave();
   const [tests, setTests] = useState<Record<string, string>>({});
 
-  const providers = ((doc?.config as { providers?: ProviderConfig[] } | undefined)?.providers ??
-    []) as ProviderConfig[];
+  const providers = (cfg.providers ?? []) as ProviderConfig[];
   const stateOf = (name: string) => status?.providers.find((p) => p.name === name);
 
-  const save = async (mutate: (list: ProviderConfig[]) => ProviderConfig[]) => {
-    const next = store.getState().currentConfig();
-    next.providers = mutate([...(next.providers ?? [])] as ProviderConfig[]);
-    const r = await store.getState().saveConfig(next);
-    setProblems(r.ok ? null : r.messages);
-    return r.ok;
-  };
+  const save = (mutate: (list: ProviderConfig[]) => ProviderConfig[]) =>
+    saveConfig((next) => {
+      next.providers = mutate([...(next.providers ?? [])] as ProviderConfig[]);
+    });
 
   const submit = async () => {
     const entry = { ...draft, type: draft.type as ProviderConfig['type'] } as ProviderConfig;
@@ -55,117 +54,82 @@ export function ProvidersPage() {
     void store.getState().refreshStatus();
   };
 
+  /** Opens the form on `name` ('' for a new provider) with `next` in it. */
+  const edit = (name: string, next: Draft) => {
+    setEditing(name);
+    setDraft(next);
+    setProblems(null);
+  };
+
   return (
     <section data-testid="page-providers">
       <h2>Providers</h2>
-      <table>
-        <thead>
-          <tr>
-            <th>name</th>
-            <th>base URL</th>
-            <th>key</th>
-            <th>state</th>
-            <th>latency</th>
-            <th>last error</th>
-            <th></th>
-          </tr>
-        </thead>
-        <tbody>
-          {providers.map((p) => {
-            const st = stateOf(p.name);
-            return (
-              <tr key={p.name} data-testid={`provider-${p.name}`}>
-                <td>{p.name}</td>
-                <td>{p.base_url}</td>
-                <td className="mono">{p.api_key || '(none)'}</td>
-                <td>
-                  <span className={`pill ${st?.state ?? 'unknown'}`} data-testid={`provider-state-${p.name}`}>
-                    {p.enabled === false ? 'disabled' : (st?.state ?? 'unknown')}
-                  </span>
-                </td>
-                <td>{st?.last_latency_ms != null ? `${Math.round(st.last_latency_ms)} ms` : '—'}</td>
-                <td className="small">{tests[p.name] ?? st?.last_error ?? ''}</td>
-                <td className="actions">
-                  <button onClick={() => void test(p.name)}>Test</button>
-                  <button
-                    onClick={() => {
-                      setEditing(p.name);
-                      setDraft({
-                        name: p.name,
-                        type: p.type ?? 'openai',
-                        base_url: p.base_url,
-                        api_key: p.api_key ?? '',
-                        enabled: p.enabled !== false,
-                      });
-                      setProblems(null);
-                    }}
-                  >
-                    Edit
-                  </button>
-                  <button
-                    onClick={() =>
-                      void save((list) =>
-                        list.map((q) => (q.name === p.name ? { ...q, enabled: q.enabled === false } : q)),
-                      )
-                    }
-                  >
-                    {p.enabled === false ? 'Enable' : 'Disable'}
-                  </button>
-                  <button
-                    className="danger"
-                    onClick={() => {
-                      if (window.confirm(`Delete provider "${p.name}"?`))
-                        void save((list) => list.filter((q) => q.name !== p.name));
-                    }}
-                  >
-                    Delete
-                  </button>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <Table head={['name', 'base URL', 'key', 'state', 'latency', 'last error', '']}>
+        {providers.map((p) => {
+          const st = stateOf(p.name);
+          return (
+            <tr key={p.name} data-testid={`provider-${p.name}`}>
+              <td>{p.name}</td>
+              <td>{p.base_url}</td>
+              <td className="mono">{p.api_key || '(none)'}</td>
+              <td>
+                <span className={`pill ${st?.state ?? 'unknown'}`} data-testid={`provider-state-${p.name}`}>
+                  {p.enabled === false ? 'disabled' : (st?.state ?? 'unknown')}
+                </span>
+              </td>
+              <td>{st?.last_latency_ms != null ? `${Math.round(st.last_latency_ms)} ms` : '—'}</td>
+              <td className="small">{tests[p.name] ?? st?.last_error ?? ''}</td>
+              <td className="actions">
+                <button onClick={() => void test(p.name)}>Test</button>
+                <button
+                  onClick={() =>
+                    edit(p.name, {
+                      name: p.name,
+                      type: p.type ?? 'openai',
+                      base_url: p.base_url,
+                      api_key: p.api_key ?? '',
+                      enabled: p.enabled !== false,
+                    })
+                  }
+                >
+                  Edit
+                </button>
+                <button
+                  onClick={() =>
+                    void save((list) =>
+                      list.map((q) => (q.name === p.name ? { ...q, enabled: q.enabled === false } : q)),
+                    )
+                  }
+                >
+                  {p.enabled === false ? 'Enable' : 'Disable'}
+                </button>
+                <DangerButton
+                  confirm={`Delete provider "${p.name}"?`}
+                  onClick={() => void save((list) => list.filter((q) => q.name !== p.name))}
+                >
+                  Delete
+                </DangerButton>
+              </td>
+            </tr>
+          );
+        })}
+      </Table>
       {editing === null ? (
-        <button
-          data-testid="add-provider"
-          onClick={() => {
-            setEditing('');
-            setDraft(EMPTY);
-            setProblems(null);
-          }}
-        >
+        <button data-testid="add-provider" onClick={() => edit('', EMPTY)}>
           Add provider
         </button>
       ) : (
-        <form
-          className="card"
-          data-testid="provider-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void submit();
-          }}
-        >
+        <Form className="card" data-testid="provider-form" onSubmit={() => void submit()}>
           <h3>{editing ? `Edit ${editing}` : 'New provider'}</h3>
           <label>
-            Name <input name="name" value={draft.name} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
+            Name <input name="name" {...text('name')} />
           </label>
           <label>
             Type
-            <select name="type" value={draft.type} onChange={(e) => setDraft({ ...draft, type: e.target.value })}>
-              {PROVIDER_TYPES.map((t) => (
-                <option key={t}>{t}</option>
-              ))}
-            </select>
+            <Select name="type" {...text('type')} options={PROVIDER_TYPES} />
           </label>
           <label>
-            Base URL{' '}
-            <input
-              name="base_url"
-              placeholder="https://api.openai.com/v1"
-              value={draft.base_url}
-              onChange={(e) => setDraft({ ...draft, base_url: e.target.value })}
-            />
+            Base URL <input name="base_url" placeholder="https://api.openai.com/v1" {...text('base_url')} />
           </label>
           <label>
             API key{' '}
@@ -174,19 +138,10 @@ export function ProvidersPage() {
               type="password"
               autoComplete="off"
               placeholder="sk-… or env:VAR"
-              value={draft.api_key}
-              onChange={(e) => setDraft({ ...draft, api_key: e.target.value })}
+              {...text('api_key')}
             />
           </label>
-          <label className="row">
-            <input
-              name="enabled"
-              type="checkbox"
-              checked={draft.enabled}
-              onChange={(e) => setDraft({ ...draft, enabled: e.target.checked })}
-            />{' '}
-            enabled
-          </label>
+          <Checkbox name="enabled" {...flag('enabled')} label="enabled" row />
           <Problems messages={problems} />
           <div className="actions">
             <button type="submit" data-testid="save-provider">
@@ -196,7 +151,7 @@ export function ProvidersPage() {
               Cancel
             </button>
           </div>
-        </form>
+        </Form>
       )}
       {editing === null && <Problems messages={problems} />}
     </section>

@@ -1,22 +1,22 @@
 // Routing: ordered rules (reorder, add, remove), the default provider, and a tester that explains a route.
 import { useEffect, useState } from 'react';
 import type { RouteExplanation } from '../../shared/admin.ts';
-import type { ConfigInput, RoutingRule } from '../../shared/config.ts';
+import type { RoutingRule } from '../../shared/config.ts';
+import { DangerButton, ErrorLine, Select } from '../components/controls.tsx';
+import { useDraft } from '../components/hooks.ts';
 import { Problems } from '../components/Problems.tsx';
 import { failureText } from '../store/config.ts';
-import { useApi, useApp, useAppStore } from '../store/react.ts';
+import { useApi } from '../store/react.ts';
+import { useConfig, useConfigSave } from './config-hooks.ts';
 
 export function RoutingPage() {
-  const store = useAppStore();
   const api = useApi();
-  const doc = useApp((s) => s.configDoc);
-  const cfg = (doc?.config ?? {}) as ConfigInput;
-  const providerNames = (cfg.providers ?? []).map((p) => p.name);
+  const { doc, cfg, providerNames } = useConfig();
   const [rules, setRules] = useState<RoutingRule[]>([]);
   const [defaultProvider, setDefaultProvider] = useState('');
-  const [problems, setProblems] = useState<string[] | null>(null);
+  const { problems, save: saveConfig } = useConfigSave();
   const [saved, setSaved] = useState(false);
-  const [newRule, setNewRule] = useState<RoutingRule>({ pattern: '', provider: '' });
+  const newRule = useDraft<RoutingRule>({ pattern: '', provider: '' });
   const [testModel, setTestModel] = useState('');
   const [testApp, setTestApp] = useState('');
   const [explained, setExplained] = useState<RouteExplanation | null>(null);
@@ -38,11 +38,10 @@ export function RoutingPage() {
   };
 
   const save = async () => {
-    const next = store.getState().currentConfig();
-    next.routing = { default_provider: defaultProvider, rules };
-    const r = await store.getState().saveConfig(next);
-    setProblems(r.ok ? null : r.messages);
-    setSaved(r.ok);
+    const ok = await saveConfig((next) => {
+      next.routing = { default_provider: defaultProvider, rules };
+    });
+    setSaved(ok);
   };
 
   const explain = async () => {
@@ -79,34 +78,23 @@ export function RoutingPage() {
               >
                 ↓
               </button>
-              <button className="danger" onClick={() => setRules(rules.filter((_, k) => k !== i))}>
-                Remove
-              </button>
+              <DangerButton onClick={() => setRules(rules.filter((_, k) => k !== i))}>Remove</DangerButton>
             </span>
           </li>
         ))}
       </ol>
       <div className="row">
-        <input
-          placeholder="pattern, e.g. gpt-*"
-          value={newRule.pattern}
-          onChange={(e) => setNewRule({ ...newRule, pattern: e.target.value })}
-          data-testid="new-rule-pattern"
-        />
-        <select
-          value={newRule.provider}
-          onChange={(e) => setNewRule({ ...newRule, provider: e.target.value })}
+        <input placeholder="pattern, e.g. gpt-*" {...newRule.text('pattern')} data-testid="new-rule-pattern" />
+        <Select
+          {...newRule.text('provider')}
+          blank="provider…"
+          options={providerNames}
           data-testid="new-rule-provider"
-        >
-          <option value="">provider…</option>
-          {providerNames.map((n) => (
-            <option key={n}>{n}</option>
-          ))}
-        </select>
+        />
         <button
           onClick={() => {
-            setRules([...rules, newRule]);
-            setNewRule({ pattern: '', provider: '' });
+            setRules([...rules, newRule.draft]);
+            newRule.reset();
           }}
         >
           Add rule
@@ -114,16 +102,13 @@ export function RoutingPage() {
       </div>
       <label>
         Default provider
-        <select
+        <Select
           value={defaultProvider}
           onChange={(e) => setDefaultProvider(e.target.value)}
+          blank="(none)"
+          options={providerNames}
           data-testid="default-provider"
-        >
-          <option value="">(none)</option>
-          {providerNames.map((n) => (
-            <option key={n}>{n}</option>
-          ))}
-        </select>
+        />
       </label>
       <Problems messages={problems} />
       <button onClick={() => void save()} data-testid="save-routing">
@@ -155,7 +140,7 @@ export function RoutingPage() {
             Explain
           </button>
         </div>
-        {testError && <div className="error">{testError}</div>}
+        <ErrorLine message={testError} />
         {explained && (
           <div data-testid="tester-result">
             <p>

@@ -1,19 +1,20 @@
 // Settings: listen_port, log_requests, start_on_login, and agent API keys.
 import { useEffect, useState } from 'react';
 import type { AgentKeyInfo } from '../../shared/ipc.ts';
+import { Checkbox, DangerButton, ErrorLine } from '../components/controls.tsx';
 import { Problems } from '../components/Problems.tsx';
 import { failureText } from '../store/config.ts';
-import { useApi, useApp, useAppStore } from '../store/react.ts';
+import { useApi, useApp } from '../store/react.ts';
+import { useConfigSave } from './config-hooks.ts';
 
 export function SettingsPage() {
-  const store = useAppStore();
   const api = useApi();
   const doc = useApp((s) => s.configDoc);
   const cfg = (doc?.config ?? {}) as { listen_port?: number; log_requests?: boolean; start_on_login?: boolean };
   const [port, setPort] = useState('');
   const [logRequests, setLogRequests] = useState(true);
   const [startOnLogin, setStartOnLogin] = useState(false);
-  const [problems, setProblems] = useState<string[] | null>(null);
+  const { problems, setProblems, save: saveConfig } = useConfigSave();
   const [saved, setSaved] = useState(false);
   const [keys, setKeys] = useState<AgentKeyInfo[]>([]);
   const [newKey, setNewKey] = useState<string | null>(null);
@@ -55,15 +56,14 @@ export function SettingsPage() {
 
   const save = async () => {
     if (portTaken || checking) return;
-    const next = store.getState().currentConfig();
-    // A number the schema can judge: "abc" stays a string so the error says what was typed.
-    const n = Number(port);
-    next.listen_port = (port.trim() !== '' && Number.isFinite(n) ? n : port) as number;
-    next.log_requests = logRequests;
-    next.start_on_login = startOnLogin;
-    const r = await store.getState().saveConfig(next);
-    setProblems(r.ok ? null : r.messages);
-    setSaved(r.ok);
+    const ok = await saveConfig((next) => {
+      // A number the schema can judge: "abc" stays a string so the error says what was typed.
+      const n = Number(port);
+      next.listen_port = (port.trim() !== '' && Number.isFinite(n) ? n : port) as number;
+      next.log_requests = logRequests;
+      next.start_on_login = startOnLogin;
+    });
+    setSaved(ok);
   };
 
   return (
@@ -72,23 +72,23 @@ export function SettingsPage() {
       <label>
         listen_port <input value={port} onChange={(e) => setPort(e.target.value)} data-testid="listen-port" />
       </label>
-      {portTaken && (
-        <div className="error" role="alert" data-testid="port-taken">
-          {portTaken}
-        </div>
-      )}
+      <ErrorLine message={portTaken} alert testId="port-taken" />
       <p className="hint">
         Changing the port rebinds at once; if the new port is taken, Switchboard keeps the old one and says so in its
         log.
       </p>
-      <label className="row">
-        <input type="checkbox" checked={logRequests} onChange={(e) => setLogRequests(e.target.checked)} /> log_requests
-        (write requests.jsonl)
-      </label>
-      <label className="row">
-        <input type="checkbox" checked={startOnLogin} onChange={(e) => setStartOnLogin(e.target.checked)} />{' '}
-        start_on_login (desktop app)
-      </label>
+      <Checkbox
+        checked={logRequests}
+        onChange={(e) => setLogRequests(e.target.checked)}
+        label="log_requests (write requests.jsonl)"
+        row
+      />
+      <Checkbox
+        checked={startOnLogin}
+        onChange={(e) => setStartOnLogin(e.target.checked)}
+        label="start_on_login (desktop app)"
+        row
+      />
       <Problems messages={problems} />
       <button onClick={() => void save()} disabled={portTaken !== null || checking} data-testid="save-settings">
         Save settings
@@ -99,8 +99,7 @@ export function SettingsPage() {
         {keys.map((k) => (
           <li key={k.id} data-testid="agent-key">
             <span className="mono">{k.id}</span> {k.tenant} {k.created_at}{' '}
-            <button
-              className="danger"
+            <DangerButton
               onClick={() =>
                 void api.revokeAgentKey({ id: k.id }).then((r) => {
                   if (!r.ok) setProblems(failureText(r.failure));
@@ -109,7 +108,7 @@ export function SettingsPage() {
               }
             >
               Revoke
-            </button>
+            </DangerButton>
           </li>
         ))}
       </ul>

@@ -1,8 +1,10 @@
 // The Agents page's workflows and swarms: create (a form of step rows), run with an input, runs with per-step
 // status and output; swarms, their tasks, rounds, contributions, votes, final answer and consensus.
-import { useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { useShallow } from 'zustand/shallow';
 import { ERROR_POLICIES, type SwarmTask, type WorkflowRun } from '../../shared/orchestrator.ts';
+import { Checkbox, DangerButton, Select, Table } from '../components/controls.tsx';
+import { type Outcome, useDraft, useOutcome, useTextPerRow } from '../components/hooks.ts';
 import { Problems } from '../components/Problems.tsx';
 import { useApp, useAppStore } from '../store/react.ts';
 import type { StepDraft } from '../store/workflows.ts';
@@ -37,20 +39,21 @@ export function WorkflowsSection() {
   );
   const [name, setName] = useState('');
   const [steps, setSteps] = useState<StepDraft[]>([emptyStep()]);
-  const [problems, setProblems] = useState<string[] | null>(null);
-  const [inputs, setInputs] = useState<Record<string, string>>({});
-  const [runProblems, setRunProblems] = useState<Record<string, string[] | null>>({});
+  const { problems, run } = useOutcome();
+  const inputs = useTextPerRow();
+  const [runProblems, setRunProblems] = useState<Record<string, Outcome>>({});
 
-  const setStep = (i: number, patch: Partial<StepDraft>) =>
-    setSteps(steps.map((s, j) => (j === i ? { ...s, ...patch } : s)));
-  const create = async () => {
-    const p = await store.getState().createWorkflow({ name, steps });
-    setProblems(p);
-    if (!p) {
+  /** Binds an input of step row `i` to its field `key`. */
+  const stepText = (i: number, key: keyof StepDraft) => ({
+    value: steps[i]![key],
+    onChange: (e: { target: { value: string } }) =>
+      setSteps(steps.map((s, j) => (j === i ? { ...s, [key]: e.target.value } : s))),
+  });
+  const create = () =>
+    run(store.getState().createWorkflow({ name, steps }), () => {
       setName('');
       setSteps([emptyStep()]);
-    }
-  };
+    });
 
   return (
     <div data-testid="workflows">
@@ -64,79 +67,43 @@ export function WorkflowsSection() {
         <label>
           name <input value={name} onChange={(e) => setName(e.target.value)} data-testid="workflow-name" />
         </label>
-        <table>
-          <thead>
-            <tr>
-              <th>step</th>
-              <th>agent</th>
-              <th>
-                prompt ({'{{input.key}}'}, {'{{steps.name.output}}'})
-              </th>
-              <th>error_policy</th>
-              <th>max_retries</th>
-              <th />
+        <Table
+          head={[
+            'step',
+            'agent',
+            <>
+              prompt ({'{{input.key}}'}, {'{{steps.name.output}}'})
+            </>,
+            'error_policy',
+            'max_retries',
+            '',
+          ]}
+        >
+          {steps.map((_, i) => (
+            <tr key={i} data-testid="step-row">
+              <td>
+                <input {...stepText(i, 'name')} data-testid="step-name" />
+              </td>
+              <td>
+                <input list="agent-names" {...stepText(i, 'agent')} data-testid="step-agent" />
+              </td>
+              <td>
+                <textarea rows={2} cols={40} {...stepText(i, 'prompt')} data-testid="step-prompt" />
+              </td>
+              <td>
+                <Select {...stepText(i, 'error_policy')} options={ERROR_POLICIES} data-testid="step-policy" />
+              </td>
+              <td>
+                <input size={4} placeholder="2" {...stepText(i, 'max_retries')} data-testid="step-retries" />
+              </td>
+              <td>
+                <DangerButton disabled={steps.length === 1} onClick={() => setSteps(steps.filter((_, j) => j !== i))}>
+                  Remove
+                </DangerButton>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {steps.map((s, i) => (
-              <tr key={i} data-testid="step-row">
-                <td>
-                  <input
-                    value={s.name}
-                    onChange={(e) => setStep(i, { name: e.target.value })}
-                    data-testid="step-name"
-                  />
-                </td>
-                <td>
-                  <input
-                    list="agent-names"
-                    value={s.agent}
-                    onChange={(e) => setStep(i, { agent: e.target.value })}
-                    data-testid="step-agent"
-                  />
-                </td>
-                <td>
-                  <textarea
-                    rows={2}
-                    cols={40}
-                    value={s.prompt}
-                    onChange={(e) => setStep(i, { prompt: e.target.value })}
-                    data-testid="step-prompt"
-                  />
-                </td>
-                <td>
-                  <select
-                    value={s.error_policy}
-                    onChange={(e) => setStep(i, { error_policy: e.target.value })}
-                    data-testid="step-policy"
-                  >
-                    {ERROR_POLICIES.map((p) => (
-                      <option key={p}>{p}</option>
-                    ))}
-                  </select>
-                </td>
-                <td>
-                  <input
-                    size={4}
-                    placeholder="2"
-                    value={s.max_retries}
-                    onChange={(e) => setStep(i, { max_retries: e.target.value })}
-                    data-testid="step-retries"
-                  />
-                </td>
-                <td>
-                  <button
-                    className="danger"
-                    disabled={steps.length === 1}
-                    onClick={() => setSteps(steps.filter((_, j) => j !== i))}
-                  >
-                    Remove
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
         <div className="row">
           <button onClick={() => setSteps([...steps, emptyStep()])} data-testid="add-step">
             Add step
@@ -148,23 +115,25 @@ export function WorkflowsSection() {
         <Problems messages={problems} />
       </div>
       {workflows.map((w) => (
-        <div key={w.id} className="card" data-testid={`workflow-${w.name}`}>
-          <strong>{w.name}</strong>{' '}
-          <span className="small">{w.steps.map((s) => `${s.name} (${s.agent})`).join(' → ')}</span>
+        <NamedCard
+          key={w.id}
+          testId={`workflow-${w.name}`}
+          name={w.name}
+          summary={w.steps.map((s) => `${s.name} (${s.agent})`).join(' → ')}
+        >
           <div className="row">
             <textarea
               rows={1}
               cols={50}
               placeholder='input JSON, e.g. {"topic": "bees"}'
-              value={inputs[w.name] ?? ''}
-              onChange={(e) => setInputs({ ...inputs, [w.name]: e.target.value })}
+              {...inputs.text(w.name)}
               data-testid="workflow-input"
             />
             <button
               onClick={() =>
                 void store
                   .getState()
-                  .runWorkflow(w.name, inputs[w.name] ?? '')
+                  .runWorkflow(w.name, inputs.get(w.name))
                   .then((p) => setRunProblems({ ...runProblems, [w.name]: p }))
               }
               data-testid="workflow-run"
@@ -176,8 +145,54 @@ export function WorkflowsSection() {
           {(runs[w.name] ?? []).map((r) => (
             <RunView key={r.run_id} run={r} />
           ))}
-        </div>
+        </NamedCard>
       ))}
+    </div>
+  );
+}
+
+/** A workflow or a swarm: its name, a summary, then what it offers (a text to send, what came of it). */
+function NamedCard({
+  testId,
+  name,
+  summary,
+  children,
+}: {
+  testId: string;
+  name: string;
+  summary: ReactNode;
+  children: ReactNode;
+}) {
+  return (
+    <div className="card" data-testid={testId}>
+      <strong>{name}</strong> <span className="small">{summary}</span>
+      {children}
+    </div>
+  );
+}
+
+/** A status as a pill; completed shows green. */
+function StatusPill({ status }: { status: string }) {
+  return <span className={`pill ${status === 'completed' ? 'ok' : status}`}>{status}</span>;
+}
+
+/** The head line of a workflow run or a swarm task: its id, status, what else it says, and its error. */
+function ProgressHead({
+  id,
+  status,
+  error,
+  children,
+}: {
+  id: string;
+  status: string;
+  error: string | null;
+  children: ReactNode;
+}) {
+  return (
+    <div className="row">
+      <span className="mono">{id}</span> <StatusPill status={status} />
+      {children}
+      {error && <span className="error">{error}</span>}
     </div>
   );
 }
@@ -185,28 +200,23 @@ export function WorkflowsSection() {
 function RunView({ run }: { run: WorkflowRun }) {
   return (
     <div data-testid="run" data-status={run.status}>
-      <div className="row">
-        <span className="mono">{run.run_id}</span>{' '}
-        <span className={`pill ${run.status === 'completed' ? 'ok' : run.status}`}>{run.status}</span>
+      <ProgressHead id={run.run_id} status={run.status} error={run.error}>
         <span className="small">input {JSON.stringify(run.input)}</span>
-        {run.error && <span className="error">{run.error}</span>}
-      </div>
-      <table>
-        <tbody>
-          {run.steps.map((s) => (
-            <tr key={s.name} data-testid="run-step" data-status={s.status}>
-              <td>{s.name}</td>
-              <td>{s.agent}</td>
-              <td>
-                <span className={`pill ${s.status === 'completed' ? 'ok' : s.status}`}>{s.status}</span>
-              </td>
-              <td className="small">{s.attempts > 1 ? `${s.attempts} attempts` : ''}</td>
-              <td data-testid="run-step-output">{s.output ?? ''}</td>
-              <td className="small">{s.errors.join('; ')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      </ProgressHead>
+      <Table>
+        {run.steps.map((s) => (
+          <tr key={s.name} data-testid="run-step" data-status={s.status}>
+            <td>{s.name}</td>
+            <td>{s.agent}</td>
+            <td>
+              <StatusPill status={s.status} />
+            </td>
+            <td className="small">{s.attempts > 1 ? `${s.attempts} attempts` : ''}</td>
+            <td data-testid="run-step-output">{s.output ?? ''}</td>
+            <td className="small">{s.errors.join('; ')}</td>
+          </tr>
+        ))}
+      </Table>
     </div>
   );
 }
@@ -214,97 +224,63 @@ function RunView({ run }: { run: WorkflowRun }) {
 export function SwarmsSection() {
   const store = useAppStore();
   const { swarms, swarmTasks } = useApp(useShallow((s) => ({ swarms: s.swarms, swarmTasks: s.swarmTasks })));
-  const [draft, setDraft] = useState({
+  const { draft, reset, text, flag } = useDraft({
     name: '',
     coordinator: '',
     agents: '',
     max_rounds: '3',
     consensus_required: false,
   });
-  const [problems, setProblems] = useState<string[] | null>(null);
-  const [messages, setMessages] = useState<Record<string, string>>({});
+  const { problems, run } = useOutcome();
+  const messages = useTextPerRow();
 
-  const create = async () => {
-    const p = await store.getState().createSwarm({
-      name: draft.name,
-      coordinator: draft.coordinator,
-      agents: draft.agents
-        .split(',')
-        .map((a) => a.trim())
-        .filter(Boolean),
-      max_rounds: Number(draft.max_rounds),
-      consensus_required: draft.consensus_required,
-    });
-    setProblems(p);
-    if (!p) setDraft({ name: '', coordinator: '', agents: '', max_rounds: '3', consensus_required: false });
-  };
+  const create = () =>
+    run(
+      store.getState().createSwarm({
+        name: draft.name,
+        coordinator: draft.coordinator,
+        agents: draft.agents
+          .split(',')
+          .map((a) => a.trim())
+          .filter(Boolean),
+        max_rounds: Number(draft.max_rounds),
+        consensus_required: draft.consensus_required,
+      }),
+      reset,
+    );
 
   return (
     <div data-testid="swarms">
       <h3>Swarms</h3>
       <div className="row card">
-        <input
-          placeholder="name"
-          value={draft.name}
-          onChange={(e) => setDraft({ ...draft, name: e.target.value })}
-          data-testid="swarm-name"
-        />
-        <input
-          placeholder="coordinator"
-          list="agent-names"
-          value={draft.coordinator}
-          onChange={(e) => setDraft({ ...draft, coordinator: e.target.value })}
-          data-testid="swarm-coordinator"
-        />
-        <input
-          placeholder="members, comma-separated"
-          value={draft.agents}
-          onChange={(e) => setDraft({ ...draft, agents: e.target.value })}
-          data-testid="swarm-agents"
-        />
+        <input placeholder="name" {...text('name')} data-testid="swarm-name" />
+        <input placeholder="coordinator" list="agent-names" {...text('coordinator')} data-testid="swarm-coordinator" />
+        <input placeholder="members, comma-separated" {...text('agents')} data-testid="swarm-agents" />
         <label>
-          max_rounds{' '}
-          <input
-            size={3}
-            value={draft.max_rounds}
-            onChange={(e) => setDraft({ ...draft, max_rounds: e.target.value })}
-          />
+          max_rounds <input size={3} {...text('max_rounds')} />
         </label>
-        <label>
-          <input
-            type="checkbox"
-            checked={draft.consensus_required}
-            onChange={(e) => setDraft({ ...draft, consensus_required: e.target.checked })}
-          />{' '}
-          consensus_required
-        </label>
+        <Checkbox {...flag('consensus_required')} label="consensus_required" />
         <button onClick={() => void create()} data-testid="swarm-create">
           Create swarm
         </button>
       </div>
       <Problems messages={problems} />
       {swarms.map((s) => (
-        <div key={s.id} className="card" data-testid={`swarm-${s.name}`}>
-          <strong>{s.name}</strong>{' '}
-          <span className="small">
-            coordinator {s.coordinator}; members {s.agents.join(', ')}; up to {s.config.max_rounds} rounds
-            {s.config.consensus_required ? ', consensus required' : ''}
-          </span>
+        <NamedCard
+          key={s.id}
+          testId={`swarm-${s.name}`}
+          name={s.name}
+          summary={
+            <>
+              coordinator {s.coordinator}; members {s.agents.join(', ')}; up to {s.config.max_rounds} rounds
+              {s.config.consensus_required ? ', consensus required' : ''}
+            </>
+          }
+        >
           <div className="row">
-            <input
-              placeholder="task"
-              size={50}
-              value={messages[s.name] ?? ''}
-              onChange={(e) => setMessages({ ...messages, [s.name]: e.target.value })}
-              data-testid="swarm-message"
-            />
+            <input placeholder="task" size={50} {...messages.text(s.name)} data-testid="swarm-message" />
             <button
-              onClick={() =>
-                void store
-                  .getState()
-                  .sendSwarmTask(s.name, messages[s.name] ?? '')
-                  .then(setProblems)
-              }
+              onClick={() => void run(store.getState().sendSwarmTask(s.name, messages.get(s.name)))}
               data-testid="swarm-send"
             >
               Send task
@@ -313,7 +289,7 @@ export function SwarmsSection() {
           {(swarmTasks[s.name] ?? []).map((t) => (
             <SwarmTaskView key={t.id} task={t} />
           ))}
-        </div>
+        </NamedCard>
       ))}
     </div>
   );
@@ -322,11 +298,10 @@ export function SwarmsSection() {
 function SwarmTaskView({ task }: { task: SwarmTask }) {
   return (
     <div data-testid="swarm-task" data-status={task.status}>
-      <div className="row">
-        <span className="mono">{task.id}</span>{' '}
-        <span className={`pill ${task.status === 'completed' ? 'ok' : task.status}`}>{task.status}</span> {task.message}
-        {task.error && <span className="error">{task.error}</span>}
-      </div>
+      <ProgressHead id={task.id} status={task.status} error={task.error}>
+        {' '}
+        {task.message}
+      </ProgressHead>
       {task.rounds.map((r) => (
         <div key={r.round} className="small">
           <strong>Round {r.round}</strong>

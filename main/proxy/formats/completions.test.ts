@@ -1,33 +1,25 @@
 // Golden tests for the legacy /v1/completions front door, and the official openai client reading its answers.
-import http from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../errors.ts';
 import { completionsFormat } from './completions.ts';
-import { type HubChunk, type HubRequest, type HubResponse } from './hub/index.ts';
 import { responseToChunks } from './conformance.case.ts';
+import {
+  badRequest,
+  chunkMaker,
+  HUB_HEAD,
+  hubReply,
+  serveFormat,
+  type TestServer,
+  upstreamError,
+  usageChunk,
+} from './fixtures.test-helper.ts';
+import type { HubRequest } from './hub/index.ts';
 
 const ctx = { model: 'gpt-3.5-turbo-instruct' };
-const base = { id: 'chatcmpl-1', object: 'chat.completion' as const, created: 1700000000, model: 'provider-model' };
 const usage = { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 };
-const chunkBase = {
-  id: 'chatcmpl-1',
-  object: 'chat.completion.chunk' as const,
-  created: 1700000000,
-  model: 'provider-model',
-};
+const chunk = chunkMaker(HUB_HEAD);
 
-function refusal(body: unknown): ApiError {
-  try {
-    completionsFormat.requestToHub(body, {});
-  } catch (e) {
-    expect(e).toBeInstanceOf(ApiError);
-    expect((e as ApiError).status).toBe(400);
-    expect((e as ApiError).action).toBeTruthy();
-    return e as ApiError;
-  }
-  throw new Error('expected the request to be refused');
-}
+const refusal = (body: unknown) => badRequest(() => completionsFormat.requestToHub(body, {}));
 
 /** The `data:` payloads of an SSE text, with generated ids replaced. */
 function dataLines(text: string): unknown[] {
@@ -114,13 +106,7 @@ describe('completions: request → hub', () => {
 
 describe('completions: hub → response and stream', () => {
   it('writes a response exactly', () => {
-    const res: HubResponse = {
-      ...base,
-      choices: [
-        { index: 0, message: { role: 'assistant', content: '\n\nThis is indeed a test' }, finish_reason: 'length' },
-      ],
-      usage,
-    };
+    const res = hubReply(HUB_HEAD, { content: '\n\nThis is indeed a test' }, 'length', usage);
     const wire = completionsFormat.responseFromHub(res, ctx) as Record<string, unknown>;
     expect(wire.id).toMatch(/^cmpl-/);
     expect({ ...wire, id: 'cmpl-X' }).toEqual({
@@ -135,18 +121,12 @@ describe('completions: hub → response and stream', () => {
 
   it('writes the exact stream: text chunks, the finish with usage, then [DONE]', () => {
     const enc = completionsFormat.streamEncoder(ctx);
-    const res: HubResponse = {
-      ...base,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello' }, finish_reason: 'stop' }],
-    };
-    const chunks: HubChunk[] = [
-      ...responseToChunks(res).slice(0, -1),
-      { ...chunkBase, choices: [{ index: 0, delta: { content: ' world' }, finish_reason: null }] },
+    const chunks = [
+      ...responseToChunks(hubReply(HUB_HEAD, { content: 'Hello' }, 'stop')).slice(0, -1),
+      chunk({ content: ' world' }),
+      chunk({}, 'stop'),
+      usageChunk(HUB_HEAD, usage),
     ];
-    chunks.push(
-      { ...chunkBase, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] },
-      { ...chunkBase, choices: [], usage },
-    );
     const text = chunks.map((c) => enc.chunk(c)).join('') + enc.end();
     expect(enc.contentType).toBe('text/event-stream');
     const head = { id: 'cmpl-X', object: 'text_completion', created: 1700000000, model: 'gpt-3.5-turbo-instruct' };
@@ -160,9 +140,7 @@ describe('completions: hub → response and stream', () => {
 
   it('sends a held finish at the end when no usage comes, and reads tool_calls as stop', () => {
     const enc = completionsFormat.streamEncoder(ctx);
-    const text =
-      enc.chunk({ ...chunkBase, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: 'tool_calls' }] }) +
-      enc.end();
+    const text = enc.chunk(chunk({ content: 'x' }, 'tool_calls')) + enc.end();
     expect(dataLines(text).map((d) => (typeof d === 'string' ? d : (d as { choices: unknown[] }).choices[0]))).toEqual([
       { text: 'x', index: 0, logprobs: null, finish_reason: null },
       { text: '', index: 0, logprobs: null, finish_reason: 'stop' },
@@ -172,9 +150,7 @@ describe('completions: hub → response and stream', () => {
 
   it('ends a failed stream with an OpenAI error line and no [DONE]', () => {
     const enc = completionsFormat.streamEncoder(ctx);
-    const text =
-      enc.chunk({ ...chunkBase, choices: [{ index: 0, delta: { content: 'x' }, finish_reason: null }] }) +
-      enc.error({ status: 502, code: 'upstream_error', type: 'upstream_error', message: 'boom' });
+    const text = enc.chunk(chunk({ content: 'x' })) + enc.error(upstreamError('boom'));
     expect(dataLines(text).at(-1)).toEqual({
       error: { message: 'boom', type: 'upstream_error', param: null, code: 'upstream_error' },
     });
@@ -197,64 +173,22 @@ describe('completions: hub → response and stream', () => {
 });
 
 describe('completions: the official openai client reads what Switchboard writes', () => {
-  let server: http.Server;
+  let server: TestServer;
   let client: OpenAI;
   let failMidStream = false;
-  const answer: HubResponse = {
-    ...base,
-    choices: [{ index: 0, message: { role: 'assistant', content: 'This is a test.' }, finish_reason: 'stop' }],
-    usage,
-  };
+  const answer = hubReply(HUB_HEAD, { content: 'This is a test.' }, 'stop', usage);
 
   beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c: Buffer) => (raw += c.toString()));
-      req.on('end', () => {
-        let hub: HubRequest;
-        try {
-          hub = completionsFormat.requestToHub(JSON.parse(raw), {});
-        } catch (e) {
-          const err = e as ApiError;
-          res.writeHead(err.status, { 'content-type': 'application/json' });
-          return res.end(
-            JSON.stringify(
-              completionsFormat.errorBody({ status: err.status, code: err.code, type: err.type, message: err.message }),
-            ),
-          );
-        }
-        if (!hub.stream) {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          return res.end(JSON.stringify(completionsFormat.responseFromHub(answer, { model: hub.model })));
-        }
-        const enc = completionsFormat.streamEncoder({ model: hub.model });
-        res.writeHead(200, { 'content-type': enc.contentType });
-        const chunks = responseToChunks(answer);
-        if (failMidStream) {
-          res.write(enc.chunk(chunks[0]!) + enc.chunk(chunks[1]!));
-          return res.end(
-            enc.error({
-              status: 502,
-              code: 'upstream_error',
-              type: 'upstream_error',
-              message: 'Provider failed mid-stream.',
-            }),
-          );
-        }
-        for (const c of chunks) res.write(enc.chunk(c));
-        res.end(enc.end());
-      });
+    server = await serveFormat(completionsFormat, (hub: HubRequest) => {
+      if (!hub.stream) return { reply: answer };
+      const chunks = responseToChunks(answer);
+      return failMidStream
+        ? { chunks: chunks.slice(0, 2), error: upstreamError('Provider failed mid-stream.') }
+        : { chunks };
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    client = new OpenAI({
-      baseURL: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`,
-      apiKey: 'x',
-      maxRetries: 0,
-    });
+    client = new OpenAI({ baseURL: `${server.root}/v1`, apiKey: 'x', maxRetries: 0 });
   });
-  afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
-  });
+  afterAll(() => server.close());
 
   it('non-stream', async () => {
     const reply = await client.completions.create({

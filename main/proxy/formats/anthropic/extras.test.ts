@@ -1,7 +1,7 @@
 // count_tokens and the models list.
-import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../errors.ts';
+import { sdkAnswering } from './fixtures.test-helper.ts';
 import { anthropicModelList, countTokens } from './index.ts';
 
 describe('count_tokens and the models list', () => {
@@ -40,14 +40,7 @@ describe('count_tokens and the models list', () => {
   });
 
   it("is read by the official SDK's models.list()", async () => {
-    const client = new Anthropic({
-      apiKey: 'x',
-      maxRetries: 0,
-      fetch: async () =>
-        new Response(JSON.stringify(anthropicModelList(['claude-a'])), {
-          headers: { 'content-type': 'application/json' },
-        }),
-    });
+    const client = sdkAnswering(JSON.stringify(anthropicModelList(['claude-a'])), 'application/json');
     const ids: string[] = [];
     for await (const m of client.models.list()) ids.push(m.id);
     expect(ids).toEqual(['claude-a']);

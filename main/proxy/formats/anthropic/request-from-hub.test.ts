@@ -1,5 +1,6 @@
 // Provider side: hub requests written as Anthropic request bodies (exact JSON).
 import { describe, expect, it } from 'vitest';
+import { toolCall } from '../fixtures.test-helper.ts';
 import type { HubRequest } from '../hub/index.ts';
 import { anthropicFormat } from './index.ts';
 
@@ -23,8 +24,8 @@ describe('provider side: hub request → Anthropic body', () => {
           content: 'Checking.',
           reasoning_content: 'hmm',
           tool_calls: [
-            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-            { id: 'functions.get_weather:1', type: 'function', function: { name: 'get_weather', arguments: 'Rome' } },
+            toolCall('call_1', 'get_weather', '{"city":"Paris"}'),
+            toolCall('functions.get_weather:1', 'get_weather', 'Rome'),
           ],
         },
         { role: 'tool', tool_call_id: 'call_1', content: '{"temp_c":21}' },

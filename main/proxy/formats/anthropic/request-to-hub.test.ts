@@ -1,28 +1,13 @@
 // Client side: Anthropic Messages requests read into the hub, the 400s that name the field, and what the SDK sends.
-import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../errors.ts';
-import type { HubRequest, HubResponse } from '../hub/index.ts';
+import { apiErrorOf, badRequest, toolCall } from '../fixtures.test-helper.ts';
+import type { HubRequest } from '../hub/index.ts';
+import { ctx, sdkAnswering, textResponse } from './fixtures.test-helper.ts';
 import { anthropicFormat } from './index.ts';
 
-const ctx = { model: 'claude-test-1' };
-const base = { id: 'chatcmpl-1', object: 'chat.completion' as const, created: 1700000000, model: 'gpt-4o' };
-
-function apiError(fn: () => unknown): ApiError {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ApiError);
-    return e as ApiError;
-  }
-  throw new Error('expected an ApiError');
-}
-
-const textResponse: HubResponse = {
-  ...base,
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Hi! My name is Claude.' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 2095, completion_tokens: 503, total_tokens: 2598 },
-};
+/** The hub messages of a request holding `messages` (model "m", max_tokens 10). */
+const messagesToHub = (messages: unknown[]) =>
+  anthropicFormat.requestToHub({ model: 'm', max_tokens: 10, messages }, {}).messages;
 
 describe('client side: Anthropic request → hub', () => {
   it('converts a full request exactly', () => {
@@ -80,19 +65,12 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('accepts role "system" messages inside messages, where they stand', () => {
-    const hub = anthropicFormat.requestToHub(
-      {
-        model: 'm',
-        max_tokens: 10,
-        messages: [
-          { role: 'system', content: 'Be brief.' },
-          { role: 'user', content: 'Hi' },
-          { role: 'system', content: [{ type: 'text', text: 'Now be French.' }] },
-        ],
-      },
-      {},
-    );
-    expect(hub.messages).toEqual([
+    const messages = messagesToHub([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Hi' },
+      { role: 'system', content: [{ type: 'text', text: 'Now be French.' }] },
+    ]);
+    expect(messages).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'Hi' },
       { role: 'system', content: 'Now be French.' },
@@ -100,24 +78,17 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('maps base64 images to data: URLs and url images to the URL', () => {
-    const hub = anthropicFormat.requestToHub(
+    const messages = messagesToHub([
       {
-        model: 'm',
-        max_tokens: 10,
-        messages: [
-          {
-            role: 'user',
-            content: [
-              { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
-              { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
-              { type: 'text', text: 'Compare them.' },
-            ],
-          },
+        role: 'user',
+        content: [
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
+          { type: 'text', text: 'Compare them.' },
         ],
       },
-      {},
-    );
-    expect(hub.messages).toEqual([
+    ]);
+    expect(messages).toEqual([
       {
         role: 'user',
         content: [
@@ -130,50 +101,43 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('turns each tool_result into a tool message; text after the results stays a user message, in order', () => {
-    const hub = anthropicFormat.requestToHub(
+    const messages = messagesToHub([
+      { role: 'user', content: 'Weather in Paris and Rome?' },
       {
-        model: 'm',
-        max_tokens: 10,
-        messages: [
-          { role: 'user', content: 'Weather in Paris and Rome?' },
-          {
-            role: 'assistant',
-            content: [
-              { type: 'thinking', thinking: 'Two cities, two calls.', signature: 'sig' },
-              { type: 'text', text: 'Checking.' },
-              { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
-              { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Rome' } },
-            ],
-          },
-          {
-            role: 'user',
-            content: [
-              { type: 'tool_result', tool_use_id: 'toolu_1', content: '{"temp_c":21}' },
-              {
-                type: 'tool_result',
-                tool_use_id: 'toolu_2',
-                content: [
-                  { type: 'text', text: 'timeout' },
-                  { type: 'text', text: 'retry later' },
-                ],
-                is_error: true,
-              },
-              { type: 'text', text: 'Also, what about Oslo?' },
-              { type: 'text', text: 'Thanks.' },
-            ],
-          },
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: 'Two cities, two calls.', signature: 'sig' },
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+          { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { city: 'Rome' } },
         ],
       },
-      {},
-    );
-    expect(hub.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_1', content: '{"temp_c":21}' },
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_2',
+            content: [
+              { type: 'text', text: 'timeout' },
+              { type: 'text', text: 'retry later' },
+            ],
+            is_error: true,
+          },
+          { type: 'text', text: 'Also, what about Oslo?' },
+          { type: 'text', text: 'Thanks.' },
+        ],
+      },
+    ]);
+    expect(messages).toEqual([
       { role: 'user', content: 'Weather in Paris and Rome?' },
       {
         role: 'assistant',
         content: 'Checking.',
         tool_calls: [
-          { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-          { id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+          toolCall('toolu_1', 'get_weather', '{"city":"Paris"}'),
+          toolCall('toolu_2', 'get_weather', '{"city":"Rome"}'),
         ],
       },
       { role: 'tool', tool_call_id: 'toolu_1', content: '{"temp_c":21}' },
@@ -189,28 +153,21 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('puts tool results ahead of text that precedes them in the same turn, and keeps images in results', () => {
-    const hub = anthropicFormat.requestToHub(
+    const messages = messagesToHub([
       {
-        model: 'm',
-        max_tokens: 10,
-        messages: [
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Here:' },
           {
-            role: 'user',
-            content: [
-              { type: 'text', text: 'Here:' },
-              {
-                type: 'tool_result',
-                tool_use_id: 'toolu_1',
-                content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }],
-              },
-              { type: 'tool_result', tool_use_id: 'toolu_2' },
-            ],
+            type: 'tool_result',
+            tool_use_id: 'toolu_1',
+            content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } }],
           },
+          { type: 'tool_result', tool_use_id: 'toolu_2' },
         ],
       },
-      {},
-    );
-    expect(hub.messages).toEqual([
+    ]);
+    expect(messages).toEqual([
       {
         role: 'tool',
         tool_call_id: 'toolu_1',
@@ -222,21 +179,10 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('gives an assistant turn of only tool calls null content', () => {
-    const hub = anthropicFormat.requestToHub(
-      {
-        model: 'm',
-        max_tokens: 10,
-        messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'now', input: {} }] }],
-      },
-      {},
-    );
-    expect(hub.messages).toEqual([
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ id: 't1', type: 'function', function: { name: 'now', arguments: '{}' } }],
-      },
+    const messages = messagesToHub([
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'now', input: {} }] },
     ]);
+    expect(messages).toEqual([{ role: 'assistant', content: null, tool_calls: [toolCall('t1', 'now', '{}')] }]);
   });
 
   it.each([
@@ -261,37 +207,30 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('maps plain-text documents to text, title first', () => {
-    const hub = anthropicFormat.requestToHub(
+    const messages = messagesToHub([
       {
-        model: 'm',
-        max_tokens: 10,
-        messages: [
+        role: 'user',
+        content: [
           {
-            role: 'user',
-            content: [
-              {
-                type: 'document',
-                title: 'Notes',
-                source: { type: 'text', media_type: 'text/plain', data: 'The sky is blue.' },
-              },
-              {
-                type: 'document',
-                source: {
-                  type: 'content',
-                  content: [
-                    { type: 'text', text: 'a' },
-                    { type: 'text', text: 'b' },
-                  ],
-                },
-              },
-              { type: 'text', text: 'Summarise.' },
-            ],
+            type: 'document',
+            title: 'Notes',
+            source: { type: 'text', media_type: 'text/plain', data: 'The sky is blue.' },
           },
+          {
+            type: 'document',
+            source: {
+              type: 'content',
+              content: [
+                { type: 'text', text: 'a' },
+                { type: 'text', text: 'b' },
+              ],
+            },
+          },
+          { type: 'text', text: 'Summarise.' },
         ],
       },
-      {},
-    );
-    expect(hub.messages[0]).toEqual({
+    ]);
+    expect(messages[0]).toEqual({
       role: 'user',
       content: [
         { type: 'text', text: 'Notes\n\nThe sky is blue.' },
@@ -388,11 +327,8 @@ describe('client side: Anthropic request → hub', () => {
       '"stop_sequences" must be an array of strings; got "END"',
     ],
   ])('refuses %s with a 400 naming the field', (_name, body, message) => {
-    const e = apiError(() => anthropicFormat.requestToHub(body, {}));
-    expect(e.status).toBe(400);
+    const e = badRequest(() => anthropicFormat.requestToHub(body, {}), message);
     expect(e.code).toBe('invalid_request');
-    expect(e.message).toContain(message);
-    expect(e.action).toBeTruthy();
   });
 
   it('reads tool_use input by the one tool-arguments policy: {"_raw": text} is the text itself', () => {
@@ -412,7 +348,7 @@ describe('client side: Anthropic request → hub', () => {
   });
 
   it('refuses a request without a model as model_required', () => {
-    const e = apiError(() =>
+    const e = apiErrorOf(() =>
       anthropicFormat.requestToHub({ max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }, {}),
     );
     expect([e.status, e.code]).toEqual([400, 'model_required']);
@@ -420,16 +356,8 @@ describe('client side: Anthropic request → hub', () => {
 
   it('accepts what the official SDK sends', async () => {
     let sent: unknown;
-    const client = new Anthropic({
-      apiKey: 'x',
-      maxRetries: 0,
-      fetch: async (_url, init) => {
-        sent = JSON.parse(String(init?.body));
-        return new Response(JSON.stringify(anthropicFormat.responseFromHub(textResponse, ctx)), {
-          headers: { 'content-type': 'application/json' },
-        });
-      },
-    });
+    const reply = JSON.stringify(anthropicFormat.responseFromHub(textResponse, ctx));
+    const client = sdkAnswering(reply, 'application/json', (body) => (sent = body));
     await client.messages.create({
       model: 'claude-test-1',
       max_tokens: 100,
@@ -450,9 +378,7 @@ describe('client side: Anthropic request → hub', () => {
       {
         role: 'assistant',
         content: null,
-        tool_calls: [
-          { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-        ],
+        tool_calls: [toolCall('toolu_1', 'get_weather', '{"city":"Paris"}')],
       },
       { role: 'tool', tool_call_id: 'toolu_1', content: '21C' },
     ]);

@@ -1,17 +1,8 @@
 // Client side: hub replies written as Anthropic messages (exact JSON, read by the official SDK), and error bodies.
-import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
-import type { HubResponse } from '../hub/index.ts';
+import { hubReply, toolCall } from '../fixtures.test-helper.ts';
+import { base, ctx, sdkAnswering, textResponse } from './fixtures.test-helper.ts';
 import { anthropicFormat } from './index.ts';
-
-const ctx = { model: 'claude-test-1' };
-const base = { id: 'chatcmpl-1', object: 'chat.completion' as const, created: 1700000000, model: 'gpt-4o' };
-
-const textResponse: HubResponse = {
-  ...base,
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Hi! My name is Claude.' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 2095, completion_tokens: 503, total_tokens: 2598 },
-};
 
 describe('client side: hub response → Anthropic message', () => {
   it('writes a text reply exactly, with the model the client asked for', () => {
@@ -30,25 +21,13 @@ describe('client side: hub response → Anthropic message', () => {
   });
 
   it('writes tool calls as tool_use blocks with parsed input; bad JSON is kept as _raw', () => {
-    const res: HubResponse = {
-      ...base,
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: 'Let me check.',
-            tool_calls: [
-              { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-              { id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } },
-              { id: 'call_c', type: 'function', function: { name: 'now', arguments: '' } },
-            ],
-          },
-          // Some providers say "stop" with tool calls: Anthropic clients need tool_use to run them.
-          finish_reason: 'stop',
-        },
-      ],
-    };
+    const calls = [
+      toolCall('call_a', 'get_weather', '{"city":"Paris"}'),
+      toolCall('call_b', 'get_weather', '{"city":'),
+      toolCall('call_c', 'now', ''),
+    ];
+    // Some providers say "stop" with tool calls: Anthropic clients need tool_use to run them.
+    const res = hubReply(base, { content: 'Let me check.', tool_calls: calls }, 'stop');
     const body = anthropicFormat.responseFromHub(res, ctx) as Record<string, unknown>;
     expect(body.content).toEqual([
       { type: 'text', text: 'Let me check.' },
@@ -67,10 +46,7 @@ describe('client side: hub response → Anthropic message', () => {
     ['content_filter', 'refusal'],
     [null, 'end_turn'],
   ] as const)('maps finish_reason %s to stop_reason %s', (finish, stop) => {
-    const res: HubResponse = {
-      ...base,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: finish }],
-    };
+    const res = hubReply(base, { content: 'x' }, finish);
     expect((anthropicFormat.responseFromHub(res, ctx) as { stop_reason: string }).stop_reason).toBe(stop);
   });
 
@@ -95,14 +71,7 @@ describe('client side: hub response → Anthropic message', () => {
   });
 
   it('is read by the official SDK', async () => {
-    const client = new Anthropic({
-      apiKey: 'x',
-      maxRetries: 0,
-      fetch: async () =>
-        new Response(JSON.stringify(anthropicFormat.responseFromHub(textResponse, ctx)), {
-          headers: { 'content-type': 'application/json' },
-        }),
-    });
+    const client = sdkAnswering(JSON.stringify(anthropicFormat.responseFromHub(textResponse, ctx)), 'application/json');
     const msg = await client.messages.create({
       model: 'claude-test-1',
       max_tokens: 10,

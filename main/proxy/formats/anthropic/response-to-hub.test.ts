@@ -1,6 +1,7 @@
 // Provider side: Anthropic messages and error bodies read into the hub.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../errors.ts';
+import { toolCall } from '../fixtures.test-helper.ts';
 import { anthropicFormat } from './index.ts';
 
 describe('provider side: Anthropic response → hub', () => {
@@ -51,13 +52,7 @@ describe('provider side: Anthropic response → hub', () => {
         role: 'assistant',
         content: 'I will check.',
         reasoning_content: 'Need the weather.',
-        tool_calls: [
-          {
-            id: 'toolu_01A',
-            type: 'function',
-            function: { name: 'get_weather', arguments: '{"city":"San Francisco"}' },
-          },
-        ],
+        tool_calls: [toolCall('toolu_01A', 'get_weather', '{"city":"San Francisco"}')],
       },
       finish_reason: 'tool_calls',
     });
@@ -91,9 +86,7 @@ describe('provider side: Anthropic response → hub', () => {
   it('reads tool_use input {"_raw": text} back as the text (the one tool-arguments policy)', () => {
     const content = [{ type: 'tool_use', id: 'toolu_1', name: 'f', input: { _raw: 'Rome' } }];
     const res = anthropicFormat.responseToHub({ id: 'msg_1', type: 'message', content, stop_reason: 'tool_use' }, 'm');
-    expect(res.choices[0]!.message.tool_calls).toEqual([
-      { id: 'toolu_1', type: 'function', function: { name: 'f', arguments: 'Rome' } },
-    ]);
+    expect(res.choices[0]!.message.tool_calls).toEqual([toolCall('toolu_1', 'f', 'Rome')]);
   });
 
   it('refuses an error body or a body that is not a message', () => {

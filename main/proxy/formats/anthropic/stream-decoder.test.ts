@@ -1,18 +1,9 @@
 // Provider side: Anthropic SSE streams read as hub chunks, however the bytes are cut, and their failures.
 import { describe, expect, it } from 'vitest';
-import { foldChunks, type HubChunk, UpstreamStreamError } from '../hub/index.ts';
+import { caught, cutsEvery, toolCall } from '../fixtures.test-helper.ts';
+import { foldChunks, UpstreamStreamError } from '../hub/index.ts';
+import { decode } from './fixtures.test-helper.ts';
 import { anthropicFormat } from './index.ts';
-
-function decode(text: string, pieces: number[] = []): HubChunk[] {
-  const dec = anthropicFormat.streamDecoder('asked-model');
-  const out: HubChunk[] = [];
-  let at = 0;
-  for (const p of [...pieces, text.length]) {
-    out.push(...dec.push(text.slice(at, p)));
-    at = p;
-  }
-  return [...out, ...dec.end()];
-}
 
 // The stream Anthropic's streaming guide shows for a tool call (text block, then a tool_use block).
 const TOOL_STREAM =
@@ -50,6 +41,10 @@ const TOOL_STREAM =
   'data: {"type":"message_stop"}\n\n';
 
 const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const startToolUse = (index: number, id: string, name: string, input: object = {}) =>
+  ev('content_block_start', { index, content_block: { type: 'tool_use', id, name, input } });
+const inputJsonDelta = (index: number, partial_json: string) =>
+  ev('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } });
 
 describe('provider side: Anthropic stream → hub chunks', () => {
   it("decodes the guide's tool stream into exact chunks", () => {
@@ -96,13 +91,11 @@ describe('provider side: Anthropic stream → hub chunks', () => {
       const { created: _x, ...got } = foldChunks(decode(TOOL_STREAM, [cut]));
       expect(got).toEqual(expected);
     }
-    const bytewise = [...Array(TOOL_STREAM.length).keys()].slice(1);
-    const { created: _y, ...got } = foldChunks(decode(TOOL_STREAM, bytewise));
+    const { created: _y, ...got } = foldChunks(decode(TOOL_STREAM, cutsEvery(TOOL_STREAM.length, 1)));
     expect(got).toEqual(expected);
   });
 
   it('keeps each tool call at its own index with two tool_use blocks, and reads thinking', () => {
-    const ev = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     const text =
       ev('message_start', {
         message: {
@@ -120,24 +113,15 @@ describe('provider side: Anthropic stream → hub chunks', () => {
       ev('content_block_delta', { index: 0, delta: { type: 'thinking_delta', thinking: 'Two calls.' } }) +
       ev('content_block_delta', { index: 0, delta: { type: 'signature_delta', signature: 'sig' } }) +
       ev('content_block_stop', { index: 0 }) +
-      ev('content_block_start', {
-        index: 1,
-        content_block: { type: 'tool_use', id: 'toolu_a', name: 'f', input: {} },
-      }) +
-      ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"n":' } }) +
-      ev('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '1}' } }) +
+      startToolUse(1, 'toolu_a', 'f') +
+      inputJsonDelta(1, '{"n":') +
+      inputJsonDelta(1, '1}') +
       ev('content_block_stop', { index: 1 }) +
-      ev('content_block_start', {
-        index: 2,
-        content_block: { type: 'tool_use', id: 'toolu_b', name: 'g', input: {} },
-      }) +
-      ev('content_block_delta', { index: 2, delta: { type: 'input_json_delta', partial_json: '{"m":2}' } }) +
+      startToolUse(2, 'toolu_b', 'g') +
+      inputJsonDelta(2, '{"m":2}') +
       ev('content_block_stop', { index: 2 }) +
       // A server that sends the whole input up front and no deltas.
-      ev('content_block_start', {
-        index: 3,
-        content_block: { type: 'tool_use', id: 'toolu_c', name: 'h', input: { k: 3 } },
-      }) +
+      startToolUse(3, 'toolu_c', 'h', { k: 3 }) +
       ev('content_block_stop', { index: 3 }) +
       ev('message_delta', {
         delta: { stop_reason: 'tool_use', stop_sequence: null },
@@ -150,9 +134,9 @@ describe('provider side: Anthropic stream → hub chunks', () => {
       content: '',
       reasoning_content: 'Two calls.',
       tool_calls: [
-        { id: 'toolu_a', type: 'function', function: { name: 'f', arguments: '{"n":1}' } },
-        { id: 'toolu_b', type: 'function', function: { name: 'g', arguments: '{"m":2}' } },
-        { id: 'toolu_c', type: 'function', function: { name: 'h', arguments: '{"k":3}' } },
+        toolCall('toolu_a', 'f', '{"n":1}'),
+        toolCall('toolu_b', 'g', '{"m":2}'),
+        toolCall('toolu_c', 'h', '{"k":3}'),
       ],
     });
     expect(res.usage).toEqual({
@@ -171,12 +155,7 @@ describe('provider side: Anthropic stream → hub chunks', () => {
     const dec = anthropicFormat.streamDecoder('m');
     const got = dec.push(text);
     expect(foldChunks(got).choices[0]!.message.content).toBe("Okay, let's check the weather:");
-    let err: unknown;
-    try {
-      dec.end();
-    } catch (e) {
-      err = e;
-    }
+    const err = caught(() => dec.end());
     expect(err).toBeInstanceOf(UpstreamStreamError);
     expect(err).toMatchObject({ message: 'Overloaded', code: 'upstream_error', status: 503 });
 
@@ -208,12 +187,7 @@ describe('provider side: Anthropic stream → hub chunks', () => {
     const dec = anthropicFormat.streamDecoder('m');
     const got = dec.push(TOOL_STREAM.split('event: content_block_stop')[0]!);
     expect(foldChunks(got).choices[0]!.message.content).toBe("Okay, let's check the weather:");
-    let err: unknown;
-    try {
-      dec.end();
-    } catch (e) {
-      err = e;
-    }
+    const err = caught(() => dec.end());
     expect(err).toBeInstanceOf(UpstreamStreamError);
     expect(err).toMatchObject({ message: expect.stringMatching(/ended before message_stop/), chunks: [] });
   });
@@ -221,17 +195,12 @@ describe('provider side: Anthropic stream → hub chunks', () => {
   it('reads a whole tool input {"_raw": text} sent in content_block_start as the text', () => {
     const text =
       ev('message_start', { message: { id: 'msg_3', model: 'claude', usage: { input_tokens: 1, output_tokens: 1 } } }) +
-      ev('content_block_start', {
-        index: 0,
-        content_block: { type: 'tool_use', id: 'toolu_r', name: 'f', input: { _raw: 'Rome' } },
-      }) +
+      startToolUse(0, 'toolu_r', 'f', { _raw: 'Rome' }) +
       ev('content_block_stop', { index: 0 }) +
       ev('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 3 } }) +
       ev('message_stop', {});
     const res = foldChunks(decode(text));
-    expect(res.choices[0]!.message.tool_calls).toEqual([
-      { id: 'toolu_r', type: 'function', function: { name: 'f', arguments: 'Rome' } },
-    ]);
+    expect(res.choices[0]!.message.tool_calls).toEqual([toolCall('toolu_r', 'f', 'Rome')]);
     expect(res.usage).toEqual({ prompt_tokens: 1, completion_tokens: 3, total_tokens: 4 });
   });
 });

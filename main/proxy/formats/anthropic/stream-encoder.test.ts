@@ -1,22 +1,14 @@
 // Client side: hub streams written as Anthropic's SSE events (the exact sequence, read by the official SDK).
 import Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
+import { encodeStream } from '../conformance.case.ts';
+import { chunkMaker, upstreamError, usageChunk } from '../fixtures.test-helper.ts';
 import { foldChunks, type HubChunk, type WireError } from '../hub/index.ts';
+import { base, ctx, decode, sdkAnswering } from './fixtures.test-helper.ts';
 import { anthropicFormat } from './index.ts';
 
-const ctx = { model: 'claude-test-1' };
-const chunk = (
-  delta: HubChunk['choices'][0]['delta'],
-  finish: HubChunk['choices'][0]['finish_reason'] = null,
-  usage?: HubChunk['usage'],
-): HubChunk => ({
-  id: 'chatcmpl-1',
-  object: 'chat.completion.chunk',
-  created: 1700000000,
-  model: 'gpt-4o',
-  choices: [{ index: 0, delta, finish_reason: finish }],
-  ...(usage ? { usage } : {}),
-});
+const chunk = chunkMaker(base);
+const encode = (chunks: HubChunk[]): string => encodeStream(anthropicFormat, chunks, ctx);
 
 /** The SSE text as [event name, parsed data] pairs, checking each event's framing. */
 function events(text: string): [string, unknown][] {
@@ -33,21 +25,16 @@ function events(text: string): [string, unknown][] {
     });
 }
 
-function encode(chunks: HubChunk[]): string {
-  const enc = anthropicFormat.streamEncoder(ctx);
-  return chunks.map((c) => enc.chunk(c)).join('') + enc.end();
-}
-
-function decode(text: string, pieces: number[] = []): HubChunk[] {
-  const dec = anthropicFormat.streamDecoder('asked-model');
-  const out: HubChunk[] = [];
-  let at = 0;
-  for (const p of [...pieces, text.length]) {
-    out.push(...dec.push(text.slice(at, p)));
-    at = p;
-  }
-  return [...out, ...dec.end()];
-}
+// The content block events as events() reads them.
+const blockStart = (index: number, content_block: object) => [
+  'content_block_start',
+  { type: 'content_block_start', index, content_block },
+];
+const jsonDelta = (index: number, partial_json: string) => [
+  'content_block_delta',
+  { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } },
+];
+const blockStop = (index: number) => ['content_block_stop', { type: 'content_block_stop', index }];
 
 describe('client side: hub stream → Anthropic events', () => {
   it('writes a text reply as the exact event sequence', () => {
@@ -56,7 +43,7 @@ describe('client side: hub stream → Anthropic events', () => {
       chunk({ content: 'Hello' }),
       chunk({ content: '!' }),
       chunk({}, 'stop'),
-      { ...chunk({}), choices: [], usage: { prompt_tokens: 25, completion_tokens: 15, total_tokens: 40 } },
+      usageChunk(base, { prompt_tokens: 25, completion_tokens: 15, total_tokens: 40 }),
     ]);
     const id = /"id":"(msg_[^"]+)"/.exec(text)![1];
     expect(text).toBe(
@@ -104,46 +91,19 @@ describe('client side: hub stream → Anthropic events', () => {
         chunk({}, 'tool_calls', { prompt_tokens: 20, completion_tokens: 12, total_tokens: 32 }),
       ]);
       expect(events(text).slice(2)).toEqual([
-        ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+        blockStart(0, { type: 'text', text: '' }),
         [
           'content_block_delta',
           { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Checking.' } },
         ],
-        ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-        [
-          'content_block_start',
-          {
-            type: 'content_block_start',
-            index: 1,
-            content_block: { type: 'tool_use', id: 'call_a', name: 'get_weather', input: {} },
-          },
-        ],
-        [
-          'content_block_delta',
-          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":' } },
-        ],
-        [
-          'content_block_delta',
-          { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '"Paris"}' } },
-        ],
-        ['content_block_stop', { type: 'content_block_stop', index: 1 }],
-        [
-          'content_block_start',
-          {
-            type: 'content_block_start',
-            index: 2,
-            content_block: { type: 'tool_use', id: 'call_b', name: 'get_weather', input: {} },
-          },
-        ],
-        [
-          'content_block_delta',
-          {
-            type: 'content_block_delta',
-            index: 2,
-            delta: { type: 'input_json_delta', partial_json: '{"city":"Rome"}' },
-          },
-        ],
-        ['content_block_stop', { type: 'content_block_stop', index: 2 }],
+        blockStop(0),
+        blockStart(1, { type: 'tool_use', id: 'call_a', name: 'get_weather', input: {} }),
+        jsonDelta(1, '{"city":'),
+        jsonDelta(1, '"Paris"}'),
+        blockStop(1),
+        blockStart(2, { type: 'tool_use', id: 'call_b', name: 'get_weather', input: {} }),
+        jsonDelta(2, '{"city":"Rome"}'),
+        blockStop(2),
         [
           'message_delta',
           {
@@ -164,19 +124,9 @@ describe('client side: hub stream → Anthropic events', () => {
       chunk({}, 'tool_calls'),
     ]);
     expect(events(text).slice(2, 5)).toEqual([
-      [
-        'content_block_start',
-        {
-          type: 'content_block_start',
-          index: 0,
-          content_block: { type: 'tool_use', id: 'call_x', name: 'f', input: {} },
-        },
-      ],
-      [
-        'content_block_delta',
-        { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"a":1}' } },
-      ],
-      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+      blockStart(0, { type: 'tool_use', id: 'call_x', name: 'f', input: {} }),
+      jsonDelta(0, '{"a":1}'),
+      blockStop(0),
     ]);
   });
 
@@ -187,13 +137,10 @@ describe('client side: hub stream → Anthropic events', () => {
       chunk({ tool_calls: [{ index: 0, function: { arguments: '1}' } }] }),
       chunk({}, 'tool_calls'),
     ]);
-    const deltas = events(text)
-      .filter(([e]) => e === 'content_block_delta')
-      .map(([, d]) => d);
-    expect(deltas).toEqual([
-      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '{"x":' } },
-      { type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"y":2}' } },
-      { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: '1}' } },
+    expect(events(text).filter(([e]) => e === 'content_block_delta')).toEqual([
+      jsonDelta(0, '{"x":'),
+      jsonDelta(1, '{"y":2}'),
+      jsonDelta(0, '1}'),
     ]);
     const calls = foldChunks(decode(text)).choices[0]!.message.tool_calls!;
     expect(calls.map((c) => JSON.parse(c.function.arguments))).toEqual([{ x: 1 }, { y: 2 }]);
@@ -258,13 +205,9 @@ describe('client side: hub stream → Anthropic events', () => {
       chunk({ tool_calls: [{ index: 0, function: { arguments: 'ty":"Oslo","units":{"temp"' } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: ':"C"}}' } }] }),
       chunk({}, 'tool_calls'),
-      { ...chunk({}), choices: [], usage: { prompt_tokens: 20, completion_tokens: 12, total_tokens: 32 } },
+      usageChunk(base, { prompt_tokens: 20, completion_tokens: 12, total_tokens: 32 }),
     ]);
-    const client = new Anthropic({
-      apiKey: 'x',
-      maxRetries: 0,
-      fetch: async () => new Response(text, { headers: { 'content-type': 'text/event-stream' } }),
-    });
+    const client = sdkAnswering(text, 'text/event-stream');
     const msg = await client.messages
       .stream({ model: 'claude-test-1', max_tokens: 10, messages: [{ role: 'user', content: 'Oslo?' }] })
       .finalMessage();
@@ -279,14 +222,8 @@ describe('client side: hub stream → Anthropic events', () => {
 
   it('makes the official SDK raise an error event as an APIError', async () => {
     const enc = anthropicFormat.streamEncoder(ctx);
-    const text =
-      enc.chunk(chunk({ content: 'Hel' })) +
-      enc.error({ status: 529, code: 'upstream_error', type: 'upstream_error', message: 'Overloaded' });
-    const client = new Anthropic({
-      apiKey: 'x',
-      maxRetries: 0,
-      fetch: async () => new Response(text, { headers: { 'content-type': 'text/event-stream' } }),
-    });
+    const text = enc.chunk(chunk({ content: 'Hel' })) + enc.error(upstreamError('Overloaded', 529));
+    const client = sdkAnswering(text, 'text/event-stream');
     const err = await client.messages
       .stream({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] })
       .finalMessage()

@@ -1,7 +1,7 @@
 // countTokens (an estimate answered locally) and the model list.
 import { describe, expect, it } from 'vitest';
+import { badRequest } from '../fixtures.test-helper.ts';
 import { countTokens, geminiModelList } from './extras.ts';
-import { badRequest } from './fixtures.test-helper.ts';
 
 describe('countTokens and the model list', () => {
   it('estimates a quarter of the characters plus 258 per media part, in either casing', () => {

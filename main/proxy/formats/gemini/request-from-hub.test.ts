@@ -1,9 +1,9 @@
 // Provider side: the hub request as a Gemini request body.
 import { describe, expect, it } from 'vitest';
+import { badRequest, toolCall } from '../fixtures.test-helper.ts';
 import type { HubRequest } from '../hub/index.ts';
 import { geminiFormat } from './index.ts';
 import { SKIP_THOUGHT_SIGNATURE } from './request-from-hub.ts';
-import { badRequest } from './fixtures.test-helper.ts';
 
 describe('provider side: the hub request as a Gemini request', () => {
   const conversation: HubRequest = {
@@ -24,8 +24,8 @@ describe('provider side: the hub request as a Gemini request', () => {
         role: 'assistant',
         content: 'Checking.',
         tool_calls: [
-          { id: 'call_p', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-          { id: 'call_r', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+          toolCall('call_p', 'get_weather', '{"city":"Paris"}'),
+          toolCall('call_r', 'get_weather', '{"city":"Rome"}'),
         ],
       },
       { role: 'tool', tool_call_id: 'call_p', content: '{"temp_c":21}' },
@@ -147,11 +147,7 @@ describe('provider side: the hub request as a Gemini request', () => {
       model: 'gemini-2.5-flash',
       messages: [
         { role: 'user', content: 'x' },
-        {
-          role: 'assistant',
-          content: '',
-          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{"a":' } }],
-        },
+        { role: 'assistant', content: '', tool_calls: [toolCall('c1', 'f', '{"a":')] },
         { role: 'tool', tool_call_id: 'c-unknown', name: 'g', content: [{ type: 'text', text: '[1,2]' }] },
       ],
     }) as { contents: { parts: unknown[] }[] };
@@ -188,11 +184,7 @@ describe('provider side: sampling fields and tool arguments through the shared s
       ...base,
       messages: [
         { role: 'user', content: 'x' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1]' } }],
-        },
+        { role: 'assistant', content: null, tool_calls: [toolCall('c', 'f', '[1]')] },
       ],
     }) as { contents: { parts: { functionCall?: unknown }[] }[] };
     const call = body.contents[1]!.parts[0]!.functionCall;

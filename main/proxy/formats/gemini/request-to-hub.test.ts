@@ -1,8 +1,8 @@
 // Client side: Gemini requests (either casing) as hub requests, and the 400s for bad ones.
 import { describe, expect, it } from 'vitest';
+import { badRequest, toolCall } from '../fixtures.test-helper.ts';
 import type { HubRequest } from '../hub/index.ts';
 import { geminiFormat } from './index.ts';
-import { badRequest } from './fixtures.test-helper.ts';
 
 const ctx = { pathModel: 'gemini-2.5-flash' };
 
@@ -56,9 +56,7 @@ describe('client side: a Gemini request as the hub request', () => {
         {
           role: 'assistant',
           content: null,
-          tool_calls: [
-            { id: callId, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-          ],
+          tool_calls: [toolCall(callId, 'get_weather', '{"city":"Paris"}')],
         },
         { role: 'tool', tool_call_id: callId, content: '{"temp_c":21}', name: 'get_weather' },
         { role: 'assistant', content: 'It is 21 °C.' },

@@ -1,19 +1,14 @@
 // Client side: hub responses as Gemini responses (read by the official client), and Gemini's error bodies.
 import { GoogleGenAI } from '@google/genai';
 import { describe, expect, it } from 'vitest';
-import type { HubResponse } from '../hub/index.ts';
+import { hubReply, toolCall, withServer } from '../fixtures.test-helper.ts';
+import { hubBase } from './fixtures.test-helper.ts';
 import { geminiFormat } from './index.ts';
-import { withServer } from './fixtures.test-helper.ts';
-
-const hubBase = { id: 'chatcmpl-9', object: 'chat.completion' as const, created: 1700000000, model: 'gpt-4o' };
 
 describe('client side: hub responses as Gemini responses', () => {
   it('writes a text reply exactly as generateContent answers', () => {
-    const res: HubResponse = {
-      ...hubBase,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
-    };
+    const usage = { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 };
+    const res = hubReply(hubBase, { content: 'Hello there' }, 'stop', usage);
     expect(geminiFormat.responseFromHub(res, { model: 'gemini-2.5-flash' })).toEqual({
       candidates: [{ content: { parts: [{ text: 'Hello there' }], role: 'model' }, finishReason: 'STOP', index: 0 }],
       usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 2, totalTokenCount: 7 },
@@ -23,25 +18,16 @@ describe('client side: hub responses as Gemini responses', () => {
   });
 
   it('writes tool calls as functionCall parts with parsed args, ids, and finishReason STOP', () => {
-    const res: HubResponse = {
-      ...hubBase,
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: 'Checking.',
-            reasoning_content: 'Need weather.',
-            tool_calls: [
-              { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-              { id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '' } },
-              { id: 'call_c', type: 'function', function: { name: 'broken', arguments: '{"city":"Par' } },
-            ],
-          },
-          finish_reason: 'tool_calls',
-        },
-      ],
-    };
+    const calls = [
+      toolCall('call_a', 'get_weather', '{"city":"Paris"}'),
+      toolCall('call_b', 'get_time', ''),
+      toolCall('call_c', 'broken', '{"city":"Par'),
+    ];
+    const res = hubReply(
+      hubBase,
+      { content: 'Checking.', reasoning_content: 'Need weather.', tool_calls: calls },
+      'tool_calls',
+    );
     expect(geminiFormat.responseFromHub(res, { model: 'gemini-2.5-flash' })).toEqual({
       candidates: [
         {
@@ -69,10 +55,7 @@ describe('client side: hub responses as Gemini responses', () => {
     ['content_filter', 'SAFETY'],
     ['stop', 'STOP'],
   ] as const)('maps finish_reason %s to %s', (finish, reason) => {
-    const res: HubResponse = {
-      ...hubBase,
-      choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: finish }],
-    };
+    const res = hubReply(hubBase, { content: null }, finish);
     const candidate = (geminiFormat.responseFromHub(res, { model: 'm' }) as { candidates: Record<string, unknown>[] })
       .candidates[0]!;
     expect(candidate.finishReason).toBe(reason);
@@ -83,23 +66,12 @@ describe('client side: hub responses as Gemini responses', () => {
   });
 
   it('is read by the official client (text, usage, functionCalls)', async () => {
-    const res: HubResponse = {
-      ...hubBase,
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: 'Sure.',
-            tool_calls: [
-              { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Oslo"}' } },
-            ],
-          },
-          finish_reason: 'tool_calls',
-        },
-      ],
-      usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
-    };
+    const res = hubReply(
+      hubBase,
+      { content: 'Sure.', tool_calls: [toolCall('call_a', 'get_weather', '{"city":"Oslo"}')] },
+      'tool_calls',
+      { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+    );
     const body = JSON.stringify(geminiFormat.responseFromHub(res, { model: 'gemini-2.5-flash' }));
     await withServer(
       (_req, out) => {
@@ -153,17 +125,13 @@ describe('client side: error bodies', () => {
 
 describe('client side: usage through the usage map', () => {
   it('writes candidatesTokenCount without the reasoning tokens, and thoughts and cached tokens when non-zero', () => {
-    const res: HubResponse = {
-      ...hubBase,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'x' }, finish_reason: 'stop' }],
-      usage: {
-        prompt_tokens: 10,
-        completion_tokens: 5,
-        total_tokens: 15,
-        prompt_tokens_details: { cached_tokens: 6 },
-        completion_tokens_details: { reasoning_tokens: 3 },
-      },
-    };
+    const res = hubReply(hubBase, { content: 'x' }, 'stop', {
+      prompt_tokens: 10,
+      completion_tokens: 5,
+      total_tokens: 15,
+      prompt_tokens_details: { cached_tokens: 6 },
+      completion_tokens_details: { reasoning_tokens: 3 },
+    });
     const body = geminiFormat.responseFromHub(res, { model: 'm' }) as { usageMetadata: unknown };
     expect(body.usageMetadata).toEqual({
       promptTokenCount: 10,

@@ -1,5 +1,6 @@
 // Provider side: Gemini responses and error bodies as the hub's.
 import { describe, expect, it } from 'vitest';
+import { toolCall } from '../fixtures.test-helper.ts';
 import { UpstreamStreamError } from '../hub/index.ts';
 import { geminiFormat } from './index.ts';
 
@@ -66,12 +67,8 @@ describe('provider side: Gemini responses as hub responses', () => {
     const message = res.choices[0]!.message;
     expect(message.content).toBeNull();
     expect(message.tool_calls).toEqual([
-      {
-        id: expect.stringMatching(/^call_/),
-        type: 'function',
-        function: { name: 'get_weather', arguments: '{"city":"Paris"}' },
-      },
-      { id: 'g-7', type: 'function', function: { name: 'get_time', arguments: '{}' } },
+      toolCall(expect.stringMatching(/^call_/), 'get_weather', '{"city":"Paris"}'),
+      toolCall('g-7', 'get_time', '{}'),
     ]);
     expect(res.choices[0]!.finish_reason).toBe('tool_calls');
     expect(res.id).toMatch(/^chatcmpl-/);

@@ -1,5 +1,6 @@
 // Provider side: Gemini SSE streams as hub chunks: cut bytes, error events, errors outside SSE framing.
 import { describe, expect, it } from 'vitest';
+import { caught, chunkMaker, decodeCut } from '../fixtures.test-helper.ts';
 import { foldChunks, UpstreamStreamError } from '../hub/index.ts';
 import { geminiFormat } from './index.ts';
 
@@ -38,79 +39,33 @@ describe('provider side: Gemini SSE streams as hub chunks', () => {
   const wire = events.map((e) => `data: ${JSON.stringify(e)}\r\n\r\n`).join('');
 
   it('emits role, text, each functionCall as one complete tool call delta, then finish with usage', () => {
-    const dec = geminiFormat.streamDecoder('gemini-2.5-flash');
-    const chunks = [...dec.push(wire), ...dec.end()];
-    const base = {
-      id: 'resp-1',
-      object: 'chat.completion.chunk',
-      created: expect.any(Number),
-      model: 'gemini-2.5-flash',
-    };
+    const chunks = decodeCut(geminiFormat, 'gemini-2.5-flash', wire);
+    const chunk = chunkMaker({ id: 'resp-1', created: expect.any(Number), model: 'gemini-2.5-flash' });
+    const minted = (index: number, name: string, args: string) => ({
+      index,
+      id: expect.stringMatching(/^call_/),
+      type: 'function' as const,
+      function: { name, arguments: args },
+    });
     expect(chunks).toEqual([
-      { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
-      { ...base, choices: [{ index: 0, delta: { content: 'Let me' }, finish_reason: null }] },
-      { ...base, choices: [{ index: 0, delta: { content: ' check.' }, finish_reason: null }] },
-      {
-        ...base,
-        choices: [
-          {
-            index: 0,
-            delta: {
-              tool_calls: [
-                {
-                  index: 0,
-                  id: expect.stringMatching(/^call_/),
-                  type: 'function',
-                  function: { name: 'get_weather', arguments: '{"city":"Paris","when":{"day":"today"}}' },
-                },
-              ],
-            },
-            finish_reason: null,
-          },
-        ],
-      },
-      {
-        ...base,
-        choices: [
-          {
-            index: 0,
-            delta: {
-              tool_calls: [
-                {
-                  index: 1,
-                  id: expect.stringMatching(/^call_/),
-                  type: 'function',
-                  function: { name: 'get_weather', arguments: '{"city":"Rome"}' },
-                },
-              ],
-            },
-            finish_reason: null,
-          },
-        ],
-      },
-      {
-        ...base,
-        choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }],
-        usage: {
-          prompt_tokens: 9,
-          completion_tokens: 18,
-          total_tokens: 27,
-          completion_tokens_details: { reasoning_tokens: 4 },
-        },
-      },
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ content: 'Let me' }),
+      chunk({ content: ' check.' }),
+      chunk({ tool_calls: [minted(0, 'get_weather', '{"city":"Paris","when":{"day":"today"}}')] }),
+      chunk({ tool_calls: [minted(1, 'get_weather', '{"city":"Rome"}')] }),
+      chunk({}, 'tool_calls', {
+        prompt_tokens: 9,
+        completion_tokens: 18,
+        total_tokens: 27,
+        completion_tokens_details: { reasoning_tokens: 4 },
+      }),
     ]);
   });
 
   it('loses nothing when the bytes are cut at any position', () => {
-    const whole = foldChunks(
-      (() => {
-        const d = geminiFormat.streamDecoder('m');
-        return [...d.push(wire), ...d.end()];
-      })(),
-    );
+    const whole = foldChunks(decodeCut(geminiFormat, 'm', wire));
     for (let cut = 1; cut < wire.length; cut++) {
-      const dec = geminiFormat.streamDecoder('m');
-      const folded = foldChunks([...dec.push(wire.slice(0, cut)), ...dec.push(wire.slice(cut)), ...dec.end()]);
+      const folded = foldChunks(decodeCut(geminiFormat, 'm', wire, [cut]));
       expect(folded.choices[0]!.message.content).toBe('Let me check.');
       expect(folded.choices[0]!.message.tool_calls?.map((c) => c.function.arguments)).toEqual([
         '{"city":"Paris","when":{"day":"today"}}',
@@ -124,16 +79,13 @@ describe('provider side: Gemini SSE streams as hub chunks', () => {
   it('raises an error event as UpstreamStreamError with its HTTP code', () => {
     const dec = geminiFormat.streamDecoder('m');
     dec.push(`data: ${JSON.stringify(events[0])}\r\n\r\n`);
-    let caught: unknown;
-    try {
+    const err = caught(() =>
       dec.push(
         'data: {"error":{"code":429,"message":"Resource has been exhausted.","status":"RESOURCE_EXHAUSTED"}}\r\n\r\n',
-      );
-    } catch (e) {
-      caught = e;
-    }
-    expect(caught).toBeInstanceOf(UpstreamStreamError);
-    expect(caught).toMatchObject({
+      ),
+    );
+    expect(err).toBeInstanceOf(UpstreamStreamError);
+    expect(err).toMatchObject({
       message: 'Resource has been exhausted.',
       status: 429,
       code: 'upstream_rate_limited',

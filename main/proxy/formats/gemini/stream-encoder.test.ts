@@ -2,24 +2,16 @@
 import { GoogleGenAI } from '@google/genai';
 import { describe, expect, it } from 'vitest';
 import { responseToChunks } from '../conformance.case.ts';
+import { chunkMaker, hubReply, upstreamError, usageChunk, withServer } from '../fixtures.test-helper.ts';
 import type { HubChunk } from '../hub/index.ts';
+import { hubBase } from './fixtures.test-helper.ts';
 import { geminiFormat } from './index.ts';
-import { withServer } from './fixtures.test-helper.ts';
 
 const sseCtx = { model: 'gemini-2.5-flash', pathStream: true, query: new URLSearchParams('alt=sse') };
 const arrayCtx = { model: 'gemini-2.5-flash', pathStream: true, query: new URLSearchParams() };
-const hubBase = { id: 'chatcmpl-9', object: 'chat.completion' as const, created: 1700000000, model: 'gpt-4o' };
 
-const chunkBase = { id: 'chatcmpl-s', object: 'chat.completion.chunk' as const, created: 1700000000, model: 'gpt-4o' };
-const chunk = (
-  delta: HubChunk['choices'][0]['delta'],
-  finish: HubChunk['choices'][0]['finish_reason'] = null,
-  extra: Partial<HubChunk> = {},
-): HubChunk => ({
-  ...chunkBase,
-  choices: [{ index: 0, delta, finish_reason: finish }],
-  ...extra,
-});
+const chunkBase = { id: 'chatcmpl-s', created: 1700000000, model: 'gpt-4o' };
+const chunk = chunkMaker(chunkBase);
 
 /** An OpenAI-style stream: text, a tool call whose arguments arrive in three deltas, finish, then usage. */
 const openAiStyle: HubChunk[] = [
@@ -33,7 +25,7 @@ const openAiStyle: HubChunk[] = [
   chunk({ tool_calls: [{ index: 0, function: { arguments: 'ty":"Par' } }] }),
   chunk({ tool_calls: [{ index: 0, function: { arguments: 'is"}' } }] }),
   chunk({}, 'tool_calls'),
-  { ...chunkBase, choices: [], usage: { prompt_tokens: 9, completion_tokens: 6, total_tokens: 15 } },
+  usageChunk(chunkBase, { prompt_tokens: 9, completion_tokens: 6, total_tokens: 15 }),
 ];
 
 const textEvent = (text: string) => ({
@@ -80,11 +72,8 @@ describe('client side: hub streams as Gemini streams', () => {
 
   it('sends the final event at once when the finish chunk carries the usage', () => {
     const enc = geminiFormat.streamEncoder(sseCtx);
-    const chunks = responseToChunks({
-      ...hubBase,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'length' }],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-    });
+    const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
+    const chunks = responseToChunks(hubReply(hubBase, { content: 'Hi' }, 'length', usage));
     const last = enc.chunk(chunks.at(-1)!);
     expect(JSON.parse(last.slice('data: '.length))).toMatchObject({
       candidates: [{ finishReason: 'MAX_TOKENS' }],
@@ -120,12 +109,7 @@ describe('client side: hub streams as Gemini streams', () => {
   });
 
   it('writes a mid-stream error as Gemini does: an SSE event, or the next array element then ]', () => {
-    const e = {
-      status: 500,
-      code: 'upstream_error',
-      type: 'upstream_error',
-      message: 'Provider "x" failed mid-stream.',
-    };
+    const e = upstreamError('Provider "x" failed mid-stream.', 500);
     const errorJson =
       '{"error":{"code":500,"message":"Provider \\"x\\" failed mid-stream.","status":"INTERNAL","details":' +
       '[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"upstream_error","domain":"switchboard"}]}}';

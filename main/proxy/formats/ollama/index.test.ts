@@ -1,9 +1,9 @@
 // The assembled format: error bodies both ways, and the official ollama client reading what the format writes.
-import http from 'node:http';
 import { Ollama } from 'ollama';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { responseToChunks } from '../conformance.case.ts';
-import type { HubRequest } from '../hub/index.ts';
+import { serveFormat, type TestServer, toolCall, upstreamError, withDelta } from '../fixtures.test-helper.ts';
+import type { HubChunk, HubRequest } from '../hub/index.ts';
 import { hubText } from './fixtures.test-helper.ts';
 import { ollamaFormat } from './index.ts';
 
@@ -28,88 +28,50 @@ describe('ollama error bodies', () => {
 });
 
 describe('the official ollama client reads what the format writes', () => {
-  let server: http.Server;
+  let server: TestServer;
   let client: Ollama;
   const toolReply = hubText({
     message: {
       role: 'assistant',
       content: 'Checking.',
-      tool_calls: [
-        {
-          id: 'call_a',
-          type: 'function',
-          function: { name: 'get_weather', arguments: '{"city":"Paris","units":{"temp":"C"}}' },
-        },
-      ],
+      tool_calls: [toolCall('call_a', 'get_weather', '{"city":"Paris","units":{"temp":"C"}}')],
     },
     finish_reason: 'tool_calls',
   });
 
-  beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c: Buffer) => (raw += c.toString()));
-      req.on('end', () => {
-        const hub = ollamaFormat.requestToHub(JSON.parse(raw), {});
-        const said = contentOf(hub);
-        if (said === 'fail') {
-          res.writeHead(404, { 'content-type': 'application/json' });
-          res.end(
-            JSON.stringify(
-              ollamaFormat.errorBody({
-                status: 404,
-                code: 'no_route',
-                type: 'invalid_request_error',
-                message: 'No route for "m".',
-              }),
-            ),
-          );
-          return;
-        }
-        if (!hub.stream) {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify(ollamaFormat.responseFromHub(toolReply, { model: hub.model })));
-          return;
-        }
-        const enc = ollamaFormat.streamEncoder({ model: hub.model });
-        res.writeHead(200, { 'content-type': enc.contentType });
-        // Arguments split into 3-character deltas, as providers stream them.
-        for (const c of responseToChunks(toolReply)) {
-          const tc = c.choices[0]?.delta.tool_calls?.[0];
-          if (!tc) {
-            res.write(enc.chunk(c));
-            continue;
-          }
-          const args = tc.function!.arguments!;
-          for (let i = 0; i < args.length; i += 3) {
-            const piece = {
-              index: 0,
-              ...(i === 0 ? { id: tc.id, type: 'function' as const } : {}),
-              function: { ...(i === 0 ? { name: tc.function!.name } : {}), arguments: args.slice(i, i + 3) },
-            };
-            res.write(
-              enc.chunk({ ...c, choices: [{ index: 0, delta: { tool_calls: [piece] }, finish_reason: null }] }),
-            );
-          }
-        }
-        if (said === 'break')
-          res.end(
-            enc.error({
-              status: 502,
-              code: 'upstream_error',
-              type: 'upstream_error',
-              message: 'Provider "x" failed mid-stream.',
-            }),
-          );
-        else res.end(enc.end());
-      });
+  /** The chunks with each tool call's arguments split into 3-character deltas, as providers stream them. */
+  const argumentsInPieces = (chunks: HubChunk[]): HubChunk[] =>
+    chunks.flatMap((c) => {
+      const tc = c.choices[0]?.delta.tool_calls?.[0];
+      if (!tc) return [c];
+      const args = tc.function!.arguments!;
+      const pieces: HubChunk[] = [];
+      for (let i = 0; i < args.length; i += 3) {
+        const piece = {
+          index: 0,
+          ...(i === 0 ? { id: tc.id, type: 'function' as const } : {}),
+          function: { ...(i === 0 ? { name: tc.function!.name } : {}), arguments: args.slice(i, i + 3) },
+        };
+        pieces.push(withDelta(c, { tool_calls: [piece] }));
+      }
+      return pieces;
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    client = new Ollama({ host: `http://127.0.0.1:${(server.address() as { port: number }).port}` });
+
+  beforeAll(async () => {
+    server = await serveFormat(ollamaFormat, (hub) => {
+      const said = contentOf(hub);
+      if (said === 'fail') {
+        return {
+          error: { status: 404, code: 'no_route', type: 'invalid_request_error', message: 'No route for "m".' },
+        };
+      }
+      if (!hub.stream) return { reply: toolReply };
+      const chunks = argumentsInPieces(responseToChunks(toolReply));
+      return said === 'break' ? { chunks, error: upstreamError('Provider "x" failed mid-stream.') } : { chunks };
+    });
+    client = new Ollama({ host: server.root });
   });
-  afterAll(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
+  afterAll(() => server.close());
 
   const contentOf = (hub: HubRequest): string => String(hub.messages[0]?.content ?? '');
 

@@ -1,6 +1,7 @@
 // Golden tests for the provider side: hub requests written as a provider's /api/chat body.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../errors.ts';
+import { toolCall } from '../fixtures.test-helper.ts';
 import type { HubRequest } from '../hub/index.ts';
 import { ollamaFormat } from './index.ts';
 
@@ -16,13 +17,7 @@ describe('ollama provider side: hub request → /api/chat body', () => {
           { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
         ],
       },
-      {
-        role: 'assistant',
-        content: null,
-        tool_calls: [
-          { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-        ],
-      },
+      { role: 'assistant', content: null, tool_calls: [toolCall('call_1', 'get_weather', '{"city":"Paris"}')] },
       { role: 'tool', tool_call_id: 'call_1', content: '{"temp_c":21}' },
     ],
     tools: [
@@ -96,15 +91,8 @@ describe('ollama provider side: hub request → /api/chat body', () => {
   });
 
   it('sends tool arguments that are not a JSON object as {"_raw": text} (they were replaced by {})', () => {
-    const call = (id: string, args: string) => ({
-      id,
-      type: 'function' as const,
-      function: { name: 'f', arguments: args },
-    });
-    const req: HubRequest = {
-      model: 'm',
-      messages: [{ role: 'assistant', content: null, tool_calls: [call('c1', '{"city": "Par'), call('c2', '[1,2]')] }],
-    };
+    const sent = [toolCall('c1', 'f', '{"city": "Par'), toolCall('c2', 'f', '[1,2]')];
+    const req: HubRequest = { model: 'm', messages: [{ role: 'assistant', content: null, tool_calls: sent }] };
     const wire = ollamaFormat.requestFromHub(req) as { messages: { tool_calls: unknown[] }[] };
     expect(wire.messages[0]!.tool_calls).toEqual([
       { function: { name: 'f', arguments: { _raw: '{"city": "Par' } } },

@@ -1,20 +1,22 @@
 // Golden tests for the client side of /api/chat: requests read into the hub, tool results linked to minted ids,
 // and 400s that name the field.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../errors.ts';
+import { apiErrorOf, badRequest } from '../fixtures.test-helper.ts';
 import type { HubRequest } from '../hub/index.ts';
 import { CALL_ID } from './fixtures.test-helper.ts';
 import { ollamaFormat } from './index.ts';
 
-function toHubError(body: unknown): ApiError {
-  try {
-    ollamaFormat.requestToHub(body, {});
-  } catch (e) {
-    if (e instanceof ApiError) return e;
-    throw e;
-  }
-  throw new Error('expected an ApiError');
-}
+const toHub = (body: unknown) => () => ollamaFormat.requestToHub(body, {});
+
+/** The reference tool: Ollama writes tools as the hub does. */
+const currentWeatherTool = {
+  type: 'function',
+  function: {
+    name: 'get_current_weather',
+    description: 'Get the current weather for a location',
+    parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+  },
+};
 
 describe('ollama client side: /api/chat request → hub', () => {
   it('reads the reference streaming request, streaming by default and asking for usage', () => {
@@ -48,16 +50,7 @@ describe('ollama client side: /api/chat request → hub', () => {
           { role: 'tool', content: '22', tool_name: 'get_current_weather' },
         ],
         stream: false,
-        tools: [
-          {
-            type: 'function',
-            function: {
-              name: 'get_current_weather',
-              description: 'Get the current weather for a location',
-              parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
-            },
-          },
-        ],
+        tools: [currentWeatherTool],
         format: 'json',
         options: {
           temperature: 0,
@@ -102,16 +95,7 @@ describe('ollama client side: /api/chat request → hub', () => {
         { role: 'tool', tool_call_id: expect.stringMatching(CALL_ID), content: '22' },
       ],
       stream: false,
-      tools: [
-        {
-          type: 'function',
-          function: {
-            name: 'get_current_weather',
-            description: 'Get the current weather for a location',
-            parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
-          },
-        },
-      ],
+      tools: [currentWeatherTool],
       response_format: { type: 'json_object' },
       temperature: 0,
       top_p: 0.9,
@@ -286,14 +270,11 @@ describe('ollama client side: /api/chat request → hub', () => {
     ];
     for (const [name, body, field] of cases) {
       it(name, () => {
-        const e = toHubError(body);
-        expect(e).toMatchObject({ code: 'invalid_request', status: 400 });
-        expect(e.message).toContain(field);
-        expect(e.action).toBeTruthy();
+        expect(badRequest(toHub(body), field).code).toBe('invalid_request');
       });
     }
     it('a missing model (model_required, as the OpenAI front door answers)', () => {
-      const e = toHubError({ messages: [] });
+      const e = apiErrorOf(toHub({ messages: [] }));
       expect(e).toMatchObject({ code: 'model_required', status: 400 });
       expect(e.message).toContain('"model"');
     });
@@ -324,10 +305,11 @@ describe('ollama client side: /api/chat request → hub', () => {
     });
 
     it('names the path of a sampling field of the wrong type, as the other formats do', () => {
-      const e = toHubError({ model: 'm', options: { top_k: '40' } });
-      expect(e.message).toBe('"options.top_k" must be a number; got "40".');
+      expect(apiErrorOf(toHub({ model: 'm', options: { top_k: '40' } })).message).toBe(
+        '"options.top_k" must be a number; got "40".',
+      );
       // num_predict between 0 and 1 floors to 0 tokens: refused (it was sent on as 0).
-      expect(toHubError({ model: 'm', options: { num_predict: 0.5 } }).message).toContain('"options.num_predict"');
+      badRequest(toHub({ model: 'm', options: { num_predict: 0.5 } }), '"options.num_predict"');
     });
   });
 });

@@ -1,5 +1,6 @@
 // Golden tests for the client side of /api/chat replies: exact wire JSON as Ollama's API reference shows it.
 import { describe, expect, it } from 'vitest';
+import { toolCall } from '../fixtures.test-helper.ts';
 import { ctx, hubText, ISO, timingsShape } from './fixtures.test-helper.ts';
 import { ollamaFormat } from './index.ts';
 
@@ -36,12 +37,8 @@ describe('ollama client side: hub response → /api/chat response', () => {
         role: 'assistant',
         content: null,
         tool_calls: [
-          {
-            id: 'call_a',
-            type: 'function',
-            function: { name: 'get_current_weather', arguments: '{"format":"celsius","location":"Paris, FR"}' },
-          },
-          { id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '' } },
+          toolCall('call_a', 'get_current_weather', '{"format":"celsius","location":"Paris, FR"}'),
+          toolCall('call_b', 'get_time', ''),
         ],
       },
       finish_reason: 'tool_calls',
@@ -64,7 +61,7 @@ describe('ollama client side: hub response → /api/chat response', () => {
         role: 'assistant',
         content: 'Once',
         reasoning_content: 'hmm',
-        tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{"city":"Par' } }],
+        tool_calls: [toolCall('c', 'f', '{"city":"Par')],
       },
       finish_reason: 'length',
     });

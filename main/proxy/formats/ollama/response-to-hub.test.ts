@@ -1,5 +1,6 @@
 // Golden tests for the provider side: a provider's /api/chat reply read into the hub.
 import { describe, expect, it } from 'vitest';
+import { hubReply, toolCall } from '../fixtures.test-helper.ts';
 import { UpstreamStreamError } from '../hub/index.ts';
 import { CALL_ID } from './fixtures.test-helper.ts';
 import { ollamaFormat } from './index.ts';
@@ -28,30 +29,14 @@ describe('ollama provider side: /api/chat response → hub', () => {
       },
       'llama3.2',
     );
-    expect(hub).toEqual({
-      id: expect.stringMatching(/^chatcmpl-/),
-      object: 'chat.completion',
-      created: 1721680408,
-      model: 'llama3.2',
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: null,
-            tool_calls: [
-              {
-                id: expect.stringMatching(CALL_ID),
-                type: 'function',
-                function: { name: 'get_current_weather', arguments: '{"format":"celsius","location":"Paris, FR"}' },
-              },
-            ],
-          },
-          finish_reason: 'tool_calls',
-        },
-      ],
-      usage: { prompt_tokens: 122, completion_tokens: 33, total_tokens: 155 },
-    });
+    const head = { id: expect.stringMatching(/^chatcmpl-/), created: 1721680408, model: 'llama3.2' };
+    const call = toolCall(
+      expect.stringMatching(CALL_ID),
+      'get_current_weather',
+      '{"format":"celsius","location":"Paris, FR"}',
+    );
+    const usage = { prompt_tokens: 122, completion_tokens: 33, total_tokens: 155 };
+    expect(hub).toEqual(hubReply(head, { content: null, tool_calls: [call] }, 'tool_calls', usage));
   });
 
   it('reads text, "length" and thinking; a body carrying {"error"} raises', () => {

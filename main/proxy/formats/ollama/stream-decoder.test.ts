@@ -1,5 +1,6 @@
 // Golden tests for the NDJSON decoder: streams cut anywhere, whole tool call lines, skipped lines, error lines.
 import { describe, expect, it } from 'vitest';
+import { caught, chunkMaker, cutsEvery, decodeCut } from '../fixtures.test-helper.ts';
 import { foldChunks, type HubChunk, UpstreamStreamError } from '../hub/index.ts';
 import { CALL_ID } from './fixtures.test-helper.ts';
 import { ollamaFormat } from './index.ts';
@@ -15,25 +16,17 @@ describe('ollama provider side: NDJSON stream → hub chunks', () => {
     '"total_duration":4883583458,"load_duration":1334875,"prompt_eval_count":26,' +
     '"prompt_eval_duration":342546000,"eval_count":282,"eval_duration":4535599000}\n';
 
-  function decodeBytewise(text: string): HubChunk[] {
-    const dec = ollamaFormat.streamDecoder('llama3.2');
-    const out: HubChunk[] = [];
-    for (const ch of text) out.push(...dec.push(ch));
-    return [...out, ...dec.end()];
-  }
+  const decodeBytewise = (text: string): HubChunk[] =>
+    decodeCut(ollamaFormat, 'llama3.2', text, cutsEvery(text.length, 1));
 
   it('reads the reference stream fed one character at a time', () => {
     const chunks = decodeBytewise(reference);
-    const base = { id: chunks[0]!.id, object: 'chat.completion.chunk', created: 1691164339, model: 'llama3.2' };
+    const chunk = chunkMaker({ id: chunks[0]!.id, created: 1691164339, model: 'llama3.2' });
     expect(chunks).toEqual([
-      { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
-      { ...base, choices: [{ index: 0, delta: { content: 'The' }, finish_reason: null }] },
-      { ...base, choices: [{ index: 0, delta: { content: ' sky' }, finish_reason: null }] },
-      {
-        ...base,
-        choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 26, completion_tokens: 282, total_tokens: 308 },
-      },
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ content: 'The' }),
+      chunk({ content: ' sky' }),
+      chunk({}, 'stop', { prompt_tokens: 26, completion_tokens: 282, total_tokens: 308 }),
     ]);
   });
 
@@ -103,26 +96,15 @@ describe('ollama provider side: NDJSON stream → hub chunks', () => {
   it('at end(), attaches the chunks it decoded to the error (they were dropped), none handed over twice', () => {
     const cut = ollamaFormat.streamDecoder('m');
     expect(cut.push('{"message":{"content":"Hel"},"done":false}')).toEqual([]); // no newline yet: buffered
-    const err = (() => {
-      try {
-        cut.end();
-      } catch (e) {
-        return e;
-      }
-      throw new Error('expected end() to throw');
-    })();
+    const err = caught(() => cut.end());
     expect(err).toBeInstanceOf(UpstreamStreamError);
     expect((err as UpstreamStreamError).chunks.map((c) => c.choices[0]?.delta.content)).toEqual(['', 'Hel']);
 
     const failed = ollamaFormat.streamDecoder('m');
     expect(failed.push('{"message":{"content":"Hi"},"done":false}\n{"error":"boom"}\n')).toHaveLength(2);
-    try {
-      failed.end();
-      throw new Error('expected end() to throw');
-    } catch (e) {
-      expect(e).toBeInstanceOf(UpstreamStreamError);
-      expect((e as UpstreamStreamError).message).toBe('boom');
-      expect((e as UpstreamStreamError).chunks).toEqual([]);
-    }
+    const failure = caught(() => failed.end());
+    expect(failure).toBeInstanceOf(UpstreamStreamError);
+    expect((failure as UpstreamStreamError).message).toBe('boom');
+    expect((failure as UpstreamStreamError).chunks).toEqual([]);
   });
 });

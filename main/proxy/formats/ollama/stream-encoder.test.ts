@@ -1,9 +1,12 @@
 // Golden tests for the NDJSON encoder: one line per delta, whole tool calls, a final done line, the error line.
 import { describe, expect, it } from 'vitest';
-import { responseToChunks } from '../conformance.case.ts';
+import { encodeStream, responseToChunks } from '../conformance.case.ts';
+import { chunkMaker, toolCall, upstreamError } from '../fixtures.test-helper.ts';
 import type { HubChunk } from '../hub/index.ts';
 import { ctx, hubText, ISO, lines, timingsShape } from './fixtures.test-helper.ts';
 import { ollamaFormat } from './index.ts';
+
+const delta = chunkMaker({ id: 'x', created: 1, model: 'up' });
 
 describe('ollama client side: hub stream → NDJSON', () => {
   it('writes one line per delta and a final done line (the reference stream)', () => {
@@ -34,12 +37,6 @@ describe('ollama client side: hub stream → NDJSON', () => {
   });
 
   it('buffers tool call arguments streamed a character at a time and writes every call whole in one line', () => {
-    const enc = ollamaFormat.streamEncoder(ctx);
-    const base = { id: 'x', object: 'chat.completion.chunk' as const, created: 1, model: 'up' };
-    const delta = (
-      d: HubChunk['choices'][0]['delta'],
-      finish: HubChunk['choices'][0]['finish_reason'] = null,
-    ): HubChunk => ({ ...base, choices: [{ index: 0, delta: d, finish_reason: finish }] });
     const argsA = '{"city":"Paris","units":{"temp":"C"}}';
     const argsB = '{"tz":"CET"}';
     const chunks: HubChunk[] = [delta({ role: 'assistant', content: '' }), delta({ content: 'Checking.' })];
@@ -59,10 +56,7 @@ describe('ollama client side: hub stream → NDJSON', () => {
       if (argsB[i]) chunks.push(delta({ tool_calls: [{ index: 1, function: { arguments: argsB[i] } }] }));
     }
     chunks.push(delta({}, 'tool_calls'));
-    let text = '';
-    for (const c of chunks) text += enc.chunk(c);
-    text += enc.end();
-    const out = lines(text);
+    const out = lines(encodeStream(ollamaFormat, chunks, ctx));
     expect(out.map((l) => l.message)).toEqual([
       { role: 'assistant', content: 'Checking.' },
       {
@@ -80,12 +74,9 @@ describe('ollama client side: hub stream → NDJSON', () => {
   });
 
   it('writes thinking deltas and, without provider usage, counts one token per delta', () => {
-    const enc = ollamaFormat.streamEncoder(ctx);
     const res = hubText({ message: { role: 'assistant', content: 'Hi', reasoning_content: 'Greeting.' } });
     delete res.usage;
-    let text = '';
-    for (const c of responseToChunks(res)) text += enc.chunk(c);
-    const out = lines(text + enc.end());
+    const out = lines(encodeStream(ollamaFormat, responseToChunks(res), ctx));
     expect(out[0]?.message).toEqual({ role: 'assistant', content: '', thinking: 'Greeting.' });
     expect(out[1]?.message).toEqual({ role: 'assistant', content: 'Hi' });
     expect(out[2]).toMatchObject({ done: true, prompt_eval_count: 0, eval_count: 2 });
@@ -93,31 +84,14 @@ describe('ollama client side: hub stream → NDJSON', () => {
 
   it("ends a failed stream with Ollama's error line, a string, and writes nothing after it", () => {
     const enc = ollamaFormat.streamEncoder(ctx);
-    const text = enc.error({
-      status: 502,
-      code: 'upstream_error',
-      type: 'upstream_error',
-      message: 'Provider "x" failed mid-stream.',
-      action: 'Retry.',
-    });
+    const text = enc.error({ ...upstreamError('Provider "x" failed mid-stream.'), action: 'Retry.' });
     expect(text).toBe('{"error":"Provider \\"x\\" failed mid-stream. Retry."}\n');
     expect(enc.end()).toBe('');
   });
 
   it('writes streamed tool arguments that are not a JSON object as {"_raw": text} (for strict clients)', () => {
-    const enc = ollamaFormat.streamEncoder(ctx);
-    const base = { id: 'x', object: 'chat.completion.chunk' as const, created: 1, model: 'up' };
-    const call = {
-      index: 0,
-      id: 'call_a',
-      type: 'function' as const,
-      function: { name: 'f', arguments: '{"city": "Par' },
-    };
-    const text =
-      enc.chunk({ ...base, choices: [{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }] }) +
-      enc.chunk({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'length' }] }) +
-      enc.end();
-    const out = lines(text);
+    const call = { index: 0, ...toolCall('call_a', 'f', '{"city": "Par') };
+    const out = lines(encodeStream(ollamaFormat, [delta({ tool_calls: [call] }), delta({}, 'length')], ctx));
     expect(out[0]?.message).toEqual({
       role: 'assistant',
       content: '',

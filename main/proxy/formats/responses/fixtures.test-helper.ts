@@ -1,4 +1,5 @@
-// Test helper: fixtures shared by the Responses tests (hub replies, the echoed defaults, stable ids).
+// Test helper: fixtures shared by the Responses tests (hub replies, the echoed defaults, stable ids, a function call).
+import { HUB_HEAD } from '../fixtures.test-helper.ts';
 
 export const ctx = { model: 'gpt-4.1' };
 
@@ -12,12 +13,8 @@ export function stableIds(text: string): string {
   });
 }
 
-export const base = {
-  id: 'chatcmpl-1',
-  object: 'chat.completion' as const,
-  created: 1700000000,
-  model: 'provider-model',
-};
+/** The head of the provider's hub replies (the shared one). */
+export const base = HUB_HEAD;
 export const usage = { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 };
 export const responsesUsage = {
   input_tokens: 5,
@@ -26,6 +23,17 @@ export const responsesUsage = {
   output_tokens_details: { reasoning_tokens: 0 },
   total_tokens: 7,
 };
+
+/** A completed function_call item, as a client sends it back and as a provider answers it. */
+export const parisCall = {
+  type: 'function_call',
+  id: 'fc_1',
+  call_id: 'call_1',
+  name: 'get_weather',
+  arguments: '{"city":"Paris"}',
+  status: 'completed',
+};
+
 export const echoed = {
   instructions: null,
   max_output_tokens: null,

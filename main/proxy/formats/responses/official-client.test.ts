@@ -1,43 +1,23 @@
 // The official openai client reads what Switchboard writes: non-stream, streams, a mid-stream failure, a refusal.
-import http from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiError } from '../../../errors.ts';
 import { responseToChunks } from '../conformance.case.ts';
-import type { HubChunk, HubRequest, HubResponse } from '../hub/index.ts';
+import { hubReply, serveFormat, type TestServer, toolCall, upstreamError, withDelta } from '../fixtures.test-helper.ts';
+import type { HubChunk } from '../hub/index.ts';
 import { base, usage } from './fixtures.test-helper.ts';
 import { responsesFormat } from './index.ts';
 
 describe('responses client side: the official openai client reads what Switchboard writes', () => {
-  let server: http.Server;
+  let server: TestServer;
   let client: OpenAI;
   let reply: 'text' | 'tool' | 'fail' = 'text';
-  const toolRes: HubResponse = {
-    ...base,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            {
-              id: 'call_w',
-              type: 'function',
-              function: { name: 'get_weather', arguments: '{"city":"Paris","units":"C"}' },
-            },
-          ],
-        },
-        finish_reason: 'tool_calls',
-      },
-    ],
+  const toolRes = hubReply(
+    base,
+    { content: null, tool_calls: [toolCall('call_w', 'get_weather', '{"city":"Paris","units":"C"}')] },
+    'tool_calls',
     usage,
-  };
-  const textRes: HubResponse = {
-    ...base,
-    choices: [{ index: 0, message: { role: 'assistant', content: 'Hello from switchboard' }, finish_reason: 'stop' }],
-    usage,
-  };
+  );
+  const textRes = hubReply(base, { content: 'Hello from switchboard' }, 'stop', usage);
 
   /** Splits every argument and text delta in two, as providers stream them. */
   const splitDeltas = (chunks: HubChunk[]): HubChunk[] =>
@@ -47,93 +27,28 @@ describe('responses client side: the official openai client reads what Switchboa
       if (tc?.function?.arguments && tc.function.arguments.length > 4) {
         const a = tc.function.arguments;
         return [
-          {
-            ...c,
-            choices: [
-              {
-                index: 0,
-                delta: { tool_calls: [{ ...tc, function: { name: tc.function.name, arguments: a.slice(0, 4) } }] },
-                finish_reason: null,
-              },
-            ],
-          },
-          {
-            ...c,
-            choices: [
-              {
-                index: 0,
-                delta: { tool_calls: [{ index: tc.index, function: { arguments: a.slice(4) } }] },
-                finish_reason: null,
-              },
-            ],
-          },
+          withDelta(c, { tool_calls: [{ ...tc, function: { name: tc.function.name, arguments: a.slice(0, 4) } }] }),
+          withDelta(c, { tool_calls: [{ index: tc.index, function: { arguments: a.slice(4) } }] }),
         ];
       }
       if (typeof d?.content === 'string' && d.content.length > 1) {
-        return [
-          { ...c, choices: [{ index: 0, delta: { content: d.content.slice(0, 5) }, finish_reason: null }] },
-          { ...c, choices: [{ index: 0, delta: { content: d.content.slice(5) }, finish_reason: null }] },
-        ];
+        return [withDelta(c, { content: d.content.slice(0, 5) }), withDelta(c, { content: d.content.slice(5) })];
       }
       return [c];
     });
 
   beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      let raw = '';
-      req.on('data', (c: Buffer) => (raw += c.toString()));
-      req.on('end', () => {
-        let hub: HubRequest;
-        try {
-          hub = responsesFormat.requestToHub(JSON.parse(raw), {});
-        } catch (e) {
-          const err = e as ApiError;
-          res.writeHead(err.status, { 'content-type': 'application/json' });
-          return res.end(
-            JSON.stringify(
-              responsesFormat.errorBody({
-                status: err.status,
-                code: err.code,
-                type: err.type,
-                message: err.message,
-                action: err.action,
-              }),
-            ),
-          );
-        }
-        const result = reply === 'tool' ? toolRes : textRes;
-        if (!hub.stream) {
-          res.writeHead(200, { 'content-type': 'application/json' });
-          return res.end(JSON.stringify(responsesFormat.responseFromHub(result, { model: hub.model })));
-        }
-        const enc = responsesFormat.streamEncoder({ model: hub.model });
-        res.writeHead(200, { 'content-type': enc.contentType });
-        const chunks = splitDeltas(responseToChunks(result));
-        if (reply === 'fail') {
-          res.write(enc.chunk(chunks[0]!) + enc.chunk(chunks[1]!));
-          return res.end(
-            enc.error({
-              status: 502,
-              code: 'upstream_error',
-              type: 'upstream_error',
-              message: 'Provider "p" failed mid-stream.',
-            }),
-          );
-        }
-        for (const c of chunks) res.write(enc.chunk(c));
-        res.end(enc.end());
-      });
+    server = await serveFormat(responsesFormat, (hub) => {
+      const result = reply === 'tool' ? toolRes : textRes;
+      if (!hub.stream) return { reply: result };
+      const chunks = splitDeltas(responseToChunks(result));
+      return reply === 'fail'
+        ? { chunks: chunks.slice(0, 2), error: upstreamError('Provider "p" failed mid-stream.') }
+        : { chunks };
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    client = new OpenAI({
-      baseURL: `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`,
-      apiKey: 'x',
-      maxRetries: 0,
-    });
+    client = new OpenAI({ baseURL: `${server.root}/v1`, apiKey: 'x', maxRetries: 0 });
   });
-  afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
-  });
+  afterAll(() => server.close());
 
   it('non-stream text and function call', async () => {
     reply = 'text';

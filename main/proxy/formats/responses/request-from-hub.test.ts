@@ -1,5 +1,6 @@
 // Provider side, hub request → Responses request: the exact body, dropped fields, the tool_choice and token limit.
 import { describe, expect, it } from 'vitest';
+import { toolCall } from '../fixtures.test-helper.ts';
 import type { HubRequest } from '../hub/index.ts';
 import { responsesFormat } from './index.ts';
 
@@ -20,9 +21,7 @@ describe('responses provider side: hub request → Responses request', () => {
         {
           role: 'assistant',
           content: 'Checking.',
-          tool_calls: [
-            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-          ],
+          tool_calls: [toolCall('call_1', 'get_weather', '{"city":"Paris"}')],
         },
         { role: 'tool', tool_call_id: 'call_1', content: '{"temp_c":21}' },
       ],

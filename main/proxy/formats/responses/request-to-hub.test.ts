@@ -1,21 +1,12 @@
 // Client side, request → hub: exact conversion, and every refusal names the field and says what to send.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../errors.ts';
+import { badRequest, toolCall } from '../fixtures.test-helper.ts';
+import { parisCall } from './fixtures.test-helper.ts';
 import { responsesFormat } from './index.ts';
 
-function expectInvalid(body: unknown, ...fragments: string[]): void {
-  let err: unknown;
-  try {
-    responsesFormat.requestToHub(body, {});
-  } catch (e) {
-    err = e;
-  }
-  expect(err).toBeInstanceOf(ApiError);
-  const api = err as ApiError;
-  expect(api.status).toBe(400);
-  expect(api.action).toBeTruthy();
-  for (const f of fragments) expect(api.message).toContain(f);
-}
+/** Expects the body refused with a 400 whose message holds each fragment and which says what to send. */
+const expectInvalid = (body: unknown, ...fragments: string[]) =>
+  badRequest(() => responsesFormat.requestToHub(body, {}), ...fragments);
 
 describe('responses client side: request → hub', () => {
   it('converts a full request (instructions, items, tools, text format) exactly', () => {
@@ -41,14 +32,7 @@ describe('responses client side: request → hub', () => {
             status: 'completed',
             content: [{ type: 'output_text', text: 'Let me check.', annotations: [] }],
           },
-          {
-            type: 'function_call',
-            id: 'fc_1',
-            call_id: 'call_1',
-            name: 'get_weather',
-            arguments: '{"city":"Paris"}',
-            status: 'completed',
-          },
+          parisCall,
           { type: 'function_call', id: 'fc_2', call_id: 'call_2', name: 'get_weather', arguments: '{"city":"Rome"}' },
           { type: 'function_call_output', call_id: 'call_1', output: '{"temp_c":21}' },
           { type: 'function_call_output', call_id: 'call_2', output: '{"temp_c":25}' },
@@ -93,8 +77,8 @@ describe('responses client side: request → hub', () => {
           role: 'assistant',
           content: 'Let me check.',
           tool_calls: [
-            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-            { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Rome"}' } },
+            toolCall('call_1', 'get_weather', '{"city":"Paris"}'),
+            toolCall('call_2', 'get_weather', '{"city":"Rome"}'),
           ],
         },
         { role: 'tool', tool_call_id: 'call_1', content: '{"temp_c":21}' },
@@ -153,22 +137,18 @@ describe('responses client side: request → hub', () => {
     expect(hub.messages[1]).toEqual({
       role: 'assistant',
       content: null,
-      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'a', arguments: '{}' } }],
+      tool_calls: [toolCall('c1', 'a', '{}')],
     });
   });
 
   it('refuses previous_response_id and says to send the full input', () => {
-    expectInvalid(
+    const e = expectInvalid(
       { model: 'm', input: 'Hi', previous_response_id: 'resp_123' },
       'previous_response_id',
       'does not store',
     );
-    try {
-      responsesFormat.requestToHub({ model: 'm', input: 'Hi', previous_response_id: 'resp_123' }, {});
-    } catch (e) {
-      expect((e as ApiError).code).toBe('invalid_request');
-      expect((e as ApiError).action).toContain('whole conversation in "input"');
-    }
+    expect(e.code).toBe('invalid_request');
+    expect(e.action).toContain('whole conversation in "input"');
   });
 
   it.each(['web_search', 'web_search_preview', 'file_search', 'computer_use_preview', 'code_interpreter'])(

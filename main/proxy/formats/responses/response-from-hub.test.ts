@@ -1,16 +1,12 @@
 // Client side, hub response → Response object: exact output items, incomplete finishes, the error body.
 import { describe, expect, it } from 'vitest';
-import type { HubResponse } from '../hub/index.ts';
+import { hubReply, toolCall } from '../fixtures.test-helper.ts';
 import { base, ctx, echoed, responsesUsage, stableIds, usage } from './fixtures.test-helper.ts';
 import { responsesFormat } from './index.ts';
 
 describe('responses client side: hub response → response object', () => {
   it('writes a text response exactly', () => {
-    const res: HubResponse = {
-      ...base,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }],
-      usage,
-    };
+    const res = hubReply(base, { content: 'Hello there' }, 'stop', usage);
     const wire = JSON.parse(stableIds(JSON.stringify(responsesFormat.responseFromHub(res, ctx))));
     expect(wire).toEqual({
       id: 'resp_1',
@@ -35,24 +31,12 @@ describe('responses client side: hub response → response object', () => {
   });
 
   it('writes text, a function call and reasoning as separate output items', () => {
-    const res: HubResponse = {
-      ...base,
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: 'Let me check.',
-            reasoning_content: 'The user wants weather.',
-            tool_calls: [
-              { id: 'call_abc', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-            ],
-          },
-          finish_reason: 'tool_calls',
-        },
-      ],
-      usage,
+    const message = {
+      content: 'Let me check.',
+      reasoning_content: 'The user wants weather.',
+      tool_calls: [toolCall('call_abc', 'get_weather', '{"city":"Paris"}')],
     };
+    const res = hubReply(base, message, 'tool_calls', usage);
     const wire = JSON.parse(stableIds(JSON.stringify(responsesFormat.responseFromHub(res, ctx))));
     expect(wire.status).toBe('completed');
     expect(wire.output).toEqual([
@@ -82,11 +66,7 @@ describe('responses client side: hub response → response object', () => {
   });
 
   it('reports a length finish as incomplete with reason max_output_tokens', () => {
-    const res: HubResponse = {
-      ...base,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Once upon' }, finish_reason: 'length' }],
-      usage,
-    };
+    const res = hubReply(base, { content: 'Once upon' }, 'length', usage);
     const wire = responsesFormat.responseFromHub(res, ctx) as any;
     expect(wire.status).toBe('incomplete');
     expect(wire.incomplete_details).toEqual({ reason: 'max_output_tokens' });
@@ -101,11 +81,7 @@ describe('responses client side: hub response → response object', () => {
       prompt_tokens_details: { cached_tokens: 4 },
       completion_tokens_details: { reasoning_tokens: 2 },
     };
-    const res: HubResponse = {
-      ...base,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
-      usage: detailed,
-    };
+    const res = hubReply(base, { content: 'Hi' }, 'stop', detailed);
     expect((responsesFormat.responseFromHub(res, ctx) as any).usage).toEqual({
       input_tokens: 10,
       input_tokens_details: { cached_tokens: 4 },

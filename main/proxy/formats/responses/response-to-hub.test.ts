@@ -1,5 +1,7 @@
 // Provider side, Response → hub: the API reference's example read exactly, calls and reasoning, finishes, errors.
 import { describe, expect, it } from 'vitest';
+import { toolCall } from '../fixtures.test-helper.ts';
+import { parisCall } from './fixtures.test-helper.ts';
 import { responsesFormat } from './index.ts';
 
 describe('responses provider side: response → hub', () => {
@@ -84,14 +86,7 @@ describe('responses provider side: response → hub', () => {
         ...referenceText,
         output: [
           { type: 'reasoning', id: 'rs_1', summary: [{ type: 'summary_text', text: 'Need weather.' }] },
-          {
-            type: 'function_call',
-            id: 'fc_1',
-            call_id: 'call_1',
-            name: 'get_weather',
-            arguments: '{"city":"Paris"}',
-            status: 'completed',
-          },
+          parisCall,
         ],
       },
       'm',
@@ -102,9 +97,7 @@ describe('responses provider side: response → hub', () => {
         role: 'assistant',
         content: null,
         reasoning_content: 'Need weather.',
-        tool_calls: [
-          { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
-        ],
+        tool_calls: [toolCall('call_1', 'get_weather', '{"city":"Paris"}')],
       },
       finish_reason: 'tool_calls',
     });

@@ -1,16 +1,12 @@
 // Provider side, SSE → hub chunks: exact chunks, cuts anywhere, events that only arrive at the end, errors.
 import { describe, expect, it } from 'vitest';
+import { caught, chunkMaker, cutsEvery, decodeCut } from '../fixtures.test-helper.ts';
 import { foldChunks, type HubChunk, UpstreamStreamError } from '../hub/index.ts';
 import { responsesFormat } from './index.ts';
 
-function decode(text: string, pieceSize = 0): HubChunk[] {
-  const dec = responsesFormat.streamDecoder('m');
-  const out: HubChunk[] = [];
-  if (pieceSize <= 0) out.push(...dec.push(text));
-  else for (let i = 0; i < text.length; i += pieceSize) out.push(...dec.push(text.slice(i, i + pieceSize)));
-  out.push(...dec.end());
-  return out;
-}
+/** The stream decoded whole, or in pieces of `pieceSize` characters. */
+const decode = (text: string, pieceSize = 0): HubChunk[] =>
+  decodeCut(responsesFormat, 'm', text, pieceSize > 0 ? cutsEvery(text.length, pieceSize) : []);
 
 function sse(...payloads: Record<string, unknown>[]): string {
   return payloads
@@ -100,16 +96,12 @@ describe('responses provider side: SSE → hub chunks', () => {
   );
 
   it('reads a text stream into the exact hub chunks', () => {
-    const h = { id: 'resp_1', object: 'chat.completion.chunk', created: 1741290958, model: 'gpt-4.1' };
+    const chunk = chunkMaker({ id: 'resp_1', created: 1741290958, model: 'gpt-4.1' });
     expect(decode(textStream)).toEqual([
-      { ...h, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] },
-      { ...h, choices: [{ index: 0, delta: { content: 'Hi' }, finish_reason: null }] },
-      { ...h, choices: [{ index: 0, delta: { content: ' there' }, finish_reason: null }] },
-      {
-        ...h,
-        choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
-      },
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ content: 'Hi' }),
+      chunk({ content: ' there' }),
+      chunk({}, 'stop', { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }),
     ]);
   });
 
@@ -243,12 +235,7 @@ describe('responses provider side: SSE → hub chunks', () => {
     const before = dec.push(sse(created).slice(40) + sse(event).replace('"sequence_number":0', '"sequence_number":1'));
     expect(before.map((c) => c.choices[0]?.delta)).toEqual([{ role: 'assistant', content: '' }]);
     // ...and the error is raised at the next call.
-    let err: unknown;
-    try {
-      dec.push('');
-    } catch (e) {
-      err = e;
-    }
+    const err = caught(() => dec.push(''));
     expect(err).toBeInstanceOf(UpstreamStreamError);
     expect(err).toMatchObject({ message: 'boom', code: 'server_error' });
   });
@@ -279,12 +266,7 @@ describe('responses provider side: SSE → hub chunks', () => {
     };
     const got = dec.push(sse(created, delta));
     expect(got.map((c) => c.choices[0]?.delta)).toEqual([{ role: 'assistant', content: '' }, { content: 'Hi' }]);
-    let err: unknown;
-    try {
-      dec.end();
-    } catch (e) {
-      err = e;
-    }
+    const err = caught(() => dec.end());
     expect(err).toBeInstanceOf(UpstreamStreamError);
     expect((err as UpstreamStreamError).message).toContain('ended before "response.completed"');
     expect((err as UpstreamStreamError).chunks).toEqual([]);

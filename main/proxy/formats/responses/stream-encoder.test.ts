@@ -1,8 +1,9 @@
 // Client side, hub chunks → SSE events: the exact event sequence, calls whose arguments arrive in pieces, finishes.
 import { createParser } from 'eventsource-parser';
 import { describe, expect, it } from 'vitest';
-import { responseToChunks } from '../conformance.case.ts';
-import type { HubChunk, HubResponse } from '../hub/index.ts';
+import { encodeStream, responseToChunks } from '../conformance.case.ts';
+import { chunkMaker, hubReply, upstreamError, usageChunk } from '../fixtures.test-helper.ts';
+import type { HubChunk } from '../hub/index.ts';
 import { base, ctx, echoed, responsesUsage, stableIds, usage } from './fixtures.test-helper.ts';
 import { responsesFormat } from './index.ts';
 
@@ -15,19 +16,11 @@ function events(text: string): [string, any][] {
   return out;
 }
 
-function encode(chunks: HubChunk[]): string {
-  const enc = responsesFormat.streamEncoder(ctx);
-  return chunks.map((c) => enc.chunk(c)).join('') + enc.end();
-}
+const encode = (chunks: HubChunk[]): string => encodeStream(responsesFormat, chunks, ctx);
 
 describe('responses client side: hub chunks → SSE events', () => {
   it('writes the exact event sequence for a text reply', () => {
-    const res: HubResponse = {
-      ...base,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there' }, finish_reason: 'stop' }],
-      usage,
-    };
-    const text = encode(responseToChunks(res));
+    const text = encode(responseToChunks(hubReply(base, { content: 'Hello there' }, 'stop', usage)));
     expect(text.startsWith('event: response.created\ndata: {"type":"response.created","sequence_number":0,')).toBe(
       true,
     );
@@ -105,58 +98,22 @@ describe('responses client side: hub chunks → SSE events', () => {
   });
 
   it('writes function calls as items whose arguments arrive in deltas, keeping every piece', () => {
-    const h = { id: 'c', object: 'chat.completion.chunk' as const, created: 1700000000, model: 'x' };
-    const chunks: HubChunk[] = [
-      { ...h, choices: [{ index: 0, delta: { role: 'assistant', content: 'Checking.' }, finish_reason: null }] },
-      {
-        ...h,
-        choices: [
-          {
-            index: 0,
-            delta: {
-              tool_calls: [
-                { index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } },
-              ],
-            },
-            finish_reason: null,
-          },
-        ],
-      },
-      {
-        ...h,
-        choices: [
-          { index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }, finish_reason: null },
-        ],
-      },
-      {
-        ...h,
-        choices: [
-          {
-            index: 0,
-            delta: {
-              tool_calls: [
-                { index: 1, id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{"tz"' } },
-              ],
-            },
-            finish_reason: null,
-          },
-        ],
-      },
+    const h = { id: 'c', created: 1700000000, model: 'x' };
+    const chunk = chunkMaker(h);
+    const chunks = [
+      chunk({ role: 'assistant', content: 'Checking.' }),
+      chunk({
+        tool_calls: [{ index: 0, id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+      }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
+      chunk({
+        tool_calls: [{ index: 1, id: 'call_b', type: 'function', function: { name: 'get_time', arguments: '{"tz"' } }],
+      }),
       // Interleaved: more arguments for the first call after the second one started.
-      {
-        ...h,
-        choices: [
-          { index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }, finish_reason: null },
-        ],
-      },
-      {
-        ...h,
-        choices: [
-          { index: 0, delta: { tool_calls: [{ index: 1, function: { arguments: ':"CET"}' } }] }, finish_reason: null },
-        ],
-      },
-      { ...h, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
-      { ...h, choices: [], usage },
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+      chunk({ tool_calls: [{ index: 1, function: { arguments: ':"CET"}' } }] }),
+      chunk({}, 'tool_calls'),
+      usageChunk(h, usage),
     ];
     const list = events(encode(chunks));
     expect(list.map(([t]) => t)).toEqual([
@@ -219,30 +176,12 @@ describe('responses client side: hub chunks → SSE events', () => {
   });
 
   it('holds a call until its name arrives, then sends the arguments that came first', () => {
-    const h = { id: 'c', object: 'chat.completion.chunk' as const, created: 1, model: 'x' };
+    const chunk = chunkMaker({ id: 'c', created: 1, model: 'x' });
     const list = events(
       encode([
-        {
-          ...h,
-          choices: [
-            {
-              index: 0,
-              delta: { tool_calls: [{ index: 0, id: 'call_x', function: { arguments: '{"a"' } }] },
-              finish_reason: null,
-            },
-          ],
-        },
-        {
-          ...h,
-          choices: [
-            {
-              index: 0,
-              delta: { tool_calls: [{ index: 0, function: { name: 'f', arguments: ':1}' } }] },
-              finish_reason: null,
-            },
-          ],
-        },
-        { ...h, choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] },
+        chunk({ tool_calls: [{ index: 0, id: 'call_x', function: { arguments: '{"a"' } }] }),
+        chunk({ tool_calls: [{ index: 0, function: { name: 'f', arguments: ':1}' } }] }),
+        chunk({}, 'tool_calls'),
       ]),
     );
     const deltas = list.filter(([t]) => t === 'response.function_call_arguments.delta').map(([, d]) => d.delta);
@@ -251,11 +190,7 @@ describe('responses client side: hub chunks → SSE events', () => {
   });
 
   it('ends a length-limited stream with response.incomplete', () => {
-    const res: HubResponse = {
-      ...base,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Once upon' }, finish_reason: 'length' }],
-      usage,
-    };
+    const res = hubReply(base, { content: 'Once upon' }, 'length', usage);
     const last = events(encode(responseToChunks(res))).at(-1)!;
     expect(last[0]).toBe('response.incomplete');
     expect(last[1].response).toMatchObject({
@@ -265,16 +200,7 @@ describe('responses client side: hub chunks → SSE events', () => {
   });
 
   it('writes reasoning as a reasoning item before the message', () => {
-    const res: HubResponse = {
-      ...base,
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', content: 'Yes.', reasoning_content: 'Think.' },
-          finish_reason: 'stop',
-        },
-      ],
-    };
+    const res = hubReply(base, { content: 'Yes.', reasoning_content: 'Think.' }, 'stop');
     const list = events(encode(responseToChunks(res)));
     expect(list.find(([t]) => t === 'response.reasoning_text.delta')![1]).toMatchObject({
       item_id: 'rs_1',
@@ -287,19 +213,9 @@ describe('responses client side: hub chunks → SSE events', () => {
 
   it('ends a failed stream with an error event, then response.failed', () => {
     const enc = responsesFormat.streamEncoder(ctx);
-    const first = responseToChunks({
-      ...base,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hi' }, finish_reason: 'stop' }],
-    });
+    const first = responseToChunks(hubReply(base, { content: 'Hi' }, 'stop'));
     const text =
-      enc.chunk(first[0]!) +
-      enc.chunk(first[1]!) +
-      enc.error({
-        status: 502,
-        code: 'upstream_error',
-        type: 'upstream_error',
-        message: 'Provider "x" failed mid-stream.',
-      });
+      enc.chunk(first[0]!) + enc.chunk(first[1]!) + enc.error(upstreamError('Provider "x" failed mid-stream.'));
     const list = events(text);
     expect(list.at(-2)).toEqual([
       'error',
