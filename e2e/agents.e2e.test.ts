@@ -1,10 +1,11 @@
 // The UI in a real Chromium: run an agent and watch its events; pause routing; test a provider; the Apps and
 // Settings pages (screenshots of each).
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type MockProvider, startMockProvider } from '../test/support/mock-provider.ts';
-import { configFor, eventually, type ServeProcess } from '../test/support/serve-process.ts';
-import { describeWithChromium, launchBrowser, openUi, screenshot, serveWithUi } from './harness.ts';
+import { beforeAll, expect, it } from 'vitest';
+import { shutDownAfterAll } from '../test/support/lifecycle.ts';
+import type { MockProvider } from '../test/support/mock-provider.ts';
+import { eventually, type ServeProcess } from '../test/support/serve-process.ts';
+import { createAgentInUi, describeWithChromium, launchBrowser, openUi, screenshot, serveAgentsUi } from './harness.ts';
 
 let browser: Browser;
 let mock: MockProvider;
@@ -12,25 +13,14 @@ let sb: ServeProcess;
 
 describeWithChromium('agents, apps and settings in the UI', () => {
   beforeAll(async () => {
-    [mock, browser] = await Promise.all([
-      startMockProvider({ name: 'mock', behavior: { tokens: ['The answer', ' is 42.'] } }),
-      launchBrowser(),
-    ]);
-    sb = await serveWithUi({ config: configFor({ mock: mock.baseUrl }, { orchestrator: { sse_heartbeat_ms: 500 } }) });
+    browser = await launchBrowser();
+    ({ mock, sb } = await serveAgentsUi({ tokens: ['The answer', ' is 42.'] }));
   });
-  afterAll(async () => {
-    await browser?.close();
-    await sb?.stop();
-    await mock?.close();
-  });
+  shutDownAfterAll(() => [browser, sb, mock]);
 
   it('creates and runs an agent and shows its events live', async () => {
     const page = await openUi(browser, sb, 'agents');
-    await page.getByTestId('page-agents').waitFor();
-    await page.getByTestId('agent-name').fill('helper');
-    await page.getByTestId('agent-model').fill('mock-model');
-    await page.getByTestId('agent-create').click();
-    await page.getByTestId('agent-row').filter({ hasText: 'helper' }).waitFor();
+    await createAgentInUi(page, 'helper');
     await page.waitForTimeout(300); // the event stream is connected
     await page.getByTestId('agent-message').fill('What is the answer?');
     await page.getByTestId('agent-run').click();

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { describe, inject } from 'vitest';
-import { type ServeOptions, type ServeProcess, startServe } from '../test/support/serve-process.ts';
+import { type MockBehavior, type MockProvider, startMockProvider } from '../test/support/mock-provider.ts';
+import { configFor, type ServeOptions, type ServeProcess, startServe } from '../test/support/serve-process.ts';
 import { findChromium } from './chromium.ts';
 
 export const ARTIFACTS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'artifacts');
@@ -36,6 +37,30 @@ export async function launchBrowser(): Promise<Browser> {
 /** `switchboard serve` serving the UI built by the global setup. */
 export function serveWithUi(opts: ServeOptions): Promise<ServeProcess> {
   return startServe({ ...opts, env: { ...opts.env, SWITCHBOARD_UI_DIR: inject('uiDir') } });
+}
+
+/**
+ * The agent pages' `serve`: the UI, routing to a mock provider named `mock` (with `behavior`), its event streams
+ * on a 500 ms heartbeat.
+ */
+export async function serveAgentsUi(behavior: MockBehavior): Promise<{ mock: MockProvider; sb: ServeProcess }> {
+  const mock = await startMockProvider({ name: 'mock', behavior });
+  try {
+    const config = configFor({ mock: mock.baseUrl }, { orchestrator: { sse_heartbeat_ms: 500 } });
+    return { mock, sb: await serveWithUi({ config }) };
+  } catch (err) {
+    await mock.close();
+    throw err;
+  }
+}
+
+/** Makes an agent (model mock-model) in the Agents page, as a person would, and waits for its row. */
+export async function createAgentInUi(page: Page, name: string): Promise<void> {
+  await page.getByTestId('page-agents').waitFor();
+  await page.getByTestId('agent-name').fill(name);
+  await page.getByTestId('agent-model').fill('mock-model');
+  await page.getByTestId('agent-create').click();
+  await page.getByTestId('agent-row').filter({ hasText: name }).waitFor();
 }
 
 /** Opens /ui with the token link `serve` printed (read from its stdout, as a person would). */

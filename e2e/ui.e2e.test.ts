@@ -2,7 +2,8 @@
 // request, live logs, a bad value refused with words and nothing saved.
 import fs from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
+import { shutDownAfterAll } from '../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../test/support/mock-provider.ts';
 import { configFor, eventually, type ServeProcess } from '../test/support/serve-process.ts';
 import { describeWithChromium, launchBrowser, openUi, screenshot, serveWithUi } from './harness.ts';
@@ -40,11 +41,7 @@ describeWithChromium('the UI served at /ui', () => {
       ),
     });
   });
-  afterAll(async () => {
-    await browser?.close();
-    await sb?.stop();
-    await Promise.all([alpha?.close(), beta?.close()]);
-  });
+  shutDownAfterAll(() => [browser, sb, alpha, beta]);
 
   it('refuses the admin API without the token and serves the page with security headers', async () => {
     const res = await fetch(`${sb.url}/ui/`);

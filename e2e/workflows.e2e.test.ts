@@ -1,51 +1,35 @@
 // The UI in a real Chromium against `switchboard serve`: a two-step workflow made in the Agents page runs and shows
 // both steps' outputs; a bad workflow shows the server's 422 in words; Settings blocks a listen_port that is taken.
-import net from 'node:net';
 import fs from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type MockProvider, startMockProvider } from '../test/support/mock-provider.ts';
-import { configFor, eventually, type ServeProcess } from '../test/support/serve-process.ts';
-import { describeWithChromium, launchBrowser, openUi, screenshot, serveWithUi } from './harness.ts';
+import { beforeAll, expect, it } from 'vitest';
+import { shutDownAfterAll } from '../test/support/lifecycle.ts';
+import type { MockProvider } from '../test/support/mock-provider.ts';
+import { freePort, type HeldPort, holdPort } from '../test/support/ports.ts';
+import { eventually, type ServeProcess } from '../test/support/serve-process.ts';
+import { createAgentInUi, describeWithChromium, launchBrowser, openUi, screenshot, serveAgentsUi } from './harness.ts';
 
 let browser: Browser;
 let mock: MockProvider;
 let sb: ServeProcess;
-let holder: net.Server;
+let holder: HeldPort;
 let heldPort: number;
 
 describeWithChromium('workflows and settings in the UI', () => {
   beforeAll(async () => {
-    [mock, browser] = await Promise.all([
-      startMockProvider({
-        name: 'mock',
-        behavior: {
-          script: [{ tokens: ['Bees', ' dance to share where food is.'] }, { tokens: ['Post:', ' honey bees dance.'] }],
-          tokens: ['unexpected'],
-        },
-      }),
-      launchBrowser(),
-    ]);
-    holder = net.createServer((s) => s.destroy());
-    heldPort = await new Promise<number>((r) =>
-      holder.listen(0, '127.0.0.1', () => r((holder.address() as net.AddressInfo).port)),
-    );
-    sb = await serveWithUi({ config: configFor({ mock: mock.baseUrl }, { orchestrator: { sse_heartbeat_ms: 500 } }) });
+    browser = await launchBrowser();
+    holder = await holdPort();
+    heldPort = holder.port;
+    ({ mock, sb } = await serveAgentsUi({
+      script: [{ tokens: ['Bees', ' dance to share where food is.'] }, { tokens: ['Post:', ' honey bees dance.'] }],
+      tokens: ['unexpected'],
+    }));
   });
-  afterAll(async () => {
-    await browser?.close();
-    await sb?.stop();
-    await mock?.close();
-    await new Promise((r) => holder?.close(r));
-  });
+  shutDownAfterAll(() => [browser, sb, mock, holder]);
 
   it('creates a two-step workflow, runs it and shows both steps completed with their outputs', async () => {
     const page = await openUi(browser, sb, 'agents');
-    await page.getByTestId('page-agents').waitFor();
-    await page.getByTestId('agent-name').fill('writer');
-    await page.getByTestId('agent-model').fill('mock-model');
-    await page.getByTestId('agent-create').click();
-    await page.getByTestId('agent-row').filter({ hasText: 'writer' }).waitFor();
+    await createAgentInUi(page, 'writer');
 
     // A step naming an unknown agent and a later step: the server's 422 workflow_invalid, in words.
     await page.getByTestId('workflow-name').fill('blog');
@@ -120,11 +104,7 @@ describeWithChromium('workflows and settings in the UI', () => {
     expect(await fs.readFile(sb.configPath, 'utf8')).toBe(before);
 
     // A free port clears the message and saves.
-    const probe = net.createServer();
-    const free = await new Promise<number>((r) =>
-      probe.listen(0, '127.0.0.1', () => r((probe.address() as net.AddressInfo).port)),
-    );
-    await new Promise((r) => probe.close(r));
+    const free = await freePort();
     await page.getByTestId('listen-port').fill(String(free));
     await eventually(async () => expect(await page.getByTestId('save-settings').isEnabled()).toBe(true));
     expect(await taken.count()).toBe(0);

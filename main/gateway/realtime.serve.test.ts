@@ -1,6 +1,7 @@
 // /v1/realtime through `switchboard serve`: a ws client ↔ Switchboard ↔ a mock realtime provider.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockRealtime, startMockRealtime } from '../../test/support/mock-realtime.ts';
 import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
@@ -63,11 +64,7 @@ describe('realtime WebSocket proxy', () => {
       ),
     });
   });
-  afterAll(async () => {
-    await sb?.stop();
-    await down?.close();
-    await rt?.close();
-  });
+  shutDownAfterAll(() => [sb, down, rt]);
 
   it('fails over a refused handshake, maps the key and subprotocols, and relays text and binary both ways', async () => {
     const c = await connect(

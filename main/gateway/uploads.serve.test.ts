@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shutDown } from '../../test/support/lifecycle.ts';
 import { type MockMedia, startMockMedia } from '../../test/support/mock-media.ts';
 import { configFor, eventually, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
@@ -117,9 +118,7 @@ describe('multipart uploads are streamed through a temp file', () => {
     });
   });
   afterAll(async () => {
-    await sb?.stop();
-    await a?.close();
-    await b?.close();
+    await shutDown(sb, a, b);
     await fs.rm(tmp, { recursive: true, force: true });
   });
 
@@ -252,8 +251,7 @@ describe('gateway mode with a JWT public key; the size limit while streaming', (
     });
   });
   afterAll(async () => {
-    await sb?.stop();
-    await mock?.close();
+    await shutDown(sb, mock);
     await fs.rm(tmp, { recursive: true, force: true });
   });
   const sign = (key: Key, aud = 'switchboard') =>

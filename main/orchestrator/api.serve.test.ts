@@ -1,15 +1,18 @@
 // The agent API through `switchboard serve` over real HTTP, with the mock provider returning tool calls.
 import http from 'node:http';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, cli, createKey, openEvents } from '../../test/support/agent-api.ts';
-import { startMockProvider, type MockProvider } from '../../test/support/mock-provider.ts';
-import { configFor, eventually, startServe, type ServeProcess } from '../../test/support/serve-process.ts';
+import { type AgentServeProcess, useAgentServe } from '../../test/support/agent-serve.ts';
+import type { MockProvider } from '../../test/support/mock-provider.ts';
+import { eventually } from '../../test/support/serve-process.ts';
 
+const world = useAgentServe('sb-agents-', ['acme', 'globex'], {
+  orchestrator: { queue_capacity: 5, workers: 1, sse_heartbeat_ms: 300, http_get: { allow_hosts: ['127.0.0.1'] } },
+});
 let mock: MockProvider;
-let sb: ServeProcess;
+let sb: AgentServeProcess;
 let hang: http.Server;
 let hangClosed = 0;
 let hangUrl = '';
@@ -26,36 +29,18 @@ const agentBody = (name: string, tools: string[] = []) => ({
 });
 
 beforeAll(async () => {
-  mock = await startMockProvider({ name: 'mock' });
   hang = http.createServer((req) => req.socket.once('close', () => hangClosed++));
   await new Promise<void>((r) => hang.listen(0, '127.0.0.1', () => r()));
   hangUrl = `http://127.0.0.1:${(hang.address() as { port: number }).port}/slow`;
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-agents-'));
-  const configPath = path.join(dir, 'config.json');
-  [keyA, keyB] = await Promise.all([createKey(configPath, 'acme'), createKey(configPath, 'globex')]);
-  sb = await startServe({
-    dir,
-    config: configFor(
-      { mock: mock.baseUrl },
-      {
-        orchestrator: {
-          queue_capacity: 5,
-          workers: 1,
-          sse_heartbeat_ms: 300,
-          http_get: { allow_hosts: ['127.0.0.1'] },
-        },
-      },
-    ),
-  });
-  api = `${sb.url}/api/v1`;
+  ({ mock } = world());
+  [keyA, keyB] = world().keys;
+  sb = await world().serve();
+  ({ api } = sb);
 }, 30_000);
 
 afterAll(async () => {
-  await sb?.stop();
-  await mock?.close();
   hang?.closeAllConnections();
   await new Promise((r) => hang?.close(r));
-  if (sb) await fs.rm(sb.dir, { recursive: true, force: true });
 });
 
 describe('keys and auth', () => {

@@ -5,28 +5,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { call, createKey, openEvents } from '../../test/support/agent-api.ts';
-import { startMockProvider, type MockProvider } from '../../test/support/mock-provider.ts';
+import { useAgentServe } from '../../test/support/agent-serve.ts';
 import { configFor, eventually, startServe, type ServeProcess } from '../../test/support/serve-process.ts';
 
-let mock: MockProvider;
-let dir = '';
+const world = useAgentServe('sb-restart-', ['acme'], { orchestrator: { workers: 1 } });
 const children: ServeProcess[] = [];
 
 afterAll(async () => {
   for (const c of children) await c.stop();
-  await mock?.close();
-  if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
 it('rebuilds agents, tasks and events after kill -9; the running task is failed (interrupted), the queued one runs once', async () => {
-  mock = await startMockProvider({ name: 'mock' });
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-restart-'));
-  const configPath = path.join(dir, 'config.json');
-  const key = await createKey(configPath, 'acme');
-  const config = configFor({ mock: mock.baseUrl }, { orchestrator: { workers: 1 } });
-  const first = await startServe({ dir, config });
-  children.push(first);
-  const api = `${first.url}/api/v1`;
+  const { mock } = world();
+  const [key] = world().keys;
+  const first = await world().serve();
+  const { api } = first;
   const mk = async (name: string) =>
     (await call(`${api}/agents`, key, 'POST', { name, model: 'mock-model' })).body.id as string;
   const [a, b, c] = [await mk('a'), await mk('b'), await mk('c')];
@@ -50,9 +43,8 @@ it('rebuilds agents, tasks and events after kill -9; the running task is failed 
   const chatsAtKill = mock.chatCount();
 
   mock.setBehavior({});
-  const second = await startServe({ dir, config });
-  children.push(second);
-  const api2 = `${second.url}/api/v1`;
+  const second = await world().serve();
+  const api2 = second.api;
   for (const id of [a, b, c]) expect((await call(`${api2}/agents/${id}`, key)).status).toBe(200);
   expect((await call(`${api2}/tasks/${done}`, key)).body).toMatchObject({
     status: 'completed',

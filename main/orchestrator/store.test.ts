@@ -1,15 +1,18 @@
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Agent, Swarm, SwarmTask, Workflow, WorkflowRun } from '../../shared/orchestrator.ts';
-import { openWal } from '../wal/index.ts';
+import { useTempDir } from '../../test/support/wal/temp-dir.ts';
+import { openWal, type WalLog } from '../wal/index.ts';
 import { OrchestratorStore } from './store.ts';
 
-const dirs: string[] = [];
-afterEach(async () => {
-  for (const d of dirs.splice(0)) await fs.rm(d, { recursive: true, force: true });
-});
+const dir = useTempDir('store');
+
+/** Opens the test's log and a store on it keeping the last `retention` events, loaded from what the log holds. */
+async function openStore(retention: number): Promise<{ wal: WalLog; store: OrchestratorStore }> {
+  const wal = await openWal({ dir: dir() });
+  const store = new OrchestratorStore(wal, () => retention);
+  await store.load();
+  return { wal, store };
+}
 
 const agent = (id: string): Agent => ({
   id,
@@ -27,11 +30,7 @@ const agent = (id: string): Agent => ({
 
 describe('OrchestratorStore', () => {
   it('rebuilds the same state from snapshot + WAL, keeps only the retention window of events, publishes after durable', async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-store-'));
-    dirs.push(dir);
-    let wal = await openWal({ dir });
-    const s1 = new OrchestratorStore(wal, () => 3);
-    await s1.load();
+    const { wal, store: s1 } = await openStore(3);
     const seen: number[] = [];
     s1.subscribe((e) => seen.push(e.id));
     await s1.commit({ type: 'agent.put', data: agent('agt_1') }, { type: 'agent.put', data: agent('agt_2') });
@@ -44,21 +43,15 @@ describe('OrchestratorStore', () => {
     expect(s1.events.map((e) => e.id)).toEqual([2, 3, 4]);
     await wal.close();
 
-    wal = await openWal({ dir });
-    const s2 = new OrchestratorStore(wal, () => 3);
-    await s2.load();
+    const { wal: again, store: s2 } = await openStore(3);
     expect([...s2.agents.keys()]).toEqual(['agt_1']);
     expect(s2.events).toEqual(s1.events);
     expect(s2.nextEventId).toBe(5);
-    await wal.close();
+    await again.close();
   });
 
   it('keeps workflows, runs, swarms and swarm tasks across a snapshot and the WAL after it', async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-store-'));
-    dirs.push(dir);
-    let wal = await openWal({ dir });
-    const s1 = new OrchestratorStore(wal, () => 10);
-    await s1.load();
+    const { wal, store: s1 } = await openStore(10);
     const at = '2026-01-01T00:00:00.000Z';
     const usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
     const wf: Workflow = {
@@ -122,13 +115,11 @@ describe('OrchestratorStore', () => {
     await s1.commit({ type: 'swarm_task.put', data: st }, { type: 'run.put', data: { ...run, status: 'completed' } });
     await wal.close();
 
-    wal = await openWal({ dir });
-    const s2 = new OrchestratorStore(wal, () => 10);
-    await s2.load();
+    const { wal: again, store: s2 } = await openStore(10);
     expect(s2.workflows.get('wf_1')).toEqual(wf);
     expect(s2.runs.get('run_1')?.status).toBe('completed');
     expect(s2.swarms.get('swm_1')).toEqual(swarm);
     expect(s2.swarmTasks.get('stk_1')).toEqual(st);
-    await wal.close();
+    await again.close();
   });
 });

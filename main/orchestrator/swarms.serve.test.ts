@@ -1,43 +1,27 @@
 // Swarms through `switchboard serve` over real HTTP with a scripted mock provider: the coordinator delegates with
 // the `delegate` tool, members vote; consensus reached, not reached (best answer), max_rounds honoured, validation.
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createKey, openEvents, type Json } from '../../test/support/agent-api.ts';
-import { startMockProvider, type MockProvider } from '../../test/support/mock-provider.ts';
-import { configFor, eventually, startServe, type ServeProcess } from '../../test/support/serve-process.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, openEvents, type Json } from '../../test/support/agent-api.ts';
+import { settled, useAgentServe } from '../../test/support/agent-serve.ts';
+import type { MockProvider } from '../../test/support/mock-provider.ts';
 import { bestRound, parseVote } from './swarms.ts';
 
+// One worker: a coordinator waiting on its member must not starve it (the member runs in the coordinator's slot).
+const world = useAgentServe('sb-swarms-', ['acme'], { orchestrator: { workers: 1 } });
 let mock: MockProvider;
-let sb: ServeProcess;
 let key = '';
 let api = '';
 
-const finished = async (swarm: string, id: string): Promise<Json> =>
-  eventually(async () => {
-    const t = (await call(`${api}/swarms/${swarm}/tasks/${id}`, key)).body;
-    expect(['completed', 'failed']).toContain(t.status);
-    return t;
-  }, 15_000);
+const finished = (swarm: string, id: string): Promise<Json> => settled(`${api}/swarms/${swarm}/tasks/${id}`, key);
 const chats = (from: number) => mock.requests.filter((r) => r.url === '/v1/chat/completions').slice(from);
 
 beforeAll(async () => {
-  mock = await startMockProvider({ name: 'mock' });
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-swarms-'));
-  key = await createKey(path.join(dir, 'config.json'), 'acme');
-  // One worker: a coordinator waiting on its member must not starve it (the member runs in the coordinator's slot).
-  sb = await startServe({ dir, config: configFor({ mock: mock.baseUrl }, { orchestrator: { workers: 1 } }) });
-  api = `${sb.url}/api/v1`;
+  ({ mock } = world());
+  [key] = world().keys;
+  ({ api } = await world().serve());
   for (const name of ['lead', 'researcher', 'critic'])
     expect((await call(`${api}/agents`, key, 'POST', { name, model: 'mock-model' })).status).toBe(201);
 }, 30_000);
-
-afterAll(async () => {
-  await sb?.stop();
-  await mock?.close();
-  if (sb) await fs.rm(sb.dir, { recursive: true, force: true });
-});
 
 describe('swarm votes', () => {
   it('reads a vote from its first word, and picks the most approved (latest of equals) round', () => {

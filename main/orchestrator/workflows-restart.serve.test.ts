@@ -1,31 +1,17 @@
 // kill -9 of `serve` in the middle of a three-step workflow run, restart on the same folder: the run resumes at the
 // step boundary; the finished step never runs again, the cut-off step starts again once, the last step runs once.
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, expect, it } from 'vitest';
-import { call, createKey, openEvents, type Json } from '../../test/support/agent-api.ts';
-import { startMockProvider, type MockProvider } from '../../test/support/mock-provider.ts';
-import { configFor, eventually, startServe, type ServeProcess } from '../../test/support/serve-process.ts';
+import { expect, it } from 'vitest';
+import { call, openEvents, type Json } from '../../test/support/agent-api.ts';
+import { useAgentServe } from '../../test/support/agent-serve.ts';
+import { eventually } from '../../test/support/serve-process.ts';
 
-let mock: MockProvider;
-let dir = '';
-const children: ServeProcess[] = [];
-
-afterAll(async () => {
-  for (const c of children) await c.stop();
-  await mock?.close();
-  if (dir) await fs.rm(dir, { recursive: true, force: true });
-});
+const world = useAgentServe('sb-wf-restart-', ['acme'], { orchestrator: { workers: 2 } });
 
 it('resumes a run at the step boundary after kill -9; no finished step runs twice', async () => {
-  mock = await startMockProvider({ name: 'mock' });
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-wf-restart-'));
-  const key = await createKey(path.join(dir, 'config.json'), 'acme');
-  const config = configFor({ mock: mock.baseUrl }, { orchestrator: { workers: 2 } });
-  const first = await startServe({ dir, config });
-  children.push(first);
-  const api = `${first.url}/api/v1`;
+  const { mock } = world();
+  const [key] = world().keys;
+  const first = await world().serve();
+  const { api } = first;
   for (const name of ['a', 'b'])
     expect((await call(`${api}/agents`, key, 'POST', { name, model: 'mock-model' })).status).toBe(201);
   const wf = await call(`${api}/workflows`, key, 'POST', {
@@ -52,9 +38,8 @@ it('resumes a run at the step boundary after kill -9; no finished step runs twic
   await new Promise((r) => first.child.once('exit', r));
 
   mock.setBehavior({ script: [{ tokens: ['TWO'] }, { tokens: ['THREE'] }] });
-  const second = await startServe({ dir, config });
-  children.push(second);
-  const api2 = `${second.url}/api/v1`;
+  const second = await world().serve();
+  const api2 = second.api;
   const done = await eventually(async () => {
     const r = (await call(`${api2}/workflows/three/runs/${run.run_id}`, key)).body;
     expect(r.status).toBe('completed');

@@ -1,27 +1,23 @@
 // Workflows through `switchboard serve` over real HTTP, with a scripted mock provider: templating, validation,
 // error policies (retry with backoff, continue, fail), events by workflow_id, and the 15 s window.
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createKey, openEvents, type Json } from '../../test/support/agent-api.ts';
-import { startMockProvider, type MockProvider } from '../../test/support/mock-provider.ts';
-import { configFor, eventually, startServe, type ServeProcess } from '../../test/support/serve-process.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, openEvents, type Json } from '../../test/support/agent-api.ts';
+import { settled, useAgentServe } from '../../test/support/agent-serve.ts';
+import type { MockProvider } from '../../test/support/mock-provider.ts';
 
+// A high breaker threshold: the policy tests fail the provider on purpose and must not open its circuit.
+const world = useAgentServe('sb-workflows-', ['acme', 'globex'], {
+  orchestrator: { workers: 2 },
+  circuit_breaker: { failure_threshold: 1000, cooldown_ms: 1000 },
+});
 let mock: MockProvider;
-let sb: ServeProcess;
 let key = '';
 let other = '';
 let api = '';
 
 const agent = async (name: string) =>
   (await call(`${api}/agents`, key, 'POST', { name, model: 'mock-model' })).body.id as string;
-const finished = async (name: string, runId: string): Promise<Json> =>
-  eventually(async () => {
-    const r = (await call(`${api}/workflows/${name}/runs/${runId}`, key)).body;
-    expect(['completed', 'failed']).toContain(r.status);
-    return r;
-  }, 15_000);
+const finished = (name: string, runId: string): Promise<Json> => settled(`${api}/workflows/${name}/runs/${runId}`, key);
 /** The user message of every chat the mock saw since `from`. */
 const prompts = (from: number) =>
   mock.requests
@@ -30,27 +26,11 @@ const prompts = (from: number) =>
     .map((r) => r.body.messages.at(-1).content as string);
 
 beforeAll(async () => {
-  mock = await startMockProvider({ name: 'mock' });
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-workflows-'));
-  const configPath = path.join(dir, 'config.json');
-  [key, other] = await Promise.all([createKey(configPath, 'acme'), createKey(configPath, 'globex')]);
-  sb = await startServe({
-    dir,
-    // A high breaker threshold: the policy tests fail the provider on purpose and must not open its circuit.
-    config: configFor(
-      { mock: mock.baseUrl },
-      { orchestrator: { workers: 2 }, circuit_breaker: { failure_threshold: 1000, cooldown_ms: 1000 } },
-    ),
-  });
-  api = `${sb.url}/api/v1`;
+  ({ mock } = world());
+  [key, other] = world().keys;
+  ({ api } = await world().serve());
   await Promise.all(['writer', 'editor'].map(agent));
 }, 30_000);
-
-afterAll(async () => {
-  await sb?.stop();
-  await mock?.close();
-  if (sb) await fs.rm(sb.dir, { recursive: true, force: true });
-});
 
 describe('workflows', () => {
   it('runs three steps in order with templates; one agent twice; events carry workflow_id and run_id', async () => {

@@ -4,7 +4,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
 import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
@@ -25,10 +26,7 @@ beforeAll(async () => {
     ),
   });
 });
-afterAll(async () => {
-  await sb?.stop();
-  await mock?.close();
-});
+shutDownAfterAll(() => [sb, mock]);
 beforeEach(() => mock.setBehavior({ models: ['llama3.2', 'gpt-4o-mini'] }));
 
 const ollama = () => new Ollama({ host: sb.url });

@@ -6,7 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
+import { freePort, holdPort } from '../../test/support/ports.ts';
 import {
   configFor,
   eventually,
@@ -21,10 +23,7 @@ beforeAll(async () => {
   a = await startMockProvider({ name: 'alpha' });
   b = await startMockProvider({ name: 'beta' });
 });
-afterAll(async () => {
-  await a?.close();
-  await b?.close();
-});
+shutDownAfterAll(() => [a, b]);
 
 const ask = (sb: ServeProcess, model: string, headers: Record<string, string> = {}) =>
   fetch(`${sb.baseUrl}/chat/completions`, {
@@ -181,14 +180,6 @@ describe('hot reload', () => {
     }
   });
 });
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 describe('admin API', () => {
   let sb: ServeProcess;
@@ -399,15 +390,14 @@ describe('port conflict', () => {
   });
 
   it('names another program holding the port', async () => {
-    const other = net.createServer((s) => s.destroy());
-    await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
-    const port = (other.address() as net.AddressInfo).port;
+    const other = await holdPort();
+    const { port } = other;
     try {
       const r = await runServeToExit({ config: configFor({ alpha: a.baseUrl }), port });
       expect(r.code).toBe(3);
       expect(r.stderr).toContain(`Port ${port} is in use by node (pid ${process.pid})`);
     } finally {
-      await new Promise((r) => other.close(r));
+      await other.close();
     }
   });
 });

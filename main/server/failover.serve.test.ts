@@ -1,9 +1,10 @@
 // Streaming, failover, timeouts, the circuit breaker and client disconnects, through `switchboard serve`.
-import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { defaultBehaviorBeforeEach, shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
+import { freePort } from '../../test/support/ports.ts';
 import { configFor, eventually, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 let primary: MockProvider;
@@ -12,14 +13,6 @@ let deadPort: number;
 let sb: ServeProcess;
 const client = () => new OpenAI({ baseURL: sb.baseUrl, apiKey: 'x', maxRetries: 0 });
 const msg = [{ role: 'user' as const, content: 'hi' }];
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 beforeAll(async () => {
   primary = await startMockProvider({ name: 'primary' });
@@ -45,15 +38,8 @@ beforeAll(async () => {
     },
   });
 });
-afterAll(async () => {
-  await sb?.stop();
-  await primary?.close();
-  await backup?.close();
-});
-beforeEach(() => {
-  primary.setBehavior({});
-  backup.setBehavior({});
-});
+shutDownAfterAll(() => [sb, primary, backup]);
+defaultBehaviorBeforeEach(() => [primary, backup]);
 
 describe('streaming', () => {
   it('delivers chunks as they arrive: the client has the first before the provider sends the last', async () => {

@@ -4,7 +4,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI, Type } from '@google/genai';
 import { Ollama } from 'ollama';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { defaultBehaviorBeforeEach, shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { startMockAnthropic } from '../../test/support/mock-anthropic.ts';
 import { startMockGemini } from '../../test/support/mock-gemini.ts';
 import { startMockOllama } from '../../test/support/mock-ollama.ts';
@@ -56,10 +57,7 @@ beforeAll(async () => {
     },
   });
 });
-afterAll(async () => {
-  await sb?.stop();
-  for (const m of Object.values(mocks)) await m?.close();
-});
+shutDownAfterAll(() => [sb, ...Object.values(mocks)]);
 
 const openai = () => new OpenAI({ baseURL: sb.baseUrl, apiKey: 'any', maxRetries: 0 });
 const weatherTool = {
@@ -265,9 +263,7 @@ const drivers: Record<string, Driver> = {
   },
 };
 
-beforeEach(() => {
-  for (const m of Object.values(mocks)) m.setBehavior({});
-});
+defaultBehaviorBeforeEach(() => Object.values(mocks));
 
 for (const [door, d] of Object.entries(drivers)) {
   describe(door, () => {

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shutDown, shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockMedia, SPEECH_BYTES, startMockMedia } from '../../test/support/mock-media.ts';
 import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
@@ -49,10 +50,7 @@ describe('gateway endpoints through serve', () => {
     });
     client = new OpenAI({ baseURL: sb.baseUrl, apiKey: 'app:gw-test', maxRetries: 0 });
   });
-  afterAll(async () => {
-    await sb?.stop();
-    await mock?.close();
-  });
+  shutDownAfterAll(() => [sb, mock]);
 
   it('embeddings, image generation and moderations go to the routed provider with its key', async () => {
     const emb = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'hello' });
@@ -198,10 +196,7 @@ describe('limits: 429 with headers, and recovery after the window', () => {
       },
     });
   });
-  afterAll(async () => {
-    await sb?.stop();
-    await mock?.close();
-  });
+  shutDownAfterAll(() => [sb, mock]);
 
   it('RPM: the 4th request in the window is a 429 rate_limit_error with Retry-After; the next window admits again', async () => {
     for (let i = 0; i < 3; i++) {
@@ -294,8 +289,7 @@ describe('gateway mode: keys, PATs and JWTs', () => {
     });
   });
   afterAll(async () => {
-    await sb?.stop();
-    await mock?.close();
+    await shutDown(sb, mock);
     await fs.rm(dir, { recursive: true, force: true });
   });
   const expect401 = async (r: Response) => {

@@ -1,7 +1,8 @@
 // Provider status from active health checks, and a model list that survives a provider being down.
-import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
+import { freePort } from '../../test/support/ports.ts';
 import { eventually, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 let up: MockProvider;
@@ -10,10 +11,7 @@ let deadPort: number;
 
 beforeAll(async () => {
   up = await startMockProvider({ name: 'up', behavior: { models: ['alive-model'] } });
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  deadPort = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
+  deadPort = await freePort();
   sb = await startServe({
     config: {
       providers: [
@@ -27,10 +25,7 @@ beforeAll(async () => {
     },
   });
 });
-afterAll(async () => {
-  await sb?.stop();
-  await up?.close();
-});
+shutDownAfterAll(() => [sb, up]);
 
 type Status = {
   providers: {

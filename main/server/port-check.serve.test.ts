@@ -1,7 +1,9 @@
 // GET /admin/v1/port-check (the Settings page's listen_port check) through serve: real listeners hold the ports.
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { MOCK_OLLAMA_VERSION, type MockOllama, startMockOllama } from '../../test/support/mock-ollama.ts';
+import { freePort, type HeldPort, holdPort } from '../../test/support/ports.ts';
 import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 type PortCheck = {
@@ -15,22 +17,16 @@ type PortCheck = {
 
 let sb: ServeProcess;
 let ollama: MockOllama;
-let plain: net.Server;
+let plain: HeldPort;
 let plainPort: number;
 
 beforeAll(async () => {
   ollama = await startMockOllama();
-  plain = net.createServer((s) => s.destroy());
-  plainPort = await new Promise<number>((resolve) =>
-    plain.listen(0, '127.0.0.1', () => resolve((plain.address() as net.AddressInfo).port)),
-  );
+  plain = await holdPort();
+  plainPort = plain.port;
   sb = await startServe({ config: configFor({ m: 'http://127.0.0.1:9/v1' }) });
 });
-afterAll(async () => {
-  await sb?.stop();
-  await ollama?.close();
-  await new Promise((r) => plain?.close(r));
-});
+shutDownAfterAll(() => [sb, ollama, plain]);
 
 const check = async (port: string | number) => {
   const res = await sb.admin(`/port-check?port=${port}`);
@@ -71,11 +67,7 @@ describe('GET /admin/v1/port-check', () => {
   });
 
   it('says a free port is free and releases it at once; the port Switchboard is on counts as fine', async () => {
-    const probe = net.createServer();
-    const free = await new Promise<number>((r) =>
-      probe.listen(0, '127.0.0.1', () => r((probe.address() as net.AddressInfo).port)),
-    );
-    await new Promise((r) => probe.close(r));
+    const free = await freePort();
     expect((await check(free)).body).toEqual({
       port: free,
       host: '127.0.0.1',

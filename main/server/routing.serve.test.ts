@@ -1,6 +1,7 @@
 // Routing through `switchboard serve` with the official openai client: globs, default, app rules, overrides.
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { defaultBehaviorBeforeEach, shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
 import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
@@ -34,15 +35,8 @@ beforeAll(async () => {
     ),
   });
 });
-afterAll(async () => {
-  await sb?.stop();
-  await a?.close();
-  await b?.close();
-});
-beforeEach(() => {
-  a.setBehavior({});
-  b.setBehavior({});
-});
+shutDownAfterAll(() => [sb, a, b]);
+defaultBehaviorBeforeEach(() => [a, b]);
 
 describe('routing by model glob', () => {
   it("sends a model matching a rule to that rule's provider, with the provider's key, never the client's", async () => {

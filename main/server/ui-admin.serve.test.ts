@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shutDown } from '../../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
 import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
@@ -24,8 +25,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await sb?.stop();
-  await mock?.close();
+  await shutDown(sb, mock);
   await fs.rm(emptyUi, { recursive: true, force: true });
 });
 

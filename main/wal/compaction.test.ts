@@ -1,20 +1,12 @@
 // Snapshots and compaction: what is dropped, what is kept, and a crash at every file-system call of it.
-import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FaultyFs, SimulatedCrash } from '../../test/support/wal/fs-faults.ts';
 import { filesMatching, replayAll, segmentFiles } from '../../test/support/wal/log-files.ts';
-import { tempDir } from '../../test/support/wal/temp-dir.ts';
+import { useTempDir } from '../../test/support/wal/temp-dir.ts';
 import { openWal, type WalLog } from './wal.ts';
 
-let dir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, remove } = await tempDir('compaction'));
-});
-afterEach(async () => {
-  await remove();
-});
+const dir = useTempDir('compaction');
 
 /** A tiny owner: its state is the list of ids it has applied; the snapshot is that list. */
 class Owner {
@@ -42,14 +34,14 @@ class Owner {
 describe('compaction', () => {
   it('writes the snapshot, drops covered segments and older snapshots, and sets last_compaction', async () => {
     const wal = await openWal({
-      dir,
+      dir: dir(),
       segmentBytes: 500,
       autoCompactBytes: 0,
       now: () => new Date('2025-03-04T05:06:07.089Z'),
     });
     const owner = new Owner(wal);
     for (let id = 1; id <= 30; id++) await owner.put(id);
-    const segmentsBefore = (await segmentFiles(dir)).length;
+    const segmentsBefore = (await segmentFiles(dir())).length;
     const first = await wal.compact(owner.snapshot);
     expect(first.seq).toBe(30);
     expect(first.droppedSegments.length).toBe(segmentsBefore); // the active one was closed first, so all go
@@ -59,11 +51,11 @@ describe('compaction', () => {
     wal.setSnapshotProvider(owner.snapshot);
     const second = await wal.compact();
     expect(second.droppedSnapshots).toEqual(['snapshot-00000000000000000030.snap']);
-    expect(await filesMatching(dir, /\.snap$/)).toEqual(['snapshot-00000000000000000040.snap']);
+    expect(await filesMatching(dir(), /\.snap$/)).toEqual(['snapshot-00000000000000000040.snap']);
     await owner.put(41);
     await wal.close();
 
-    const again = await openWal({ dir, autoCompactBytes: 0 });
+    const again = await openWal({ dir: dir(), autoCompactBytes: 0 });
     expect(await Owner.load(again)).toEqual(Array.from({ length: 41 }, (_, i) => i + 1));
     expect(again.status()).toMatchObject({
       total_entries: 1,
@@ -75,20 +67,20 @@ describe('compaction', () => {
   });
 
   it('keeps segments the snapshot does not wholly cover', async () => {
-    const wal = await openWal({ dir, segmentBytes: 400, autoCompactBytes: 0 });
+    const wal = await openWal({ dir: dir(), segmentBytes: 400, autoCompactBytes: 0 });
     const owner = new Owner(wal);
     for (let id = 1; id <= 20; id++) await owner.put(id);
     const result = await wal.compact(() => ({ seq: 9, data: { ids: owner.ids.slice(0, 9) } }));
     const replayed = (await replayAll(wal)).map((r) => r.seq);
     expect(replayed).toEqual(Array.from({ length: 11 }, (_, i) => i + 10));
     expect(result.droppedSegments.length).toBeGreaterThan(0);
-    for (const name of await segmentFiles(dir))
-      expect(name > path.join(dir, result.droppedSegments.at(-1) as string)).toBe(true);
+    for (const name of await segmentFiles(dir()))
+      expect(name > path.join(dir(), result.droppedSegments.at(-1) as string)).toBe(true);
     await wal.close();
   });
 
   it('rejects a snapshot seq past the durable log or older than the current snapshot', async () => {
-    const wal = await openWal({ dir, autoCompactBytes: 0 });
+    const wal = await openWal({ dir: dir(), autoCompactBytes: 0 });
     await wal.append([{ type: 1, data: 1 }]);
     await expect(wal.compact(() => ({ seq: 5, data: {} }))).rejects.toThrow(/past the last durable record 1/);
     await wal.compact(() => ({ seq: 1, data: {} }));
@@ -99,13 +91,18 @@ describe('compaction', () => {
 
   it('runs by itself once the log passes autoCompactBytes', async () => {
     const errors: unknown[] = [];
-    const wal = await openWal({ dir, segmentBytes: 1000, autoCompactBytes: 3000, onError: (e) => errors.push(e) });
+    const wal = await openWal({
+      dir: dir(),
+      segmentBytes: 1000,
+      autoCompactBytes: 3000,
+      onError: (e) => errors.push(e),
+    });
     const owner = new Owner(wal);
     wal.setSnapshotProvider(owner.snapshot);
     for (let id = 1; id <= 200; id++) await owner.put(id);
     await wal.close(); // waits for a running compaction
     expect(errors).toEqual([]);
-    const again = await openWal({ dir, autoCompactBytes: 0 });
+    const again = await openWal({ dir: dir(), autoCompactBytes: 0 });
     expect(again.status().last_compaction).not.toBeNull();
     expect(again.info().logBytes).toBeLessThan(3000 + 1000);
     expect(await Owner.load(again)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
@@ -116,7 +113,7 @@ describe('compaction', () => {
     let finished = false;
     let crashAt = 1;
     for (; !finished; crashAt++) {
-      const sub = path.join(dir, String(crashAt));
+      const sub = path.join(dir(), String(crashAt));
       const faulty = new FaultyFs();
       const wal = await openWal({ dir: sub, fs: faulty, segmentBytes: 300, autoCompactBytes: 0 });
       const owner = new Owner(wal);

@@ -2,23 +2,16 @@
 // acknowledged (over IPC) must be in the log after each reopen, intact and in order.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { payloadFor, type ChildMessage, type CrashPayload } from '../../test/support/wal/crash-payload.ts';
-import { tempDir } from '../../test/support/wal/temp-dir.ts';
+import { useTempDir } from '../../test/support/wal/temp-dir.ts';
 import { openWal } from './wal.ts';
 
 const CHILD = fileURLToPath(new URL('../../test/support/wal/append-child.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const ROUNDS = 20;
 
-let dir: string;
-let remove: () => Promise<void>;
-beforeAll(async () => {
-  ({ dir, remove } = await tempDir('sigkill'));
-});
-afterAll(async () => {
-  await remove();
-});
+const dir = useTempDir('sigkill');
 
 /** A small seeded generator, so a failing run can be repeated (the seed is in the failure message). */
 function random(seed: number): () => number {
@@ -38,7 +31,7 @@ interface Round {
 
 function runChild(firstId: number, killAfterReadyMs: number | null, killAfterSpawnMs: number): Promise<Round> {
   return new Promise((resolve) => {
-    const child = fork(CHILD, [dir, String(firstId)], {
+    const child = fork(CHILD, [dir(), String(firstId)], {
       cwd: REPO,
       execArgv: ['--import', 'tsx'],
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -80,7 +73,7 @@ it(`keeps every acknowledged append across ${ROUNDS} SIGKILLs at random moments`
     for (const id of result.acked) acknowledged.add(id);
     firstId += 1_000_000; // ids of different rounds never collide
 
-    const wal = await openWal({ dir, autoCompactBytes: 0 });
+    const wal = await openWal({ dir: dir(), autoCompactBytes: 0 });
     const present = new Set<number>();
     const snapshot = await wal.loadSnapshot();
     if (snapshot) roundsWithSnapshot += 1;

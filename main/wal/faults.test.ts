@@ -1,34 +1,35 @@
 // Disk full and EIO through an injected file system: typed errors, status, the log stays readable and heals.
 import fsp from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toApiError } from '../errors.ts';
 import { WalError } from './errors.ts';
 import { FaultyFs } from '../../test/support/wal/fs-faults.ts';
 import { replayAll, segmentFiles } from '../../test/support/wal/log-files.ts';
-import { tempDir } from '../../test/support/wal/temp-dir.ts';
+import { useTempDir } from '../../test/support/wal/temp-dir.ts';
 import { openWal, type WalLog } from './wal.ts';
 
-let dir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, remove } = await tempDir('faults'));
-});
-afterEach(async () => {
-  await remove();
-});
+const dir = useTempDir('faults');
 
 async function logWithFive(faulty: FaultyFs): Promise<WalLog> {
-  const wal = await openWal({ dir, fs: faulty, autoCompactBytes: 0 });
+  const wal = await openWal({ dir: dir(), fs: faulty, autoCompactBytes: 0 });
   for (let i = 1; i <= 5; i++) await wal.append([{ type: 'ok', data: { i } }]);
   return wal;
 }
 
 async function reopenedData(): Promise<unknown[]> {
-  const wal = await openWal({ dir, autoCompactBytes: 0 });
+  const wal = await openWal({ dir: dir(), autoCompactBytes: 0 });
   const data = (await replayAll(wal)).map((r) => r.data);
   expect(wal.status().corrupted_entries).toBe(0);
   await wal.close();
   return data;
+}
+
+/** Once the fault is cleared: the next append gets seq 6, and the reopened log holds records 1 to 6. */
+async function expectHealed(wal: WalLog, faulty: FaultyFs): Promise<void> {
+  faulty.clear();
+  expect((await wal.append([{ type: 'ok', data: { i: 6 } }])).firstSeq).toBe(6);
+  await wal.close();
+  expect(await reopenedData()).toEqual([1, 2, 3, 4, 5, 6].map((i) => ({ i })));
 }
 
 describe('write faults', () => {
@@ -45,7 +46,7 @@ describe('write faults', () => {
       expect(err).toMatchObject({ code: 'disk_full' });
       expect(toApiError(err)).toMatchObject({ status: 503, code: 'wal_error', action: err.action });
       expect(err.message).toMatch(/disk is full/);
-      expect(err.action).toContain(dir);
+      expect(err.action).toContain(dir());
     }
     expect(wal.status()).toMatchObject({ total_entries: 5, pending_entries: 0, buffer_usage: 0, corrupted_entries: 0 });
     expect(wal.info().fault?.code).toBe('disk_full');
@@ -64,7 +65,7 @@ describe('write faults', () => {
   it('EIO on fsync: the fsync is not retried on the same descriptor; the file is reopened, cut back and read back', async () => {
     const faulty = new FaultyFs();
     const wal = await logWithFive(faulty);
-    const [segment] = await segmentFiles(dir);
+    const [segment] = await segmentFiles(dir());
     const sizeBefore = (await fsp.stat(segment as string)).size;
     faulty.fail({ op: 'datasync', code: 'EIO', times: 1 });
 
@@ -96,15 +97,12 @@ describe('write faults', () => {
       expect(wal.status()).toMatchObject({ pending_entries: 0, total_entries: 5 });
     }
     expect(wal.status().last_compaction).toBeNull();
-    faulty.clear();
-    expect((await wal.append([{ type: 'ok', data: { i: 6 } }])).firstSeq).toBe(6);
-    await wal.close();
-    expect(await reopenedData()).toEqual([1, 2, 3, 4, 5, 6].map((i) => ({ i })));
+    await expectHealed(wal, faulty);
   });
 
   it('a failure to start a new segment is a fault like any other, and no records are lost', async () => {
     const faulty = new FaultyFs();
-    const wal = await openWal({ dir, fs: faulty, segmentBytes: 300, autoCompactBytes: 0 });
+    const wal = await openWal({ dir: dir(), fs: faulty, segmentBytes: 300, autoCompactBytes: 0 });
     const acknowledged: number[] = [];
     faulty.fail({ op: 'syncDir', code: 'EIO', times: 1 });
     for (let i = 1; i <= 20; i++) {
@@ -129,10 +127,7 @@ describe('write faults', () => {
       code: 'disk_full',
     });
     expect(wal.status()).toMatchObject({ last_compaction: null, total_entries: 5 });
-    faulty.clear();
-    expect((await wal.append([{ type: 'ok', data: { i: 6 } }])).firstSeq).toBe(6);
-    await wal.close();
-    expect(await reopenedData()).toEqual([1, 2, 3, 4, 5, 6].map((i) => ({ i })));
+    await expectHealed(wal, faulty);
   });
 
   it('replay reports a read failure as WalError', async () => {

@@ -1,27 +1,20 @@
 // The log's API: appends, replay, group commit, the bounded buffer, status, the folder lock.
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WalError } from './errors.ts';
 import { FaultyFs } from '../../test/support/wal/fs-faults.ts';
 import { replayAll, segmentFiles } from '../../test/support/wal/log-files.ts';
-import { tempDir } from '../../test/support/wal/temp-dir.ts';
+import { useTempDir } from '../../test/support/wal/temp-dir.ts';
 import { defaultWalDir, openWal } from './wal.ts';
 
-let dir: string;
-let remove: () => Promise<void>;
-beforeEach(async () => {
-  ({ dir, remove } = await tempDir('wal'));
-});
-afterEach(async () => {
-  await remove();
-});
+const dir = useTempDir('wal');
 
 const datasyncs = (faulty: FaultyFs) => faulty.calls.filter((c) => c.op === 'datasync').length;
 
 describe('append and replay', () => {
   it('gives consecutive seqs and replays every type of data after a reopen', async () => {
-    const wal = await openWal({ dir });
+    const wal = await openWal({ dir: dir() });
     expect(await wal.append([{ type: 'a', data: { x: 1 } }])).toEqual({ firstSeq: 1, lastSeq: 1 });
     expect(
       await wal.append([
@@ -32,7 +25,7 @@ describe('append and replay', () => {
     expect(await wal.append([])).toEqual({ firstSeq: 4, lastSeq: 3 });
     await wal.close();
 
-    const again = await openWal({ dir });
+    const again = await openWal({ dir: dir() });
     const records = await replayAll(again);
     expect(records.map(({ seq, type }) => ({ seq, type }))).toEqual([
       { seq: 1, type: 'a' },
@@ -47,7 +40,7 @@ describe('append and replay', () => {
   });
 
   it('rejects a record it cannot store without touching the log', async () => {
-    const wal = await openWal({ dir });
+    const wal = await openWal({ dir: dir() });
     await expect(
       wal.append([
         { type: 'ok', data: 1 },
@@ -60,15 +53,15 @@ describe('append and replay', () => {
   });
 
   it('rolls segments past segmentBytes and replays across them', async () => {
-    const wal = await openWal({ dir, segmentBytes: 1000 });
+    const wal = await openWal({ dir: dir(), segmentBytes: 1000 });
     for (let i = 0; i < 50; i++) await wal.append([{ type: 1, data: `record ${i}`.padEnd(60, '.') }]);
-    expect((await segmentFiles(dir)).length).toBe(5); // 10 frames of 92 bytes fit in 1000
+    expect((await segmentFiles(dir())).length).toBe(5); // 10 frames of 92 bytes fit in 1000
     expect((await replayAll(wal)).map((r) => r.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     await wal.close();
   });
 
   it('is closed after close(): appends are rejected with WalError', async () => {
-    const wal = await openWal({ dir });
+    const wal = await openWal({ dir: dir() });
     const pending = wal.append([{ type: 1, data: 'flushed by close' }]);
     await wal.close();
     await expect(pending).resolves.toEqual({ firstSeq: 1, lastSeq: 1 });
@@ -79,7 +72,7 @@ describe('append and replay', () => {
 describe('group commit', () => {
   it('concurrent appends share one write and one fdatasync', async () => {
     const faulty = new FaultyFs();
-    const wal = await openWal({ dir, fs: faulty });
+    const wal = await openWal({ dir: dir(), fs: faulty });
     const before = datasyncs(faulty);
     const results = await Promise.all(Array.from({ length: 200 }, (_, i) => wal.append([{ type: 1, data: { i } }])));
     expect(datasyncs(faulty) - before).toBe(1);
@@ -89,7 +82,7 @@ describe('group commit', () => {
 
   it('appends made while an fsync runs share the next one', async () => {
     const faulty = new FaultyFs();
-    const wal = await openWal({ dir, fs: faulty });
+    const wal = await openWal({ dir: dir(), fs: faulty });
     const before = datasyncs(faulty);
     const first = wal.append([{ type: 1, data: 'first' }]);
     await new Promise((r) => setImmediate(r)); // the first batch is now being written
@@ -101,7 +94,7 @@ describe('group commit', () => {
 
   it('groupCommitDelayMs holds a partly filled buffer for that long', async () => {
     const faulty = new FaultyFs();
-    const wal = await openWal({ dir, fs: faulty, groupCommitDelayMs: 150 });
+    const wal = await openWal({ dir: dir(), fs: faulty, groupCommitDelayMs: 150 });
     const before = datasyncs(faulty);
     const a = wal.append([{ type: 1, data: 'a' }]);
     await new Promise((r) => setTimeout(r, 20));
@@ -113,7 +106,7 @@ describe('group commit', () => {
 
   it('bounds the buffer: appends past it wait their turn, in order; status shows usage and pending', async () => {
     const faulty = new FaultyFs();
-    const wal = await openWal({ dir, fs: faulty, bufferBytes: 1000 });
+    const wal = await openWal({ dir: dir(), fs: faulty, bufferBytes: 1000 });
     const record = { type: 1, data: Buffer.alloc(200) }; // 232-byte frames: 4 fit in 1000 bytes
     const before = datasyncs(faulty);
     const appends = Array.from({ length: 10 }, () => wal.append([record]));
@@ -129,7 +122,7 @@ describe('group commit', () => {
   });
 
   it('takes an append larger than the buffer as a batch of its own', async () => {
-    const wal = await openWal({ dir, bufferBytes: 100 });
+    const wal = await openWal({ dir: dir(), bufferBytes: 100 });
     const big = Buffer.alloc(5000, 1);
     const [small, large] = await Promise.all([
       wal.append([{ type: 1, data: 'x' }]),
@@ -149,22 +142,22 @@ describe('folder and lock', () => {
   });
 
   it('one open log per folder in a process', async () => {
-    const wal = await openWal({ dir });
-    await expect(openWal({ dir })).rejects.toMatchObject({ code: 'locked' });
+    const wal = await openWal({ dir: dir() });
+    await expect(openWal({ dir: dir() })).rejects.toMatchObject({ code: 'locked' });
     await wal.close();
-    const again = await openWal({ dir });
+    const again = await openWal({ dir: dir() });
     await again.close();
   });
 
   it('refuses a folder locked by a live process and takes over the lock of a dead one', async () => {
-    await fsp.writeFile(path.join(dir, 'wal.lock'), `${process.ppid}\n`); // alive: our parent
-    const err = await openWal({ dir }).catch((e: unknown) => e);
+    await fsp.writeFile(path.join(dir(), 'wal.lock'), `${process.ppid}\n`); // alive: our parent
+    const err = await openWal({ dir: dir() }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WalError);
     expect((err as WalError).message).toContain(String(process.ppid));
-    await fsp.writeFile(path.join(dir, 'wal.lock'), '4194303\n'); // above any pid Linux hands out by default
-    const wal = await openWal({ dir });
-    expect(await fsp.readFile(path.join(dir, 'wal.lock'), 'utf8')).toBe(`${process.pid}\n`);
+    await fsp.writeFile(path.join(dir(), 'wal.lock'), '4194303\n'); // above any pid Linux hands out by default
+    const wal = await openWal({ dir: dir() });
+    expect(await fsp.readFile(path.join(dir(), 'wal.lock'), 'utf8')).toBe(`${process.pid}\n`);
     await wal.close();
-    await expect(fsp.stat(path.join(dir, 'wal.lock'))).rejects.toThrow();
+    await expect(fsp.stat(path.join(dir(), 'wal.lock'))).rejects.toThrow();
   });
 });

@@ -1,21 +1,13 @@
 // The Anthropic mock, driven by the official @anthropic-ai/sdk, so tests that use it test against real Anthropic habits.
 import Anthropic from '@anthropic-ai/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { anthropicFormat } from '../../main/proxy/formats/anthropic/index.ts';
 import { foldChunks } from '../../main/proxy/formats/hub/index.ts';
-import { type MockAnthropic, type MockAnthropicOptions, startMockAnthropic } from './mock-anthropic.ts';
+import { withMock } from './lifecycle.ts';
+import { type MockAnthropic, startMockAnthropic } from './mock-anthropic.ts';
 
-const opened: MockAnthropic[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((m) => m.close()));
-});
-
-async function mock(opts?: MockAnthropicOptions): Promise<{ mock: MockAnthropic; client: Anthropic }> {
-  const m = await startMockAnthropic(opts);
-  opened.push(m);
-  // The SDK appends /v1/messages to its baseURL, so it gets the root, not the config's base_url.
-  return { mock: m, client: new Anthropic({ baseURL: m.rootUrl, apiKey: 'x', maxRetries: 0 }) };
-}
+// The SDK appends /v1/messages to its baseURL, so it gets the root, not the config's base_url.
+const mock = withMock(startMockAnthropic, (m) => new Anthropic({ baseURL: m.rootUrl, apiKey: 'x', maxRetries: 0 }));
 
 const ask = { model: 'claude-test-1', max_tokens: 100, messages: [{ role: 'user' as const, content: 'Hi' }] };
 const weather = { name: 'get_weather', arguments: { city: 'Paris', units: { temp: 'C' } } };

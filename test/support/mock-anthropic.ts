@@ -15,55 +15,27 @@
 //   three pieces. `failAfterChunks` and `errorEventAfterChunks` count SSE events, message_start first.
 // - Default usage: input_tokens 10, output_tokens = the number of deltas.
 import http from 'node:http';
-import { type MockHttp, parseBodyText, startMockHttp, writeStream } from './mock-http.ts';
+import type { CommonBehavior, MockHttp, MockServer, RecordedHttpRequest } from './mock-http.ts';
+import { MockState, parseBodyText, sendJsonText, splitInto, startMockHttp, writeStream } from './mock-http.ts';
 
-export type MockAnthropicBehavior = {
-  /** Reply text pieces; default ['Hello', ' from', ' <name>']. */
-  tokens?: string[];
-  /** Reply with this tool call instead of text (streamed with the arguments split across several deltas). */
-  toolCall?: { name: string; arguments: object };
-  /** Delay between SSE events; default 0. */
-  chunkDelayMs?: number;
-  /** Answer this status with Anthropic's error body. */
-  status?: number;
-  /** With status: fail only the first N message requests, then behave normally. */
-  failTimes?: number;
-  /** Stream: send N events, then destroy the socket. */
-  failAfterChunks?: number;
+/** The shared knobs (chat requests: POST /v1/messages; models default ['claude-mock']), and: */
+export type MockAnthropicBehavior = CommonBehavior & {
   /** Stream: send N events, then Anthropic's `event: error` (overloaded_error), and end the response. */
   errorEventAfterChunks?: number;
   usage?: { input_tokens: number; output_tokens: number };
-  /** Ids for GET /v1/models; default ['claude-mock']. */
-  models?: string[];
 };
 
-export type MockAnthropicRequest = {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
+export type MockAnthropicRequest = RecordedHttpRequest & {
   /** The key from x-api-key, else from Authorization: Bearer; undefined when neither is sent. */
   apiKey: string | undefined;
   /** The header that carried the key. */
   apiKeyHeader: 'x-api-key' | 'authorization' | undefined;
-  /** Parsed JSON; the raw text when the body is not JSON; undefined when there is no body. */
-  body: any;
 };
 
-export type MockAnthropic = {
-  name: string;
-  port: number;
-  /** 'http://127.0.0.1:<port>/v1': what a provider config's base_url must be. */
-  baseUrl: string;
+/** baseUrl: 'http://127.0.0.1:<port>/v1'; requests: messages, models and unknown paths. */
+export type MockAnthropic = MockServer<MockAnthropicBehavior, MockAnthropicRequest> & {
   /** 'http://127.0.0.1:<port>': the official SDK's baseURL (it appends /v1/messages). */
   rootUrl: string;
-  /** Every request, in order (messages, models and unknown paths). */
-  requests: MockAnthropicRequest[];
-  /** Number of POST /v1/messages received. */
-  chatCount(): number;
-  /** Replaces the behaviour for later requests and restarts the failTimes count. */
-  setBehavior(b: MockAnthropicBehavior): void;
-  /** Closes the server and destroys every open socket. */
-  close(): Promise<void>;
 };
 
 export type MockAnthropicOptions = { name?: string; behavior?: MockAnthropicBehavior; port?: number };
@@ -79,33 +51,29 @@ type ErrorType =
   | 'overloaded_error';
 
 /** Anthropic's error type and a message for a status, so clients classify the failure as in production. */
+const ANTHROPIC_ERRORS: Record<number, { type: ErrorType; message: string }> = {
+  400: { type: 'invalid_request_error', message: 'Invalid request (mock).' },
+  401: { type: 'authentication_error', message: 'invalid x-api-key (mock)' },
+  403: {
+    type: 'permission_error',
+    message: 'Your API key does not have permission to use the specified resource (mock).',
+  },
+  404: { type: 'not_found_error', message: 'The requested resource could not be found (mock).' },
+  413: { type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes (mock).' },
+  429: {
+    type: 'rate_limit_error',
+    message: 'Number of request tokens has exceeded your per-minute rate limit (mock).',
+  },
+  529: { type: 'overloaded_error', message: 'Overloaded (mock)' },
+};
+
 function anthropicError(status: number): { type: ErrorType; message: string } {
-  switch (status) {
-    case 400:
-      return { type: 'invalid_request_error', message: 'Invalid request (mock).' };
-    case 401:
-      return { type: 'authentication_error', message: 'invalid x-api-key (mock)' };
-    case 403:
-      return {
-        type: 'permission_error',
-        message: 'Your API key does not have permission to use the specified resource (mock).',
-      };
-    case 404:
-      return { type: 'not_found_error', message: 'The requested resource could not be found (mock).' };
-    case 413:
-      return { type: 'request_too_large', message: 'Request exceeds the maximum allowed number of bytes (mock).' };
-    case 429:
-      return {
-        type: 'rate_limit_error',
-        message: 'Number of request tokens has exceeded your per-minute rate limit (mock).',
-      };
-    case 529:
-      return { type: 'overloaded_error', message: 'Overloaded (mock)' };
-    default:
-      return status >= 500
-        ? { type: 'api_error', message: `Internal server error (mock ${status}).` }
-        : { type: 'invalid_request_error', message: `Request failed with status ${status} (mock).` };
-  }
+  return (
+    ANTHROPIC_ERRORS[status] ??
+    (status >= 500
+      ? { type: 'api_error', message: `Internal server error (mock ${status}).` }
+      : { type: 'invalid_request_error', message: `Request failed with status ${status} (mock).` })
+  );
 }
 
 function readKey(headers: http.IncomingHttpHeaders): Pick<MockAnthropicRequest, 'apiKey' | 'apiKeyHeader'> {
@@ -117,35 +85,17 @@ function readKey(headers: http.IncomingHttpHeaders): Pick<MockAnthropicRequest, 
 
 const sse = (type: string, data: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
-/** Splits text into up to `n` non-empty pieces of about equal length. */
-function splitInto(text: string, n: number): string[] {
-  const size = Math.max(1, Math.ceil(text.length / n));
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
-
 export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promise<MockAnthropic> {
   const name = opts.name ?? 'mock';
-  let behavior: MockAnthropicBehavior = opts.behavior ?? {};
-  let chatRequests = 0;
-  let failuresSent = 0;
+  const state = new MockState<MockAnthropicBehavior, MockAnthropicRequest>(opts.behavior ?? {});
   let sequence = 0;
   let requestIds = 0;
-  const requests: MockAnthropicRequest[] = [];
   let mockHttp: MockHttp | undefined;
 
   const later = (fn: () => void, ms: number): void => mockHttp?.later(fn, ms);
 
-  const sendJson = (res: http.ServerResponse, status: number, body: unknown): void => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(text),
-      'request-id': `req_mock${requestIds}`,
-    });
-    res.end(text);
-  };
+  const sendJson = (res: http.ServerResponse, status: number, body: unknown): void =>
+    sendJsonText(res, status, JSON.stringify(body), { 'request-id': `req_mock${requestIds}` });
   const sendError = (res: http.ServerResponse, status: number, type: ErrorType, message: string): void =>
     sendJson(res, status, { type: 'error', error: { type, message }, request_id: `req_mock${requestIds}` });
 
@@ -240,20 +190,19 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     const path = url.split('?')[0];
     requestIds++;
     const { apiKey, apiKeyHeader } = readKey(req.headers);
-    requests.push({ method: req.method ?? '', url, headers: req.headers, apiKey, apiKeyHeader, body });
+    state.requests.push({ method: req.method ?? '', url, headers: req.headers, apiKey, apiKeyHeader, body });
     const isMessages = req.method === 'POST' && path === '/v1/messages';
     const isModels = req.method === 'GET' && path === '/v1/models';
-    if (isMessages) chatRequests++;
+    if (isMessages) state.chats++;
     if (!isMessages && !isModels) return sendError(res, 404, 'not_found_error', 'Not found');
     if (!apiKey) return sendError(res, 401, 'authentication_error', 'x-api-key header is required');
     if (!req.headers['anthropic-version'])
       return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
 
-    const b = behavior;
-    if (b.status !== undefined && (b.failTimes === undefined || failuresSent < b.failTimes)) {
-      if (isMessages) failuresSent++;
-      const e = anthropicError(b.status);
-      return sendError(res, b.status, e.type, e.message);
+    const b = state.behavior;
+    if (state.failing(b, isMessages)) {
+      const e = anthropicError(b.status!);
+      return sendError(res, b.status!, e.type, e.message);
     }
     if (isModels) {
       const ids = b.models ?? ['claude-mock'];
@@ -283,19 +232,6 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
   };
 
   mockHttp = await startMockHttp(opts.port, (req, res, chunks) => handle(req, res, Buffer.concat(chunks).toString()));
-  const port = mockHttp.port;
-
-  return {
-    name,
-    port,
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    rootUrl: `http://127.0.0.1:${port}`,
-    requests,
-    chatCount: () => chatRequests,
-    setBehavior(b: MockAnthropicBehavior) {
-      behavior = b;
-      failuresSent = 0;
-    },
-    close: () => mockHttp!.close(),
-  };
+  const root = `http://127.0.0.1:${mockHttp.port}`;
+  return { ...state.handle(name, mockHttp, `${root}/v1`), rootUrl: root };
 }

@@ -1,20 +1,15 @@
 // The Gemini mock, driven by the official @google/genai client so tests that use it test against Gemini's habits.
 import { ApiError, GoogleGenAI, type GenerateContentResponse } from '@google/genai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { geminiFormat } from '../../main/proxy/formats/gemini/index.ts';
 import { foldChunks } from '../../main/proxy/formats/hub/index.ts';
-import { startMockGemini, type MockGemini, type MockGeminiOptions } from './mock-gemini.ts';
+import { withMock } from './lifecycle.ts';
+import { startMockGemini } from './mock-gemini.ts';
 
-const opened: MockGemini[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((m) => m.close()));
-});
-
-async function mock(opts?: MockGeminiOptions): Promise<{ mock: MockGemini; ai: GoogleGenAI }> {
-  const m = await startMockGemini(opts);
-  opened.push(m);
-  return { mock: m, ai: new GoogleGenAI({ apiKey: 'test-key', httpOptions: { baseUrl: m.rootUrl } }) };
-}
+const mock = withMock(
+  startMockGemini,
+  (m) => new GoogleGenAI({ apiKey: 'test-key', httpOptions: { baseUrl: m.rootUrl } }),
+);
 
 const weatherTool = {
   functionDeclarations: [
@@ -37,7 +32,7 @@ async function collect(stream: AsyncGenerator<GenerateContentResponse>): Promise
 
 describe('mock gemini: the official client, non-stream', () => {
   it('answers generateContent with text naming the provider, and records path, body and key', async () => {
-    const { mock: m, ai } = await mock({ name: 'alpha' });
+    const { mock: m, client: ai } = await mock({ name: 'alpha' });
     const res = await ai.models.generateContent({
       model: 'gemini-2.5-flash',
       contents: 'hi',
@@ -63,7 +58,7 @@ describe('mock gemini: the official client, non-stream', () => {
   });
 
   it('replies with a function call that response.functionCalls reads', async () => {
-    const { mock: m, ai } = await mock({ behavior: { toolCall } });
+    const { mock: m, client: ai } = await mock({ behavior: { toolCall } });
     const res = await ai.models.generateContent({
       model: 'gemini-2.5-flash',
       contents: 'Weather in Paris?',
@@ -77,7 +72,7 @@ describe('mock gemini: the official client, non-stream', () => {
 
 describe('mock gemini: the official client, stream', () => {
   it('streams one event per token over :streamGenerateContent?alt=sse; the last carries STOP and usage', async () => {
-    const { mock: m, ai } = await mock({ name: 'beta', behavior: { chunkDelayMs: 5 } });
+    const { mock: m, client: ai } = await mock({ name: 'beta', behavior: { chunkDelayMs: 5 } });
     const events = await collect(await ai.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'hi' }));
 
     expect(m.requests[0]?.url).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
@@ -92,7 +87,7 @@ describe('mock gemini: the official client, stream', () => {
   });
 
   it('streams a function call whole, its bytes cut inside the arguments', async () => {
-    const { ai } = await mock({ behavior: { toolCall, chunkDelayMs: 5 } });
+    const { client: ai } = await mock({ behavior: { toolCall, chunkDelayMs: 5 } });
     const events = await collect(
       await ai.models.generateContentStream({
         model: 'gemini-2.5-flash',
@@ -106,7 +101,7 @@ describe('mock gemini: the official client, stream', () => {
   });
 
   it('breaks the connection after failAfterChunks events', async () => {
-    const { ai } = await mock({ behavior: { failAfterChunks: 2 } });
+    const { client: ai } = await mock({ behavior: { failAfterChunks: 2 } });
     const got: string[] = [];
     await expect(
       (async () => {
@@ -160,7 +155,7 @@ describe('mock gemini: raw wire', () => {
   });
 
   it('lists its models as GET /v1beta/models does, through the official client', async () => {
-    const { mock: m, ai } = await mock({ behavior: { models: ['gemini-2.5-flash', 'gemini-2.5-pro'] } });
+    const { mock: m, client: ai } = await mock({ behavior: { models: ['gemini-2.5-flash', 'gemini-2.5-pro'] } });
     const names: string[] = [];
     for await (const model of await ai.models.list()) names.push(model.name ?? '');
     expect(names).toEqual(['models/gemini-2.5-flash', 'models/gemini-2.5-pro']);
@@ -171,7 +166,7 @@ describe('mock gemini: raw wire', () => {
 
 describe('mock gemini: failures', () => {
   it('answers status with a Gemini error body for failTimes requests, then succeeds', async () => {
-    const { mock: m, ai } = await mock({ behavior: { status: 429, failTimes: 1 } });
+    const { mock: m, client: ai } = await mock({ behavior: { status: 429, failTimes: 1 } });
     const err = await ai.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(429);
@@ -187,7 +182,7 @@ describe('mock gemini: failures', () => {
     [401, 'UNAUTHENTICATED'],
     [503, 'UNAVAILABLE'],
   ] as const)('answers %i with status %s, on streams too', async (status, name) => {
-    const { mock: m, ai } = await mock({ behavior: { status } });
+    const { mock: m, client: ai } = await mock({ behavior: { status } });
     const err = await ai.models
       .generateContentStream({ model: 'gemini-2.5-flash', contents: 'hi' })
       .catch((e: unknown) => e);
@@ -223,7 +218,7 @@ describe('mock gemini: failures', () => {
   });
 
   it('setBehavior changes later replies', async () => {
-    const { mock: m, ai } = await mock({ name: 'delta' });
+    const { mock: m, client: ai } = await mock({ name: 'delta' });
     m.setBehavior({ tokens: ['changed'] });
     expect((await ai.models.generateContent({ model: 'm', contents: 'hi' })).text).toBe('changed');
   });

@@ -18,56 +18,30 @@
 // - Error bodies are {"error":{"code","message","status"}}; the JSON-array stream wraps it in an array, as Google's does.
 // - Default usage: prompt 10, candidates = number of tokens (1 for a tool call).
 import http from 'node:http';
-import { performance } from 'node:perf_hooks';
-import { type MockHttp, parseBodyText, startMockHttp, writeStream } from './mock-http.ts';
+import type { CommonBehavior, MockHttp, MockServer, RecordedHttpRequest } from './mock-http.ts';
+import { finished, MockState, parseBodyText, sendJsonText, startMockHttp, writeStream } from './mock-http.ts';
 
-export type MockGeminiBehavior = {
-  /** Reply pieces; default ['Hello', ' from', ' <name>']. */
-  tokens?: string[];
-  /** Delay between stream events (and between the pieces of a tool call event); default 0. */
-  chunkDelayMs?: number;
+/**
+ * The shared knobs (chunkDelayMs also parts the pieces of a tool call event; chat requests: generateContent and
+ * streamGenerateContent, counted even with record: false), and:
+ */
+export type MockGeminiBehavior = CommonBehavior & {
   /** Delay before sending response headers; default 0. */
   firstByteDelayMs?: number;
-  /** Answer this status with a Gemini error body. */
-  status?: number;
-  /** With status: fail only the first N chat requests, then behave normally. */
-  failTimes?: number;
-  /** Stream: send N events, then destroy the socket mid-stream. */
-  failAfterChunks?: number;
-  /** Reply with this function call instead of text. */
-  toolCall?: { name: string; arguments: object };
   usage?: { prompt_tokens: number; completion_tokens: number };
-  /** Model ids for GET /v1beta/models; default ['mock-model']. */
-  models?: string[];
 };
 
-export type RecordedGeminiRequest = {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
+export type RecordedGeminiRequest = RecordedHttpRequest & {
   /** From x-goog-api-key, else from ?key=. */
   apiKey: string | undefined;
-  /** Parsed JSON; the raw text when the body is not JSON; undefined when there is no body. */
-  body: any;
   /** performance.now() when the request's headers arrived. */
   receivedAt: number;
 };
 
-export type MockGemini = {
-  name: string;
-  port: number;
-  /** 'http://127.0.0.1:<port>/v1beta': a config's base_url. */
-  baseUrl: string;
+/** baseUrl: 'http://127.0.0.1:<port>/v1beta', a config's base_url; requests: empty when started with record: false. */
+export type MockGemini = MockServer<MockGeminiBehavior, RecordedGeminiRequest> & {
   /** 'http://127.0.0.1:<port>': the official client's httpOptions.baseUrl. */
   rootUrl: string;
-  /** Every request, in order. Empty when started with record: false. */
-  requests: RecordedGeminiRequest[];
-  /** Number of generateContent and streamGenerateContent requests (counted even with record: false). */
-  chatCount(): number;
-  /** Replaces the behaviour for later requests and restarts the failTimes count. */
-  setBehavior(b: MockGeminiBehavior): void;
-  /** Closes the server and destroys every open socket. */
-  close(): Promise<void>;
 };
 
 export type MockGeminiOptions = {
@@ -96,18 +70,8 @@ function errorBody(code: number, message?: string): { error: { code: number; mes
   return { error: { code, message: message ?? fallback, status } };
 }
 
-function sendJson(res: http.ServerResponse, status: number, value: unknown): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=UTF-8',
-    'content-length': Buffer.byteLength(body),
-  });
-  res.end(body);
-}
-
-function finished(res: http.ServerResponse): boolean {
-  return res.destroyed || res.writableEnded || res.socket?.destroyed === true;
-}
+const sendJson = (res: http.ServerResponse, status: number, value: unknown): void =>
+  sendJsonText(res, status, JSON.stringify(value), { 'content-type': 'application/json; charset=UTF-8' });
 
 const CHAT_PATH = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 const MODEL_PATH = /^\/v1beta\/models\/([^/:]+)$/;
@@ -115,11 +79,8 @@ const MODEL_PATH = /^\/v1beta\/models\/([^/:]+)$/;
 export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<MockGemini> {
   const name = opts.name ?? 'mock';
   const record = opts.record ?? true;
-  let behavior = opts.behavior ?? {};
-  let chatRequests = 0;
-  let failuresSent = 0;
+  const state = new MockState<MockGeminiBehavior, RecordedGeminiRequest>(opts.behavior ?? {});
   let sequence = 0;
-  const requests: RecordedGeminiRequest[] = [];
   let mockHttp: MockHttp | undefined;
 
   const later = (fn: () => void, ms: number): void => mockHttp?.later(fn, ms);
@@ -198,9 +159,16 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     const chat = req.method === 'POST' ? CHAT_PATH.exec(url.pathname) : null;
     const isList = req.method === 'GET' && url.pathname === '/v1beta/models';
     const getModel = req.method === 'GET' ? MODEL_PATH.exec(url.pathname) : null;
-    if (chat) chatRequests++;
+    if (chat) state.chats++;
     if (record)
-      requests.push({ method: req.method ?? '', url: req.url ?? '/', headers: req.headers, apiKey, body, receivedAt });
+      state.requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '/',
+        headers: req.headers,
+        apiKey,
+        body,
+        receivedAt,
+      });
 
     const stream = chat?.[2] === 'streamGenerateContent';
     const sse = url.searchParams.get('alt') === 'sse';
@@ -209,9 +177,8 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
       sendJson(res, status, stream && !sse ? [errorBody(status, message)] : errorBody(status, message));
 
     if (!chat && !isList && !getModel) return sendError(404, `Method not found: ${req.method} ${url.pathname} (mock).`);
-    const b = behavior;
-    const failing = b.status !== undefined && (b.failTimes === undefined || failuresSent < b.failTimes);
-    if (failing && chat) failuresSent++;
+    const b = state.behavior;
+    const failing = state.failing(b, chat !== null);
 
     const answer = (): void => {
       if (finished(res)) return;
@@ -235,19 +202,6 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
   };
 
   mockHttp = await startMockHttp(opts.port, (req, res, chunks, receivedAt) => handle(req, res, chunks, receivedAt));
-  const port = mockHttp.port;
-
-  return {
-    name,
-    port,
-    baseUrl: `http://127.0.0.1:${port}/v1beta`,
-    rootUrl: `http://127.0.0.1:${port}`,
-    requests,
-    chatCount: () => chatRequests,
-    setBehavior(b: MockGeminiBehavior) {
-      behavior = b;
-      failuresSent = 0;
-    },
-    close: () => mockHttp!.close(),
-  };
+  const root = `http://127.0.0.1:${mockHttp.port}`;
+  return { ...state.handle(name, mockHttp, `${root}/v1beta`), rootUrl: root };
 }

@@ -1,5 +1,6 @@
 // Test support: the HTTP plumbing every mock provider shares: a loopback server that collects request bodies,
-// timers that close() cancels, and a close() that also cuts open (even hanging) connections.
+// timers that close() cancels, and a close() that also cuts open (even hanging) connections; and what every mock
+// keeps and offers besides (the behaviour knobs they all have, the recorded requests, the failTimes budget).
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -65,6 +66,31 @@ export async function startMockHttp(port: number | undefined, handle: MockHandle
   };
 }
 
+/** True once the client is gone or the reply is over: delayed work must then do nothing. */
+export function finished(res: http.ServerResponse): boolean {
+  // A pipelined response has no socket until the ones before it finish: that is not "gone".
+  return res.destroyed || res.writableEnded || res.socket?.destroyed === true;
+}
+
+/** Answers with a JSON text and its length; `headers` add to the content-type (or replace it: vendors differ). */
+export function sendJsonText(
+  res: http.ServerResponse,
+  status: number,
+  text: string,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** Splits text into up to `n` non-empty pieces of about equal length (a tool call's arguments, streamed). */
+export function splitInto(text: string, n: number): string[] {
+  const size = Math.max(1, Math.ceil(text.length / n));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
 /** A streamed reply's events (or pieces of one: only an event's last piece counts as the event being sent). */
 export type StreamItem = string | { text: string; endsEvent: boolean };
 
@@ -93,8 +119,7 @@ export function writeStream(
   let next = 0;
   let events = 0;
   const step = (): void => {
-    // A pipelined response has no socket until the ones before it finish: that is not "gone".
-    while (!res.destroyed && !res.writableEnded && res.socket?.destroyed !== true) {
+    while (!finished(res)) {
       const item = items[next++]!;
       const text = typeof item === 'string' ? item : item.text;
       const endsEvent = typeof item === 'string' || item.endsEvent;
@@ -122,5 +147,88 @@ export function parseBodyText(raw: string): unknown {
     return JSON.parse(raw);
   } catch {
     return raw;
+  }
+}
+
+/** The behaviour knobs every mock provider has (each adds its own), so a test can give every mock the same one. */
+export type CommonBehavior = {
+  /** Reply pieces; default ['Hello', ' from', ' <name>']. */
+  tokens?: string[];
+  /** Delay between the events of a stream (SSE events, JSON-array elements, NDJSON lines); default 0. */
+  chunkDelayMs?: number;
+  /** Answer this status with the vendor's error body. */
+  status?: number;
+  /** With status: fail only the first N chat requests, then behave normally. */
+  failTimes?: number;
+  /** Stream: send N events, then destroy the socket mid-stream. */
+  failAfterChunks?: number;
+  /** Reply with this tool call instead of text. */
+  toolCall?: { name: string; arguments: object };
+  /** Ids for the model list; the default is each mock's own (['mock-model'] for most). */
+  models?: string[];
+};
+
+/** A request as every mock records it (some mocks add fields). */
+export type RecordedHttpRequest = {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  /** Parsed JSON; the raw text when the body is not JSON; undefined when there is no body. */
+  body: any;
+};
+
+/** What every mock provider hands a test (some mocks add fields). */
+export type MockServer<Behavior, Recorded> = {
+  name: string;
+  port: number;
+  /** What a provider config's base_url is for this mock. */
+  baseUrl: string;
+  /** Every request, in order. */
+  requests: Recorded[];
+  /** Number of chat requests received. */
+  chatCount(): number;
+  /** Replaces the behaviour for later requests and restarts the failTimes count. */
+  setBehavior(b: Behavior): void;
+  /** Closes the server and destroys every open socket, hanging requests included. */
+  close(): Promise<void>;
+};
+
+/** What a mock keeps between requests: the behaviour it was last given, the requests, its chat and failure counts. */
+export class MockState<Behavior extends CommonBehavior, Recorded> {
+  behavior: Behavior;
+  readonly requests: Recorded[] = [];
+  chats = 0;
+  private failuresSent = 0;
+
+  constructor(behavior: Behavior) {
+    this.behavior = behavior;
+  }
+
+  setBehavior(b: Behavior): void {
+    this.behavior = b;
+    this.failuresSent = 0;
+  }
+
+  /**
+   * Whether `b` answers this request with its status: always without failTimes, else until failTimes failures have
+   * gone out since the last setBehavior(). Only a request that `counts` (a chat request) spends one.
+   */
+  failing(b: Behavior, counts: boolean): boolean {
+    const failing = b.status !== undefined && (b.failTimes === undefined || this.failuresSent < b.failTimes);
+    if (failing && counts) this.failuresSent++;
+    return failing;
+  }
+
+  /** The fields every mock returns, over its started server. */
+  handle(name: string, server: MockHttp, baseUrl: string): MockServer<Behavior, Recorded> {
+    return {
+      name,
+      port: server.port,
+      baseUrl,
+      requests: this.requests,
+      chatCount: () => this.chats,
+      setBehavior: (b) => this.setBehavior(b),
+      close: () => server.close(),
+    };
   }
 }

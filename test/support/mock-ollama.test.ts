@@ -1,21 +1,13 @@
 // The Ollama mock, driven by the official `ollama` client (and by the ollama format module), so tests through it
 // meet Ollama's real habits: NDJSON streams, whole tool calls with object arguments, {"error": "<text>"} bodies.
 import { Ollama } from 'ollama';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { foldChunks, type HubChunk } from '../../main/proxy/formats/hub/index.ts';
 import { ollamaFormat } from '../../main/proxy/formats/ollama/index.ts';
-import { type MockOllama, type MockOllamaOptions, startMockOllama } from './mock-ollama.ts';
+import { withMock } from './lifecycle.ts';
+import { startMockOllama } from './mock-ollama.ts';
 
-const opened: MockOllama[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((m) => m.close()));
-});
-
-async function mock(opts?: MockOllamaOptions): Promise<{ mock: MockOllama; client: Ollama }> {
-  const m = await startMockOllama(opts);
-  opened.push(m);
-  return { mock: m, client: new Ollama({ host: m.baseUrl }) };
-}
+const mock = withMock(startMockOllama, (m) => new Ollama({ host: m.baseUrl }));
 
 const ask = { model: 'llama3.2', messages: [{ role: 'user', content: 'hi' }] };
 const weather = { name: 'get_weather', arguments: { city: 'Paris', units: { temp: 'C' } } };

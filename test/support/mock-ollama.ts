@@ -14,54 +14,27 @@
 //   (a name without a tag means ":latest"). Default usage: prompt 10, completion = number of tokens.
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import { type MockHttp, startMockHttp, writeStream } from './mock-http.ts';
+import type { CommonBehavior, MockHttp, MockServer, RecordedHttpRequest } from './mock-http.ts';
+import { finished, MockState, sendJsonText, startMockHttp, writeStream } from './mock-http.ts';
 
-export type MockOllamaBehavior = {
-  /** Reply pieces, one NDJSON line each; default ['Hello', ' from', ' <name>']. */
-  tokens?: string[];
-  /** Delay between NDJSON lines; default 0. */
-  chunkDelayMs?: number;
+/**
+ * The shared knobs (one NDJSON line per token; toolCall: on /api/chat; models: the names for /api/tags and
+ * /api/show, default ['mock-model:latest']), and:
+ */
+export type MockOllamaBehavior = CommonBehavior & {
   /** Delay before the response headers; default 0. */
   firstByteDelayMs?: number;
-  /** Answer this status with Ollama's error body {"error": "<text>"}. */
-  status?: number;
-  /** With status: fail only the first N chat/generate requests, then behave normally. */
-  failTimes?: number;
   /** Accept the request and never answer (until close()). */
   hang?: boolean;
-  /** Stream: send N lines, then destroy the socket mid-stream. */
-  failAfterChunks?: number;
   /** Stream: send N lines, then Ollama's mid-stream error line {"error": "..."}, and end the reply. */
   errorAfterChunks?: number;
-  /** Reply to /api/chat with this tool call instead of text. */
-  toolCall?: { name: string; arguments: object };
-  /** Names for /api/tags and /api/show; default ['mock-model:latest']. */
-  models?: string[];
   usage?: { prompt_tokens: number; completion_tokens: number };
 };
 
-export type RecordedOllamaRequest = {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  /** Parsed JSON; the raw text when the body is not JSON; undefined when there is no body. */
-  body: any;
-};
+export type RecordedOllamaRequest = RecordedHttpRequest;
 
-export type MockOllama = {
-  name: string;
-  port: number;
-  /** 'http://127.0.0.1:<port>': the server root, as a config's base_url for an ollama provider. */
-  baseUrl: string;
-  /** Every request, in order. */
-  requests: RecordedOllamaRequest[];
-  /** Number of POST /api/chat received. */
-  chatCount(): number;
-  /** Replaces the behaviour for later requests and restarts the failTimes count. */
-  setBehavior(b: MockOllamaBehavior): void;
-  /** Closes the server and destroys every open socket, hanging requests included. */
-  close(): Promise<void>;
-};
+/** baseUrl: the server root 'http://127.0.0.1:<port>'; chatCount(): the POST /api/chat received. */
+export type MockOllama = MockServer<MockOllamaBehavior, RecordedOllamaRequest>;
 
 export type MockOllamaOptions = { name?: string; behavior?: MockOllamaBehavior; port?: number };
 
@@ -118,9 +91,7 @@ function metrics(usage: { prompt_tokens: number; completion_tokens: number }) {
 const withTag = (model: string): string => (model.includes(':') ? model : `${model}:latest`);
 
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+  sendJsonText(res, status, JSON.stringify(body), JSON_HEADERS);
 }
 
 function sendText(res: http.ServerResponse, status: number, text: string): void {
@@ -128,17 +99,9 @@ function sendText(res: http.ServerResponse, status: number, text: string): void 
   res.end(text);
 }
 
-/** True once the client is gone or the reply is over: delayed work must then do nothing. */
-function finished(res: http.ServerResponse): boolean {
-  return res.destroyed || res.writableEnded || res.socket?.destroyed === true;
-}
-
 export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<MockOllama> {
   const name = opts.name ?? 'mock';
-  let behavior: MockOllamaBehavior = opts.behavior ?? {};
-  let chatRequests = 0;
-  let failuresSent = 0;
-  const requests: RecordedOllamaRequest[] = [];
+  const state = new MockState<MockOllamaBehavior, RecordedOllamaRequest>(opts.behavior ?? {});
   let mockHttp: MockHttp | undefined;
 
   const later = (fn: () => void, ms: number): void => mockHttp?.later(fn, ms);
@@ -161,12 +124,15 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
     writeStream(res, later, lines, { failAfter, delayMs: delay });
   };
 
-  const answerChat = (
+  /** Answers /api/chat or /api/generate for `model`, streamed unless the request says `stream: false`. */
+  type Answer = (
     res: http.ServerResponse,
     model: string,
     request: Record<string, unknown>,
     b: MockOllamaBehavior,
-  ): void => {
+  ) => void;
+
+  const answerChat: Answer = (res, model, request, b) => {
     const created = () => new Date().toISOString();
     const toolCalls = b.toolCall
       ? [{ function: { name: b.toolCall.name, arguments: b.toolCall.arguments } }]
@@ -191,12 +157,7 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
     sendLines(res, lines, b);
   };
 
-  const answerGenerate = (
-    res: http.ServerResponse,
-    model: string,
-    request: Record<string, unknown>,
-    b: MockOllamaBehavior,
-  ): void => {
+  const answerGenerate: Answer = (res, model, request, b) => {
     const created = () => new Date().toISOString();
     const tokens = tokensOf(b);
     // Raw mode returns no context, as in Ollama.
@@ -256,21 +217,20 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
     const method = req.method ?? '';
-    requests.push({ method, url, headers: req.headers, body });
+    state.requests.push({ method, url, headers: req.headers, body });
 
     const route = `${method} ${path}`;
     const isChat = route === 'POST /api/chat';
     const isGenerate = route === 'POST /api/generate';
-    if (isChat) chatRequests++;
+    if (isChat) state.chats++;
     if (route === 'GET /' || route === 'HEAD /') return sendText(res, 200, 'Ollama is running');
     if (route === 'GET /api/version') return sendJson(res, 200, { version: MOCK_OLLAMA_VERSION });
     const known = isChat || isGenerate || route === 'GET /api/tags' || route === 'POST /api/show';
     if (!known) return sendText(res, 404, '404 page not found');
 
-    const b = behavior;
+    const b = state.behavior;
     if (b.hang) return; // close() destroys the socket
-    const failing = b.status !== undefined && (b.failTimes === undefined || failuresSent < b.failTimes);
-    if (failing && (isChat || isGenerate)) failuresSent++;
+    const failing = state.failing(b, isChat || isGenerate);
 
     const answer = (): void => {
       if (finished(res)) return;
@@ -298,18 +258,5 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
   };
 
   mockHttp = await startMockHttp(opts.port, (req, res, chunks) => handle(req, res, Buffer.concat(chunks).toString()));
-  const port = mockHttp.port;
-
-  return {
-    name,
-    port,
-    baseUrl: `http://127.0.0.1:${port}`,
-    requests,
-    chatCount: () => chatRequests,
-    setBehavior(b: MockOllamaBehavior) {
-      behavior = b;
-      failuresSent = 0;
-    },
-    close: () => mockHttp!.close(),
-  };
+  return state.handle(name, mockHttp, `http://127.0.0.1:${mockHttp.port}`);
 }

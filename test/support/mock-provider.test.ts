@@ -2,19 +2,11 @@
 import OpenAI from 'openai';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startMockProvider, type MockProvider, type MockProviderOptions } from './mock-provider.ts';
+import { describe, expect, it } from 'vitest';
+import { withMock } from './lifecycle.ts';
+import { startMockProvider } from './mock-provider.ts';
 
-const opened: MockProvider[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((m) => m.close()));
-});
-
-async function mock(opts?: MockProviderOptions): Promise<{ mock: MockProvider; client: OpenAI }> {
-  const m = await startMockProvider(opts);
-  opened.push(m);
-  return { mock: m, client: new OpenAI({ baseURL: m.baseUrl, apiKey: 'x', maxRetries: 0 }) };
-}
+const mock = withMock(startMockProvider, (m) => new OpenAI({ baseURL: m.baseUrl, apiKey: 'x', maxRetries: 0 }));
 
 const ask = { model: 'gpt-4o-mini', messages: [{ role: 'user' as const, content: 'hi' }] };
 

@@ -12,61 +12,39 @@
 // - A chat body that is not JSON answers 400; `model` is echoed back, or models[0] when the request has none.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { type MockHttp, parseBodyText, startMockHttp, writeStream } from './mock-http.ts';
+import type { CommonBehavior, MockHttp, MockServer, RecordedHttpRequest } from './mock-http.ts';
+import { finished, MockState, parseBodyText, sendJsonText, startMockHttp, writeStream } from './mock-http.ts';
 
-export type MockBehavior = {
-  /** Reply pieces; default ['Hello', ' from', ' <name>']. */
-  tokens?: string[];
-  /** Delay between SSE chunks (stream); default 0. */
-  chunkDelayMs?: number;
+/**
+ * The shared knobs (`status`: an OpenAI error body {error:{message,type,param,code}}; a streamed tool call splits
+ * its arguments across three deltas), and:
+ */
+export type MockBehavior = CommonBehavior & {
   /** Delay before sending response headers; default 0. */
   firstByteDelayMs?: number;
-  /** Answer this status with an OpenAI error body {error:{message,type,param,code}}. */
-  status?: number;
-  /** With status: fail only the first N chat requests, then behave normally. */
-  failTimes?: number;
   /** Accept the request and never answer (until close()). */
   hang?: boolean;
   /** Reset the connection right after reading the request. */
   destroy?: boolean;
-  /** Stream: send N chunks, then destroy the socket mid-stream. */
-  failAfterChunks?: number;
   /** Send headers and the first chunk, then wait this long before the rest (idle-timeout tests). */
   headersThenHangMs?: number;
-  /** Ids for GET /v1/models; default ['mock-model']. */
-  models?: string[];
   usage?: { prompt_tokens: number; completion_tokens: number };
-  /** Reply with this tool call instead of text; streamed with its arguments split across three deltas. */
-  toolCall?: { name: string; arguments: object };
   /** Behaviours consumed one per chat request (the first request gets script[0]...); this behaviour applies after. */
   script?: MockBehavior[];
 };
 
-export type RecordedRequest = {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  /** Parsed JSON; the raw text when the body is not JSON; undefined when there is no body. */
-  body: any;
+export type RecordedRequest = RecordedHttpRequest & {
   /** performance.now() when the request's headers arrived. */
   receivedAt: number;
 };
 
-export type MockProvider = {
-  name: string;
-  port: number;
-  /** 'http://127.0.0.1:<port>/v1' */
-  baseUrl: string;
-  /** Every request, in order (chat and models). Empty when started with record: false. */
-  requests: RecordedRequest[];
-  /** Number of POST /v1/chat/completions received (counted even with record: false). */
-  chatCount(): number;
-  /** Replaces the behaviour for later requests and restarts the failTimes count. */
-  setBehavior(b: MockBehavior): void;
+/**
+ * baseUrl: 'http://127.0.0.1:<port>/v1'; requests: chat and models, none when started with record: false;
+ * chatCount(): the POST /v1/chat/completions received (counted even with record: false).
+ */
+export type MockProvider = MockServer<MockBehavior, RecordedRequest> & {
   /** performance.now() at which each SSE chunk of the latest stream was written. */
   readonly sentChunksAt: number[];
-  /** Closes the server and destroys every open socket, hanging requests included. */
-  close(): Promise<void>;
 };
 
 export type MockProviderOptions = {
@@ -91,7 +69,6 @@ type Plan = {
   errorBody: string;
 };
 
-const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 const STREAM_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',
@@ -101,43 +78,30 @@ const STOP_TAIL = '{"index":0,"delta":{},"finish_reason":"stop"}]}\n\n';
 const DONE = 'data: [DONE]\n\n';
 
 /** OpenAI's error type and code for a status, so clients classify the failure as they would in production. */
+const OPENAI_ERRORS: Record<number, { message: string; type: string; code: string }> = {
+  400: { message: 'Invalid request (mock).', type: 'invalid_request_error', code: 'invalid_request' },
+  401: { message: 'Incorrect API key provided (mock).', type: 'invalid_request_error', code: 'invalid_api_key' },
+  403: { message: 'Forbidden (mock).', type: 'invalid_request_error', code: 'unsupported_country_region_territory' },
+  404: { message: 'The model does not exist (mock).', type: 'invalid_request_error', code: 'model_not_found' },
+  408: { message: 'Request timed out (mock).', type: 'timeout', code: 'timeout' },
+  429: { message: 'Rate limit reached (mock).', type: 'requests', code: 'rate_limit_exceeded' },
+  503: { message: 'The engine is currently overloaded (mock).', type: 'server_error', code: 'service_unavailable' },
+};
+
 export function openAiError(status: number): { message: string; type: string; code: string } {
-  switch (status) {
-    case 400:
-      return { message: 'Invalid request (mock).', type: 'invalid_request_error', code: 'invalid_request' };
-    case 401:
-      return { message: 'Incorrect API key provided (mock).', type: 'invalid_request_error', code: 'invalid_api_key' };
-    case 403:
-      return {
-        message: 'Forbidden (mock).',
-        type: 'invalid_request_error',
-        code: 'unsupported_country_region_territory',
-      };
-    case 404:
-      return { message: 'The model does not exist (mock).', type: 'invalid_request_error', code: 'model_not_found' };
-    case 408:
-      return { message: 'Request timed out (mock).', type: 'timeout', code: 'timeout' };
-    case 429:
-      return { message: 'Rate limit reached (mock).', type: 'requests', code: 'rate_limit_exceeded' };
-    case 503:
-      return {
-        message: 'The engine is currently overloaded (mock).',
+  const known = OPENAI_ERRORS[status];
+  if (known) return known;
+  return status >= 500
+    ? {
+        message: `The server had an error while processing your request (mock ${status}).`,
         type: 'server_error',
-        code: 'service_unavailable',
+        code: 'server_error',
+      }
+    : {
+        message: `Request failed with status ${status} (mock).`,
+        type: 'invalid_request_error',
+        code: `http_${status}`,
       };
-    default:
-      return status >= 500
-        ? {
-            message: `The server had an error while processing your request (mock ${status}).`,
-            type: 'server_error',
-            code: 'server_error',
-          }
-        : {
-            message: `Request failed with status ${status} (mock).`,
-            type: 'invalid_request_error',
-            code: `http_${status}`,
-          };
-  }
 }
 
 function errorJson(message: string, type: string, code: string): string {
@@ -164,27 +128,16 @@ function makePlan(name: string, behavior: MockBehavior): Plan {
   };
 }
 
-function sendJson(res: http.ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-/** True once the client is gone or the reply is over: delayed work must then do nothing. */
-function finished(res: http.ServerResponse): boolean {
-  // A pipelined response has no socket until the ones before it finish: that is not "gone".
-  return res.destroyed || res.writableEnded || res.socket?.destroyed === true;
-}
+const sendJson = sendJsonText;
 
 export async function startMockProvider(opts: MockProviderOptions = {}): Promise<MockProvider> {
   const name = opts.name ?? 'mock';
   const record = opts.record ?? true;
-  let plan = makePlan(name, opts.behavior ?? {});
-  let chatRequests = 0;
-  let failuresSent = 0;
+  const state = new MockState<MockBehavior, RecordedRequest>(opts.behavior ?? {});
+  let plan = makePlan(name, state.behavior);
   let scriptStep = 0;
   let sequence = 0;
   let latestChunkTimes: number[] = [];
-  const requests: RecordedRequest[] = [];
   let mockHttp: MockHttp | undefined;
 
   const later = (fn: () => void, ms: number): void => mockHttp?.later(fn, ms);
@@ -205,7 +158,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     const body = completionBody(modelJson, p);
     const hangMs = p.behavior.headersThenHangMs ?? 0;
     if (hangMs <= 0) return sendJson(res, 200, body);
-    res.writeHead(200, { ...JSON_HEADERS, 'content-length': Buffer.byteLength(body) });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.flushHeaders();
     later(() => {
       if (!finished(res)) res.end(body);
@@ -282,7 +235,7 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     const isChat = req.method === 'POST' && path === '/v1/chat/completions';
     const isModels = req.method === 'GET' && path === '/v1/models';
     if (req.method === 'POST' && path === '/v1/embeddings') {
-      if (record) requests.push({ method: req.method ?? '', url, headers: req.headers, body, receivedAt });
+      if (record) state.requests.push({ method: req.method ?? '', url, headers: req.headers, body, receivedAt });
       // A deterministic 3-dimensional vector per input: its length, its first char code, 1.
       const input = (body as { input?: unknown })?.input;
       const texts = typeof input === 'string' ? [input] : Array.isArray(input) ? input.map(String) : [];
@@ -303,8 +256,8 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
         }),
       );
     }
-    if (isChat) chatRequests++;
-    if (record) requests.push({ method: req.method ?? '', url, headers: req.headers, body, receivedAt });
+    if (isChat) state.chats++;
+    if (record) state.requests.push({ method: req.method ?? '', url, headers: req.headers, body, receivedAt });
 
     if (!isChat && !isModels) {
       return sendJson(
@@ -321,30 +274,22 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     const b = p.behavior;
     if (b.destroy) return void req.socket.resetAndDestroy();
     if (b.hang) return; // close() destroys the socket
-    const failing = b.status !== undefined && (b.failTimes === undefined || failuresSent < b.failTimes);
-    if (failing && isChat) failuresSent++;
+    const failing = state.failing(b, isChat);
     const delay = b.firstByteDelayMs ?? 0;
     if (delay > 0) later(() => answer(res, body, isChat, p, failing), delay);
     else answer(res, body, isChat, p, failing);
   };
 
   mockHttp = await startMockHttp(opts.port, (req, res, chunks, receivedAt) => handle(req, res, chunks, receivedAt));
-  const port = mockHttp.port;
-
   return {
-    name,
-    port,
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
-    chatCount: () => chatRequests,
+    ...state.handle(name, mockHttp, `http://127.0.0.1:${mockHttp.port}/v1`),
     setBehavior(b: MockBehavior) {
+      state.setBehavior(b);
       plan = makePlan(name, b);
-      failuresSent = 0;
       scriptStep = 0;
     },
     get sentChunksAt() {
       return latestChunkTimes;
     },
-    close: () => mockHttp!.close(),
   };
 }

@@ -1,20 +1,12 @@
 // The Responses mock, driven by the official openai client (and read back by Switchboard's Responses decoder).
 import OpenAI from 'openai';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { foldChunks, type HubChunk } from '../../main/proxy/formats/hub/index.ts';
 import { responsesFormat } from '../../main/proxy/formats/responses/index.ts';
-import { startMockResponses, type MockResponsesOptions, type MockResponsesProvider } from './mock-responses.ts';
+import { withMock } from './lifecycle.ts';
+import { startMockResponses, type MockResponsesProvider } from './mock-responses.ts';
 
-const opened: MockResponsesProvider[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((m) => m.close()));
-});
-
-async function mock(opts?: MockResponsesOptions): Promise<{ mock: MockResponsesProvider; client: OpenAI }> {
-  const m = await startMockResponses(opts);
-  opened.push(m);
-  return { mock: m, client: new OpenAI({ baseURL: m.baseUrl, apiKey: 'x', maxRetries: 0 }) };
-}
+const mock = withMock(startMockResponses, (m) => new OpenAI({ baseURL: m.baseUrl, apiKey: 'x', maxRetries: 0 }));
 
 const weather = { name: 'get_weather', arguments: { city: 'Paris', units: { temp: 'C' } } };
 

@@ -9,75 +9,34 @@
 // - `toolCall` replies with one function_call item (no text); its arguments stream in three deltas.
 // - GET /v1/models lists `models`; other paths answer 404 with an OpenAI error body.
 import http from 'node:http';
-import { type MockHttp, parseBodyText, startMockHttp, writeStream } from './mock-http.ts';
+import type { CommonBehavior, MockHttp, MockServer, RecordedHttpRequest } from './mock-http.ts';
+import { MockState, parseBodyText, sendJsonText, splitInto, startMockHttp, writeStream } from './mock-http.ts';
 import { openAiError } from './mock-provider.ts';
 
-export type MockResponsesBehavior = {
-  /** Reply pieces; default ['Hello', ' from', ' <name>']. */
-  tokens?: string[];
-  /** Delay between SSE events; default 0. */
-  chunkDelayMs?: number;
-  /** Answer this status with an OpenAI error body {error:{message,type,param,code}}. */
-  status?: number;
-  /** With status: fail only the first N /v1/responses requests, then behave normally. */
-  failTimes?: number;
-  /** Stream: send N events, then destroy the socket mid-stream. */
-  failAfterChunks?: number;
-  /** Reply with this function call instead of text. */
-  toolCall?: { name: string; arguments: object };
+/** The shared knobs (`status`: an OpenAI error body; chat requests: POST /v1/responses), and: */
+export type MockResponsesBehavior = CommonBehavior & {
   /** Default: prompt_tokens 10, completion_tokens = number of tokens. */
   usage?: { prompt_tokens: number; completion_tokens: number };
-  /** Ids for GET /v1/models; default ['mock-model']. */
-  models?: string[];
 };
 
-export type RecordedResponsesRequest = {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  /** Parsed JSON; the raw text when the body is not JSON; undefined when there is no body. */
-  body: any;
-};
+export type RecordedResponsesRequest = RecordedHttpRequest;
 
-export type MockResponsesProvider = {
-  name: string;
-  port: number;
-  /** 'http://127.0.0.1:<port>/v1' */
-  baseUrl: string;
-  requests: RecordedResponsesRequest[];
-  /** Number of POST /v1/responses received. */
-  chatCount(): number;
-  setBehavior(b: MockResponsesBehavior): void;
-  close(): Promise<void>;
-};
+/** baseUrl: 'http://127.0.0.1:<port>/v1'. */
+export type MockResponsesProvider = MockServer<MockResponsesBehavior, RecordedResponsesRequest>;
 
 export type MockResponsesOptions = { name?: string; behavior?: MockResponsesBehavior; port?: number };
 
 const errorJson = (message: string, type: string, code: string): string =>
   JSON.stringify({ error: { message, type, param: null, code } });
 
-function sendJson(res: http.ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
-
-/** Splits text into `n` pieces (fewer when it is shorter). */
-function splitInto(text: string, n: number): string[] {
-  const size = Math.max(1, Math.ceil(text.length / n));
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
+const sendJson = sendJsonText;
 
 type Reply = { id: string; created: number; model: string; request: Record<string, unknown> };
 
 export async function startMockResponses(opts: MockResponsesOptions = {}): Promise<MockResponsesProvider> {
   const name = opts.name ?? 'mock';
-  let behavior: MockResponsesBehavior = opts.behavior ?? {};
-  let count = 0;
-  let failuresSent = 0;
+  const state = new MockState<MockResponsesBehavior, RecordedResponsesRequest>(opts.behavior ?? {});
   let sequence = 0;
-  const requests: RecordedResponsesRequest[] = [];
   let mockHttp: MockHttp | undefined;
 
   const tokensOf = (b: MockResponsesBehavior): string[] => b.tokens ?? ['Hello', ' from', ` ${name}`];
@@ -202,8 +161,8 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
     const body = parseBodyText(raw);
     const url = req.url ?? '/';
     const path = url.split('?')[0];
-    requests.push({ method: req.method ?? '', url, headers: req.headers, body });
-    const b = behavior;
+    state.requests.push({ method: req.method ?? '', url, headers: req.headers, body });
+    const b = state.behavior;
     if (req.method === 'GET' && path === '/v1/models') {
       const created = Math.floor(Date.now() / 1000);
       const data = (b.models ?? ['mock-model']).map((id) => ({ id, object: 'model', created, owned_by: name }));
@@ -216,11 +175,10 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
         errorJson(`Invalid URL (${req.method} ${path})`, 'invalid_request_error', 'unknown_url'),
       );
     }
-    count++;
-    if (b.status !== undefined && (b.failTimes === undefined || failuresSent < b.failTimes)) {
-      failuresSent++;
-      const e = openAiError(b.status);
-      return sendJson(res, b.status, errorJson(e.message, e.type, e.code));
+    state.chats++;
+    if (state.failing(b, true)) {
+      const e = openAiError(b.status!);
+      return sendJson(res, b.status!, errorJson(e.message, e.type, e.code));
     }
     if (body === null || typeof body !== 'object') {
       return sendJson(
@@ -241,18 +199,5 @@ export async function startMockResponses(opts: MockResponsesOptions = {}): Promi
   };
 
   mockHttp = await startMockHttp(opts.port, (req, res, chunks) => handle(req, res, Buffer.concat(chunks).toString()));
-  const port = mockHttp.port;
-
-  return {
-    name,
-    port,
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
-    chatCount: () => count,
-    setBehavior(b: MockResponsesBehavior) {
-      behavior = b;
-      failuresSent = 0;
-    },
-    close: () => mockHttp!.close(),
-  };
+  return state.handle(name, mockHttp, `http://127.0.0.1:${mockHttp.port}/v1`);
 }

@@ -1,9 +1,22 @@
-// Test helper: a fresh folder under the OS temp folder, removed by the returned function.
-import fsp from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+// Test helper: a fresh folder under the OS temp folder for every test of a file, removed after the test.
+import { afterEach, beforeEach } from 'vitest';
+import { makeTempDir, type TempDir } from '../temp.ts';
 
-export async function tempDir(label: string): Promise<{ dir: string; remove: () => Promise<void> }> {
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), `switchboard-wal-${label}-`));
-  return { dir, remove: () => fsp.rm(dir, { recursive: true, force: true }) };
+/**
+ * Registers a beforeEach that makes `<tmpdir>/switchboard-wal-<label>-XXXXXX` and an afterEach that removes it
+ * with everything in it. Returns the current test's folder through an accessor (call it in a test or a hook).
+ */
+export function useTempDir(label: string): () => string {
+  let current: TempDir | undefined;
+  beforeEach(async () => {
+    current = await makeTempDir(`switchboard-wal-${label}`);
+  });
+  afterEach(async () => {
+    await current?.cleanup();
+    current = undefined;
+  });
+  return () => {
+    if (!current) throw new Error('useTempDir: the folder exists only while a test runs');
+    return current.dir;
+  };
 }
