@@ -1,8 +1,10 @@
 // Embeddings in every dialect: OpenAI /v1/embeddings (and the old /v1/engines/{model}/embeddings), Ollama
 // /api/embed and /api/embeddings on the client side; OpenAI, Ollama and Gemini providers on the other.
-import { ApiError } from '../../errors.ts';
 import { geminiModelId, geminiModelPath } from './gemini/urls.ts';
-import type { ClientContext, ClientFormat, FormatName, HubRequest, WireError } from './hub/index.ts';
+import { invalid, type Json, requireModel, requireObject } from './hub/index.ts';
+import type { ClientContext, ClientFormat, FormatName, HubRequest } from './hub/index.ts';
+import { errorBody as ollamaErrorBody } from './ollama/response-from-hub.ts';
+import { openaiErrorBody } from './openai/index.ts';
 
 /** The hub of embeddings: a model and a list of texts in; a vector per text out. */
 export type EmbedRequest = { model: string; inputs: string[]; dimensions?: number };
@@ -11,33 +13,22 @@ export type EmbedResult = { vectors: number[][]; promptTokens: number | null };
 /** Carried through the chat-shaped hub request of the front door (the `messages` are unused). */
 export type EmbedHubRequest = HubRequest & { embed: EmbedRequest };
 
-function bad(message: string, action: string): ApiError {
-  return new ApiError('invalid_request', message, action);
-}
-
 function inputs(value: unknown, field: string): string[] {
   if (typeof value === 'string') return [value];
   if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value as string[];
   if (Array.isArray(value) && value.every((v) => Array.isArray(v) || typeof v === 'number')) {
-    throw bad(
+    throw invalid(
       `"${field}" holds token ids; Switchboard forwards text only when it translates between formats.`,
       'Send the text itself.',
     );
   }
-  throw bad(`"${field}" must be a string or an array of strings.`, `Send "${field}": "text" or ["text", ...].`);
+  throw invalid(`"${field}" must be a string or an array of strings.`, `Send "${field}": "text" or ["text", ...].`);
 }
 
-function object(body: unknown): Record<string, unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    throw bad('The request body must be a JSON object.', 'Send a JSON object.');
-  return body as Record<string, unknown>;
-}
-
-function modelOf(b: Record<string, unknown>, ctx: ClientContext): string {
-  const model = ctx.pathModel ?? b.model;
-  if (typeof model !== 'string' || !model)
-    throw new ApiError('model_required', 'The request has no "model".', 'Add "model": "<name>".');
-  return model;
+/** The body (an object) and its model, from the URL (/v1/engines/{model}/embeddings) or the body. */
+function bodyAndModel(body: unknown, ctx: ClientContext): { b: Json; model: string } {
+  const b = requireObject(body, '{"model": "...", "input": "text"}');
+  return { b, model: requireModel(ctx.pathModel ?? b.model, '"text-embedding-3-small"') };
 }
 
 const toHub = (model: string, embed: EmbedRequest): EmbedHubRequest => ({ model, messages: [], embed });
@@ -46,10 +37,6 @@ const toHub = (model: string, embed: EmbedRequest): EmbedHubRequest => ({ model,
 
 export type EmbedClient = ClientFormat & { fromEmbed(r: EmbedResult, model: string): unknown };
 
-const ollamaError = (e: WireError) => ({ error: e.message });
-const openaiError = (e: WireError) => ({
-  error: { code: e.code, message: e.message, type: e.type, ...(e.action ? { action: e.action } : {}) },
-});
 const noStream = {
   contentType: 'application/json',
   chunk: () => '',
@@ -60,8 +47,7 @@ const noStream = {
 export const openaiEmbedClient: EmbedClient = {
   name: 'openai',
   requestToHub(body, ctx) {
-    const b = object(body);
-    const model = modelOf(b, ctx);
+    const { b, model } = bodyAndModel(body, ctx);
     const dims = typeof b.dimensions === 'number' ? { dimensions: b.dimensions } : {};
     return toHub(model, { model, inputs: inputs(b.input, 'input'), ...dims });
   },
@@ -73,15 +59,14 @@ export const openaiEmbedClient: EmbedClient = {
   }),
   responseFromHub: () => ({}),
   streamEncoder: () => noStream,
-  errorBody: openaiError,
+  errorBody: openaiErrorBody,
 };
 
 /** Ollama's current endpoint: {model, input} → {model, embeddings}. */
 export const ollamaEmbedClient: EmbedClient = {
   name: 'ollama',
   requestToHub(body, ctx) {
-    const b = object(body);
-    const model = modelOf(b, ctx);
+    const { b, model } = bodyAndModel(body, ctx);
     return toHub(model, { model, inputs: inputs(b.input, 'input') });
   },
   fromEmbed: (r, model) => ({
@@ -93,23 +78,22 @@ export const ollamaEmbedClient: EmbedClient = {
   }),
   responseFromHub: () => ({}),
   streamEncoder: () => noStream,
-  errorBody: ollamaError,
+  errorBody: ollamaErrorBody,
 };
 
 /** Ollama's older endpoint: {model, prompt} → {embedding}. */
 export const ollamaLegacyEmbedClient: EmbedClient = {
   name: 'ollama',
   requestToHub(body, ctx) {
-    const b = object(body);
-    const model = modelOf(b, ctx);
+    const { b, model } = bodyAndModel(body, ctx);
     if (typeof b.prompt !== 'string')
-      throw bad('"prompt" must be a string.', 'Send {"model": "...", "prompt": "text"}, or use /api/embed.');
+      throw invalid('"prompt" must be a string.', 'Send {"model": "...", "prompt": "text"}, or use /api/embed.');
     return toHub(model, { model, inputs: [b.prompt] });
   },
   fromEmbed: (r) => ({ embedding: r.vectors[0] ?? [] }),
   responseFromHub: () => ({}),
   streamEncoder: () => noStream,
-  errorBody: ollamaError,
+  errorBody: ollamaErrorBody,
 };
 
 // ---- provider side ----
