@@ -4,6 +4,7 @@ export * from './types.ts';
 export * from './json.ts';
 export * from './content.ts';
 export * from './params.ts';
+export * from './reasoning.ts';
 export * from './usage.ts';
 export * from './tool-arguments.ts';
 export * from './tool-calls.ts';

@@ -80,4 +80,26 @@ describe('SSE-JSON decoder rules', () => {
     d.push('{"error": {"code": 429}}\n');
     expect(d.stray).toEqual(['{"error": {"code": 429}}']);
   });
+
+  it('fails a stream that carried no event (an HTML page, a JSON body, nothing), quoting its text', () => {
+    /** A format with no end-of-stream rule of its own (as OpenAI's): only the base's rule can catch these. */
+    class PlainDecoder extends SseJsonDecoder {
+      protected read(data: Json): void {
+        this.out.push(hubChunk({ id: 'x', created: 1, model: 'm' }, { content: String(data.text) }));
+      }
+    }
+    const html = new PlainDecoder();
+    expect(html.push('<html><body>Bad gateway</body></html>\n')).toEqual([]);
+    expect(() => html.end()).toThrow(/carried no events: <html><body>Bad gateway/);
+    const json = new PlainDecoder();
+    json.push('{"id":"chatcmpl-1","choices":[]}');
+    expect(() => json.end()).toThrow(/carried no events: \{"id":"chatcmpl-1"/);
+    expect(() => new PlainDecoder().end()).toThrow(/carried no events at all/);
+    const one = new PlainDecoder();
+    expect(one.push('data: {"text":"ok"}\n\n')).toHaveLength(1);
+    expect(one.end()).toEqual([]);
+    const done = new PlainDecoder();
+    done.push('data: [DONE]\n\n');
+    expect(() => done.end()).toThrow(UpstreamStreamError);
+  });
 });

@@ -6,6 +6,8 @@
 // - A failure (the format's error event, unreadable data, a stream cut before its end) never loses the chunks decoded
 //   before it: push() returns them and throws at the next call; end() attaches them to the error (`error.chunks`).
 // - After the failure or the format's own end of stream, later events are ignored.
+// - A stream that carried no event at all (an HTML page, a JSON body answered to a stream request, nothing) is a
+//   failure too, with the first of its text in the message: never an empty successful answer.
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
 import { isObject, type Json } from './json.ts';
 import { type HubChunk, type StreamDecoder, UpstreamStreamError } from './types.ts';
@@ -17,12 +19,17 @@ export abstract class SseJsonDecoder implements StreamDecoder {
   protected done = false;
   private failure: UpstreamStreamError | null = null;
   private readonly parser: EventSourceParser;
+  /** JSON events read (the no-event rule), and the first text that was not SSE (for its message). */
+  private events = 0;
+  private strayText = '';
 
   constructor() {
     this.parser = createParser({
       onEvent: (e) => this.onEvent(e),
       onError: (e) => {
-        if (e.type === 'unknown-field' && e.line !== undefined) this.strayLine(e.line);
+        if (e.type !== 'unknown-field' || e.line === undefined) return;
+        if (this.strayText.length < 200) this.strayText += `${this.strayText ? ' ' : ''}${e.line.trim()}`;
+        this.strayLine(e.line);
       },
     });
   }
@@ -55,6 +62,7 @@ export abstract class SseJsonDecoder implements StreamDecoder {
       return;
     }
     if (!isObject(data)) return;
+    this.events++;
     try {
       this.read(data, e);
     } catch (err) {
@@ -86,6 +94,12 @@ export abstract class SseJsonDecoder implements StreamDecoder {
         if (!(err instanceof UpstreamStreamError)) throw err;
         this.failure = err;
       }
+    }
+    if (!this.failure && this.events === 0) {
+      const text = this.strayText.slice(0, 200);
+      this.failure = new UpstreamStreamError(
+        `The provider's stream carried no events${text ? `: ${text}` : ' at all'}.`,
+      );
     }
     const r = this.take();
     if (this.failure) {

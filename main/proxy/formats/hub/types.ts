@@ -53,6 +53,14 @@ export type HubRequest = {
   top_p?: number;
   /** Not OpenAI's: carried between the formats that have it (Anthropic, Gemini, Ollama), never sent to OpenAI. */
   top_k?: number;
+  /** OpenAI's reasoning effort; Anthropic's thinking budget and Gemini's thinkingBudget map to and from it. */
+  reasoning_effort?: ReasoningEffort;
+  /**
+   * The thinking budget in tokens when the client gave one (Anthropic `thinking.budget_tokens`, Gemini
+   * `thinkingConfig.thinkingBudget`), so a provider that takes a budget gets the client's own. Not OpenAI's: never
+   * sent to an OpenAI-format provider (it gets `reasoning_effort`).
+   */
+  reasoning_budget?: number;
   max_tokens?: number;
   max_completion_tokens?: number;
   stop?: string | string[];
@@ -65,6 +73,9 @@ export type HubRequest = {
   /** Fields the hub does not model are carried along for same-format providers and ignored by others. */
   [extra: string]: unknown;
 };
+
+/** How hard a reasoning model thinks: OpenAI's levels ('none' turns thinking off where a model allows it). */
+export type ReasoningEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high';
 
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 

@@ -16,10 +16,13 @@ export function openaiErrorBody(e: WireError): unknown {
   return { error };
 }
 
-/** The hub request as an OpenAI provider's body: as it is, but for top_k, which OpenAI refuses (it is not OpenAI's). */
+/**
+ * The hub request as an OpenAI provider's body: as it is, but for the hub's own fields that OpenAI refuses (they are
+ * not OpenAI's): top_k, and reasoning_budget (OpenAI takes reasoning_effort, which stays).
+ */
 export function requestFromHub(req: HubRequest): HubRequest {
-  if (req.top_k === undefined) return req;
-  const { top_k: _dropped, ...rest } = req;
+  if (req.top_k === undefined && req.reasoning_budget === undefined) return req;
+  const { top_k: _k, reasoning_budget: _b, ...rest } = req;
   return rest;
 }
 
