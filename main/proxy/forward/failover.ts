@@ -128,7 +128,7 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
 }
 
 function allFailedError(model: string, attempts: AttemptLog[], last: LastFailure | null, tried: number): ApiError {
-  const list = attempts.map((a) => `${a.provider}: ${a.error ?? `HTTP ${a.status}`}`).join('; ');
+  const list = attempts.map((a) => `${a.provider}: ${a.error?.replace(/\.$/, '') ?? `HTTP ${a.status}`}`).join('; ');
   if (tried === 0) {
     return new ApiError(
       'no_healthy_provider',
