@@ -48,6 +48,7 @@ export class Switchboard {
   async start(): Promise<void> {
     this.store = await ConfigStore.open(this.options.configPath);
     if (this.store.firstRun) this.announceFirstRun();
+    for (const notice of this.store.notices) logger.warn(notice);
     this.adminToken = await loadAdminToken(this.store.dir);
     this.engine = new Engine(this.store.config, this.store.file, this.requestLog);
     this.configureRequestLog(this.store.config);

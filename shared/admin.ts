@@ -26,6 +26,8 @@ export type AttemptLog = {
   status: number | null;
   error: string | null;
   latency_ms: number;
+  /** Request fields left out for this provider, each with why (the provider/model quirks table's: "field=value: why"). */
+  dropped?: string[];
 };
 
 export type RequestLogEntry = {
@@ -67,6 +69,53 @@ export type RouteExplanation = {
   steps: string[];
 };
 
+/** Where a limit in force comes from (README, "Limits"). */
+export type LimitSource =
+  /** set in config.json, at `field` */
+  | 'config'
+  /** the gateway key's or PAT's own limit (gateway-keys.json, `switchboard keys create --rpm …`) */
+  | 'key'
+  /** not set anywhere: the gateway-mode default (GATEWAY_LIMIT_DEFAULTS) */
+  | 'gateway_default'
+  /** not set anywhere, local mode: no limit */
+  | 'unset'
+  /** limits.enabled is false */
+  | 'disabled';
+
+/** One limit in force for a scope. */
+export type LimitInForce = {
+  /** 0: no limit. */
+  value: number;
+  source: LimitSource;
+  /** The config.json field that sets it (source config), or the one that would (unset, gateway_default, disabled);
+   * for source key, the field inside the key's record in gateway-keys.json. */
+  field: string;
+};
+
+/** The limits in force for one scope: an app (local mode) or a credential (gateway mode). */
+export type ScopeLimits = {
+  /** "app:<name>", "key:<name>", "pat:<name>", "jwt:<sub>"; "*" for every scope without an entry of its own. */
+  scope: string;
+  rpm: LimitInForce;
+  tpm: LimitInForce;
+  concurrency: LimitInForce;
+};
+
+/** The admin status's `limits`: the mode, why, and each scope's effective values. */
+export type LimitsStatus = {
+  mode: 'local' | 'gateway';
+  /** Why this mode, in words (e.g. "gateway.enabled is true", "bound to 127.0.0.1 and gateway.enabled is false"). */
+  mode_reason: string;
+  enabled: boolean;
+  /** What a scope is: each calling app (local mode) or each credential (gateway mode). */
+  scope_kind: 'app' | 'credential';
+  window_ms: number;
+  /** Every app (local) or credential (gateway) without an entry of its own. */
+  default: ScopeLimits;
+  /** Scopes with entries of their own: limits.per_app (local); limits.per_key and keys' own limits (gateway). */
+  scopes: ScopeLimits[];
+};
+
 export type StatusResponse = {
   version: string;
   listen_port: number;
@@ -77,4 +126,5 @@ export type StatusResponse = {
   routing: Config['routing'];
   app_rules: Config['app_rules'];
   recent_logs: RequestLogEntry[];
+  limits: LimitsStatus;
 };

@@ -15,6 +15,9 @@ const httpUrl = z.string().refine((v) => {
 
 const positiveMs = z.number().int().min(1, 'must be a positive number of milliseconds');
 
+/** The wire formats a provider can declare in `native_formats` (besides its type's own). */
+export const NATIVE_FORMATS = ['responses'] as const;
+
 export const TimeoutsSchema = z.strictObject({
   connect_ms: positiveMs.default(5_000),
   first_byte_ms: positiveMs.default(120_000),
@@ -33,6 +36,15 @@ export const ProviderSchema = z.strictObject({
   type: z.enum(PROVIDER_TYPES).optional(),
   headers: z.record(z.string(), z.string()).optional(),
   timeouts: TimeoutsSchema.partial().optional(),
+  /**
+   * Wire formats the provider serves natively besides its type's own, whose requests then pass through to it
+   * untranslated (README, "Wire formats"). Today only "responses": POST <base_url>/responses (<base_url>/v1/responses
+   * for type ollama), as OpenRouter, Ollama, vLLM and LM Studio serve. Left out, only api.openai.com is taken to serve
+   * it; [] says this provider does not.
+   */
+  native_formats: z
+    .array(z.enum(NATIVE_FORMATS, { message: 'the only format a provider can declare today is "responses"' }))
+    .optional(),
 });
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
 
@@ -77,27 +89,27 @@ export const OrchestratorConfigSchema = z.strictObject({
 });
 export type OrchestratorConfig = z.infer<typeof OrchestratorConfigSchema>;
 
-/** Rate limits (README, "Limits"): `global` applies to each scope (app on loopback, key in gateway mode). */
+/**
+ * Rate limits (README, "Limits"). A value left out means "no limit" in local mode and GATEWAY_LIMIT_DEFAULTS in
+ * gateway mode; 0 always means "no limit". `per_app` applies to calling apps (local mode), `per_key` to credentials.
+ */
+const limitValue = z.number().int().min(0, 'must be 0 (no limit) or a positive whole number');
 export const LimitValuesSchema = z.strictObject({
-  rpm: z.number().int().min(0, 'must be 0 (no limit) or a positive whole number').optional(),
-  tpm: z.number().int().min(0, 'must be 0 (no limit) or a positive whole number').optional(),
-  concurrency: z.number().int().min(0, 'must be 0 (no limit) or a positive whole number').optional(),
+  rpm: limitValue.optional(),
+  tpm: limitValue.optional(),
+  concurrency: limitValue.optional(),
 });
 export type LimitValues = z.infer<typeof LimitValuesSchema>;
-export const LIMITS_DEFAULTS = {
-  enabled: true,
-  rpm: 60,
-  tpm: 100_000,
-  concurrency: 10,
-  window_ms: 60_000,
-  per_app: {},
-  per_key: {},
-};
+export const LIMIT_NAMES = ['rpm', 'tpm', 'concurrency'] as const;
+export type LimitName = (typeof LIMIT_NAMES)[number];
+/** What each credential gets in gateway mode when config.json sets nothing (the hosted gateway's limits). */
+export const GATEWAY_LIMIT_DEFAULTS: Readonly<Record<LimitName, number>> = { rpm: 60, tpm: 100_000, concurrency: 10 };
+export const LIMITS_DEFAULTS = { enabled: true, window_ms: 60_000, per_app: {}, per_key: {} };
 export const LimitsConfigSchema = z.strictObject({
   enabled: z.boolean().default(true),
-  rpm: z.number().int().min(0).default(60),
-  tpm: z.number().int().min(0).default(100_000),
-  concurrency: z.number().int().min(0).default(10),
+  rpm: limitValue.optional(),
+  tpm: limitValue.optional(),
+  concurrency: limitValue.optional(),
   /** The "minute" of RPM and TPM (shorter only in tests). */
   window_ms: z.number().int().min(100).default(60_000),
   per_app: z.record(z.string(), LimitValuesSchema).default({}),
@@ -116,6 +128,49 @@ export const GatewayConfigSchema = z.strictObject({
     })
     .optional(),
 });
+
+/** What a model can do, in Ollama's words (/api/show `capabilities`). */
+export const MODEL_CAPABILITIES = ['completion', 'tools', 'vision', 'thinking', 'insert', 'embedding'] as const;
+export type ModelCapability = (typeof MODEL_CAPABILITIES)[number];
+
+const paramName = z.string().min(1, 'must name a request field in OpenAI chat\'s words, e.g. "max_tokens"');
+/**
+ * One entry of the provider/model quirks table (README, "Provider and model quirks"; built-in entries:
+ * main/proxy/quirks-table.ts). config.json's entries come before the built-in ones; each request field is taken from
+ * the first matching entry that sets it, capabilities with context_length from the first that states either.
+ */
+export const QuirkEntrySchema = z.strictObject({
+  match: z.strictObject({
+    /** A glob on the routed model (and on its last path segment); default "*". */
+    model: z.string().min(1, 'must not be empty (use "*" for every model)').optional(),
+    /** A glob on the provider's name. */
+    provider: z.string().min(1).optional(),
+    type: z.enum(PROVIDER_TYPES).optional(),
+    /** A glob on the provider's base_url host (or the host quirks.provider_hosts gives it). */
+    host: z.string().min(1).optional(),
+  }),
+  /** Fields sent under another name, e.g. {"max_tokens": "max_completion_tokens"}. */
+  rename: z.record(paramName, paramName).optional(),
+  /** Fields never sent. */
+  drop: z.array(paramName).optional(),
+  /** Fields this model takes only at this value: another value is dropped. */
+  fixed: z.record(paramName, z.union([z.number(), z.string(), z.boolean(), z.null()])).optional(),
+  /** Fields dropped while reasoning_effort is set and not "none". */
+  drop_when_reasoning: z.array(paramName).optional(),
+  /** true: the model takes reasoning_effort; false: it does not reason (reasoning fields dropped). */
+  reasoning_effort: z.boolean().optional(),
+  capabilities: z.array(z.enum(MODEL_CAPABILITIES)).optional(),
+  context_length: z.number().int().min(1, 'must be a positive number of tokens').optional(),
+  /** Free text: why the entry exists. */
+  note: z.string().optional(),
+});
+export type QuirkEntry = z.infer<typeof QuirkEntrySchema>;
+export const QuirksConfigSchema = z.strictObject({
+  /** Provider name → the host its requests are matched as (a gateway or proxy in front of e.g. api.openai.com). */
+  provider_hosts: z.record(z.string(), z.string().min(1, 'must be a host name, e.g. "api.openai.com"')).default({}),
+  entries: z.array(QuirkEntrySchema).default([]),
+});
+export type QuirksConfig = z.infer<typeof QuirksConfigSchema>;
 
 export const ConfigSchema = z
   .strictObject({
@@ -159,6 +214,7 @@ export const ConfigSchema = z
     orchestrator: OrchestratorConfigSchema.default(ORCHESTRATOR_DEFAULTS),
     limits: LimitsConfigSchema.default(LIMITS_DEFAULTS),
     gateway: GatewayConfigSchema.default({ enabled: false }),
+    quirks: QuirksConfigSchema.default({ provider_hosts: {}, entries: [] }),
     /** electron-store / conf bookkeeping; never read by the engine. */
     __internal__: z.unknown().optional(),
   })
@@ -183,6 +239,8 @@ export const ConfigSchema = z
     checkRef(cfg.routing.default_provider, ['routing', 'default_provider'], true);
     cfg.routing.rules.forEach((r, i) => checkRef(r.provider, ['routing', 'rules', i, 'provider'], false));
     cfg.app_rules.forEach((r, i) => checkRef(r.default_provider, ['app_rules', i, 'default_provider'], false));
+    for (const name of Object.keys(cfg.quirks.provider_hosts))
+      checkRef(name, ['quirks', 'provider_hosts', name], false);
   });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -256,6 +314,20 @@ const FIELD_NAMES = [
   'public_key',
   'issuer',
   'audience',
+  'quirks',
+  'provider_hosts',
+  'entries',
+  'match',
+  'model',
+  'host',
+  'rename',
+  'drop',
+  'fixed',
+  'drop_when_reasoning',
+  'reasoning_effort',
+  'capabilities',
+  'context_length',
+  'note',
 ];
 
 function closestField(key: string): string | undefined {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { type Config, type ConfigProblem, parseConfig, problemToText } from '../../shared/config.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { defaultConfig } from './defaults.ts';
+import { dropPreviousLimitDefaults, indentOf, previousLimitsNotice } from './previous-limits.ts';
 
 export class ConfigError extends Error {
   constructor(
@@ -64,6 +65,8 @@ export class ConfigStore extends EventEmitter<ConfigStoreEvents> {
   readonly dir: string;
   /** Problems of the file on disk when a hand edit was rejected (the last good config stays in force). */
   error: ConfigProblem[] | null = null;
+  /** What open() changed in the file and why (the previous version's limit defaults), for the log. */
+  readonly notices: string[] = [];
   private lastText: string;
   private watcher: fs.FSWatcher | null = null;
   private debounce: NodeJS.Timeout | null = null;
@@ -95,7 +98,21 @@ export class ConfigStore extends EventEmitter<ConfigStoreEvents> {
     }
     const r = parseConfigText(text);
     if (!r.ok) throw new ConfigError(file, r.problems);
-    return new ConfigStore(file, r.config, text, false);
+    const previous = dropPreviousLimitDefaults(r.raw);
+    if (!previous) return new ConfigStore(file, r.config, text, false);
+    // The previous version's limit defaults, written out by its desktop app: read as not set, and removed.
+    const parsed = parseConfig(previous.raw);
+    if (!parsed.ok) throw new ConfigError(file, parsed.problems);
+    const next = `${JSON.stringify(previous.raw, null, indentOf(text))}\n`;
+    let rewritten = true;
+    try {
+      await writeFileAtomic(file, next);
+    } catch {
+      rewritten = false;
+    }
+    const store = new ConfigStore(file, parsed.config, rewritten ? next : text, false);
+    store.notices.push(previousLimitsNotice(file, previous.removed, rewritten));
+    return store;
   }
 
   /** Validates and saves a whole config atomically; the running config changes only if the save worked. */

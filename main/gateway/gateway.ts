@@ -5,15 +5,28 @@ import type { Server } from 'node:net';
 import path from 'node:path';
 import { decodeProtectedHeader, importSPKI, jwtVerify, type JWTPayload } from 'jose';
 import micromatch from 'micromatch';
-import type { Config, LimitValues } from '../../shared/config.ts';
+import type { LimitsStatus, ScopeLimits } from '../../shared/admin.ts';
+import type { Config, LimitsConfig, LimitValues } from '../../shared/config.ts';
 import type { Engine } from '../proxy/engine.ts';
-import { type Admission, Limiter, limitsFor } from '../proxy/limits.ts';
+import {
+  type Admission,
+  defaultLimits,
+  type EffectiveLimits,
+  effectiveLimits,
+  type LimitFiles,
+  type LimitMode,
+  Limiter,
+  resolveLimits,
+} from '../proxy/limits.ts';
 import { ApiError } from '../errors.ts';
-import { GatewayKeyRing, gatewayKeysFile, KEY_PREFIX, PAT_PREFIX } from './keys.ts';
+import { GatewayKeyRing, gatewayKeysFile, KEY_PREFIX, PAT_PREFIX, readGatewayKeys } from './keys.ts';
 import { VideoTaskStore } from './video-tasks.ts';
 
-/** Who is calling in gateway mode: the limits scope, its allowed models and its own limits. */
-export type Principal = { scope: string; models: string[]; limits: LimitValues };
+/**
+ * Who is calling in gateway mode: the limits scope ("key:<name>", "pat:<name>", "jwt:<sub>"), the name
+ * limits.per_key is keyed by, its allowed models and the key's own limits (`keys create --rpm …`).
+ */
+export type Principal = { scope: string; name: string; models: string[]; own: LimitValues };
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|::ffff:127\.\d+\.\d+\.\d+)$/i;
 export const isLoopback = (host: string | undefined): boolean =>
@@ -36,6 +49,15 @@ export function isGatewayMode(config: Config, req: IncomingMessage): boolean {
   if (config.gateway.enabled) return true;
   const bound = boundAddress(req);
   return bound !== undefined ? !isLoopback(bound) : !isLoopback(config.listen_host);
+}
+
+/** The mode and why, in words (the admin status and the Settings page say it). */
+export function modeOf(config: Config, req: IncomingMessage): { mode: LimitMode; reason: string } {
+  if (config.gateway.enabled) return { mode: 'gateway', reason: 'gateway.enabled is true' };
+  const bound = boundAddress(req) ?? config.listen_host;
+  return isLoopback(bound)
+    ? { mode: 'local', reason: `bound to ${bound} (loopback) and gateway.enabled is false` }
+    : { mode: 'gateway', reason: `bound to ${bound}, beyond loopback (listen_host or --host)` };
 }
 
 function bearerOf(headers: IncomingHttpHeaders): string | null {
@@ -61,10 +83,21 @@ export class Gateway {
   readonly limiter = new Limiter();
   readonly keys: GatewayKeyRing;
   readonly videos: VideoTaskStore;
+  /** Files as a refusal names them: full paths for a caller on this machine, bare names for a remote one. */
+  private readonly localFiles: LimitFiles;
+  private readonly remoteFiles: LimitFiles;
+  /** Each app's limits under one config (the hot path resolves an app once per config, not per request). */
+  private appLimitsOf: LimitsConfig | null = null;
+  private readonly appLimits = new Map<string, EffectiveLimits | null>();
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    configFile = path.join(dir, 'config.json'),
+  ) {
     this.keys = new GatewayKeyRing(gatewayKeysFile(dir));
     this.videos = new VideoTaskStore(path.join(dir, 'video-tasks.jsonl'));
+    this.localFiles = { config: configFile, keys: this.keys.file };
+    this.remoteFiles = { config: path.basename(configFile), keys: path.basename(this.keys.file) };
   }
 
   /** In gateway mode, the caller's credential checked (401 otherwise); in local mode null (any key accepted). */
@@ -80,11 +113,7 @@ export class Gateway {
       if (rec.revoked_at) throw invalidKey(`The ${what} "${rec.name}" (${rec.id}) was revoked.`);
       if (rec.expires_at && Date.parse(rec.expires_at) <= Date.now())
         throw invalidKey(`The ${what} "${rec.name}" (${rec.id}) expired at ${rec.expires_at}.`);
-      return {
-        scope: `${rec.kind}:${rec.name}`,
-        models: rec.models,
-        limits: { ...rec.limits, ...config.limits.per_key[rec.name] },
-      };
+      return { scope: `${rec.kind}:${rec.name}`, name: rec.name, models: rec.models, own: rec.limits };
     }
     if (token.split('.').length === 3) return this.verifyJwt(config, token);
     throw invalidKey('The API key is not valid.');
@@ -118,7 +147,7 @@ export class Gateway {
     const models = Array.isArray(payload.models)
       ? payload.models.filter((m): m is string => typeof m === 'string')
       : [];
-    return { scope: `jwt:${payload.sub}`, models, limits: { ...config.limits.per_key[payload.sub] } };
+    return { scope: `jwt:${payload.sub}`, name: payload.sub, models, own: {} };
   }
 
   /** 403 when the credential's model globs do not allow this model. */
@@ -132,13 +161,71 @@ export class Gateway {
     );
   }
 
-  /** The limiter's admission for a request, or null when limits are off. Throws 429. */
+  /**
+   * The limiter's admission for a request, or null when no limit is in force. A principal means gateway mode (its
+   * credential is the scope); without one, local mode (the calling app is). Throws 429, or 413 for a request whose
+   * estimate alone exceeds the TPM.
+   */
   admit(config: Config, principal: Principal | null, app: string | null, estimatedTokens: number): Admission | null {
     const cfg = config.limits;
     if (!cfg.enabled) return null;
-    if (principal) return this.limiter.admit(principal.scope, limitsFor(cfg, principal.limits), estimatedTokens);
-    const name = app ?? 'unknown';
-    return this.limiter.admit(`app:${name}`, limitsFor(cfg, cfg.per_app[name]), estimatedTokens);
+    const lim = principal
+      ? effectiveLimits(
+          cfg,
+          'gateway',
+          { kind: 'credential', scope: principal.scope, name: principal.name, own: principal.own },
+          this.remoteFiles,
+        )
+      : this.limitsOfApp(cfg, app ?? 'unknown');
+    return lim ? this.limiter.admit(lim, estimatedTokens) : null;
+  }
+
+  private limitsOfApp(cfg: LimitsConfig, name: string): EffectiveLimits | null {
+    if (this.appLimitsOf !== cfg || this.appLimits.size > 1000) {
+      this.appLimitsOf = cfg;
+      this.appLimits.clear();
+    }
+    let lim = this.appLimits.get(name);
+    if (lim === undefined) {
+      lim = effectiveLimits(cfg, 'local', { kind: 'app', name }, this.localFiles);
+      this.appLimits.set(name, lim);
+    }
+    return lim;
+  }
+
+  /** The limits in force, for the admin status: the mode and why, the default scope and each scope with entries. */
+  async limitsStatus(config: Config, req: IncomingMessage): Promise<LimitsStatus> {
+    const { mode, reason } = modeOf(config, req);
+    const cfg = config.limits;
+    const scopes: ScopeLimits[] = [];
+    if (mode === 'local') {
+      for (const name of Object.keys(cfg.per_app)) scopes.push(resolveLimits(cfg, mode, { kind: 'app', name }));
+    } else {
+      const now = Date.now();
+      const keys = await readGatewayKeys(this.keys.file).catch(() => []);
+      const named = new Set<string>();
+      for (const k of keys) {
+        if (k.revoked_at || (k.expires_at && Date.parse(k.expires_at) <= now)) continue;
+        if (Object.keys(k.limits).length === 0 && !cfg.per_key[k.name]) continue;
+        named.add(k.name);
+        const subject = { kind: 'credential' as const, scope: `${k.kind}:${k.name}`, name: k.name, own: k.limits };
+        scopes.push(resolveLimits(cfg, mode, subject));
+      }
+      // A per_key entry no key carries names a JWT subject (or a key made later).
+      for (const name of Object.keys(cfg.per_key)) {
+        if (!named.has(name))
+          scopes.push(resolveLimits(cfg, mode, { kind: 'credential', scope: `jwt:${name}`, name, own: {} }));
+      }
+    }
+    return {
+      mode,
+      mode_reason: reason,
+      enabled: cfg.enabled,
+      scope_kind: mode === 'local' ? 'app' : 'credential',
+      window_ms: cfg.window_ms,
+      default: defaultLimits(cfg, mode),
+      scopes,
+    };
   }
 }
 
@@ -148,7 +235,7 @@ const gateways = new WeakMap<Engine, Gateway>();
 export function gatewayFor(engine: Engine): Gateway {
   let g = gateways.get(engine);
   if (!g) {
-    g = new Gateway(path.dirname(engine.configPath));
+    g = new Gateway(path.dirname(engine.configPath), engine.configPath);
     gateways.set(engine, g);
   }
   return g;

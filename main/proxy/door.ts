@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ApiError } from '../errors.ts';
 import type { ClientContext, ClientFormat, HubRequest, ReplyContext } from './formats/hub/index.ts';
 import { type AttemptPlan, chatPlan, type Planner, type PlanTarget, type UploadBody } from './forward/index.ts';
+import type { QuirkTable } from './quirks.ts';
 
 /** A body spooled to disk as it arrived (multipart uploads): its text fields and a streamed body per attempt. */
 export type SpooledBody = {
@@ -24,6 +25,8 @@ export type PlanInput = {
   /** The model the client asked for. */
   clientModel: string;
   upload: SpooledBody | null;
+  /** The provider/model quirks table of the config in force (quirks.ts). */
+  quirks: QuirkTable;
 };
 
 export type FrontDoor = {
@@ -67,6 +70,6 @@ export class DoorPlanner implements Planner {
     if (this.untranslatable && native === null) {
       return `${this.untranslatable.message.replace(/\.$/, '')}; provider "${t.name}" (type ${t.kind.type}) would need it translated`;
     }
-    return chatPlan(t, native, input.rawBody, input.hub, door.format, this.replyCtx, input.stream);
+    return chatPlan(t, native, input.rawBody, input.hub, door.format, this.replyCtx, input.stream, input.quirks);
   }
 }

@@ -8,24 +8,33 @@ import type { Engine } from './engine.ts';
 import { UpstreamStreamError } from './formats/hub/index.ts';
 import type { HubChunk, HubRequest, StreamDecoder, WireError } from './formats/hub/index.ts';
 import { providerFormat } from './formats/index.ts';
-import { forwardWithFailover } from './forward/index.ts';
+import { forwardWithFailover, hubForProvider } from './forward/index.ts';
 import type { AttemptPlan, ClientListener, Planner, PlanTarget, ReplySink, ReplyTarget } from './forward/index.ts';
 import type { SinkInit, Usage } from './forward/index.ts';
+import { type QuirkTable, quirkTableFor } from './quirks.ts';
 import { newLogEntry, recordOutcome, routeRequest } from './request.ts';
 
 /** Chunks queued for the reader past which the upstream read pauses until the reader catches up. */
 const HIGH_WATER = 256;
 
-/** Every candidate gets the hub request in its own format, and its stream is decoded to hub chunks. */
+/**
+ * Every candidate gets the hub request in its own format, after the quirks table (as a translated HTTP request does),
+ * and its stream is decoded to hub chunks.
+ */
 class InProcessPlanner implements Planner {
-  constructor(private readonly hub: HubRequest) {}
+  constructor(
+    private readonly hub: HubRequest,
+    private readonly quirks: QuirkTable,
+  ) {}
 
   plan(t: PlanTarget): AttemptPlan {
     const pf = providerFormat(t.kind.format);
     const model = this.hub.model;
+    const sent = hubForProvider(t, this.hub, this.quirks);
     return {
       path: t.kind.chatPath(model, true),
-      body: Buffer.from(JSON.stringify(pf.requestFromHub(this.hub))),
+      body: Buffer.from(JSON.stringify(pf.requestFromHub(sent.hub))),
+      ...(sent.dropped ? { dropped: sent.dropped } : {}),
       translate: {
         json: (body) => pf.responseToHub(body, model),
         decoder: () => pf.streamDecoder(model),
@@ -208,7 +217,13 @@ export async function* chatInProcess(
     if (opts.signal?.aborted) target.stop();
     const headers = { 'content-type': 'application/json', 'user-agent': `switchboard-agent (${opts.app})` };
     const done = forwardWithFailover(
-      { headers, target, candidates: route.candidates, model: route.model, planner: new InProcessPlanner(hub) },
+      {
+        headers,
+        target,
+        candidates: route.candidates,
+        model: route.model,
+        planner: new InProcessPlanner(hub, quirkTableFor(engine.config)),
+      },
       engine.pool,
     );
     // When every candidate failed, nothing was delivered: end the queue so the reader stops and sees the error.

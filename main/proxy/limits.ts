@@ -1,24 +1,90 @@
-// Rate limits per scope (an app on loopback, a key in gateway mode): requests and tokens per window, and requests
-// in flight. Fixed windows that start at a scope's first request; tokens are estimated at admission and settled
-// with the provider's reported usage.
-import type { LimitsConfig, LimitValues } from '../../shared/config.ts';
+// Rate limits per scope (an app in local mode, a credential in gateway mode): requests and tokens per window, and
+// requests in flight. resolveLimits says which limits are in force for a scope and where each is set: in local mode
+// only what config.json sets, in gateway mode GATEWAY_LIMIT_DEFAULTS under it. Fixed windows that start at a
+// scope's first request; tokens are estimated at admission and settled with the provider's reported usage.
+import type { LimitInForce, ScopeLimits } from '../../shared/admin.ts';
+import { GATEWAY_LIMIT_DEFAULTS, type LimitName, type LimitsConfig, type LimitValues } from '../../shared/config.ts';
 import { ApiError } from '../errors.ts';
 
-export type EffectiveLimits = { rpm: number; tpm: number; concurrency: number; windowMs: number };
+export type LimitMode = 'local' | 'gateway';
+
+/** Who a request counts against: an app (local mode), or a credential with its own limits (gateway mode). */
+export type LimitSubject =
+  | { kind: 'app'; name: string }
+  /** scope: "key:<name>", "pat:<name>", "jwt:<sub>"; name: what limits.per_key is keyed by. */
+  | { kind: 'credential'; scope: string; name: string; own: LimitValues };
+
+/** Where the files a refusal names are: absolute paths on this machine, bare names for a remote caller. */
+export type LimitFiles = { config: string; keys: string };
+
+/** The limits in force for one scope, with what a refusal needs to say where they are set. */
+export type EffectiveLimits = ScopeLimits & {
+  kind: 'app' | 'credential';
+  /** The app's name, or the credential's per_key name. */
+  name: string;
+  windowMs: number;
+  files: LimitFiles;
+};
 
 type ScopeState = { windowStart: number; requests: number; tokens: number; inFlight: number };
 
 /** An admitted request: headers to send, and settle() once it is over (exactly once; later calls do nothing). */
 export type Admission = { headers: Record<string, string>; settle: (actualTokens: number | null) => void };
 
-/** 0 means "no limit" for each value. */
-export function limitsFor(cfg: LimitsConfig, override?: LimitValues): EffectiveLimits {
+/** A map key as a config path segment: `per_app.claude-cli`, `per_app["my app"]`. */
+const segment = (name: string): string => (/^[\w-]+$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`);
+
+/** The config.json field that sets `limit` for this subject's own entry (per_app or per_key). */
+export function ownField(subject: { kind: 'app' | 'credential'; name: string }, limit: LimitName): string {
+  return `limits.${subject.kind === 'app' ? 'per_app' : 'per_key'}${segment(subject.name)}.${limit}`;
+}
+
+function pick(cfg: LimitsConfig, mode: LimitMode, subject: LimitSubject, limit: LimitName): LimitInForce {
+  if (!cfg.enabled) return { value: 0, source: 'disabled', field: 'limits.enabled' };
+  const entry = subject.kind === 'app' ? cfg.per_app[subject.name] : cfg.per_key[subject.name];
+  const mine = entry?.[limit];
+  if (mine !== undefined) return { value: mine, source: 'config', field: ownField(subject, limit) };
+  const own = subject.kind === 'credential' ? subject.own[limit] : undefined;
+  if (own !== undefined) return { value: own, source: 'key', field: `limits.${limit}` };
+  const global = cfg[limit];
+  if (global !== undefined) return { value: global, source: 'config', field: `limits.${limit}` };
+  return mode === 'gateway'
+    ? { value: GATEWAY_LIMIT_DEFAULTS[limit], source: 'gateway_default', field: `limits.${limit}` }
+    : { value: 0, source: 'unset', field: `limits.${limit}` };
+}
+
+/**
+ * The limits in force for a subject. Local mode: limits.per_app.<app>, then limits.<name>, else none. Gateway mode:
+ * limits.per_key.<name>, then the key's own limits, then limits.<name>, then GATEWAY_LIMIT_DEFAULTS.
+ */
+export function resolveLimits(cfg: LimitsConfig, mode: LimitMode, subject: LimitSubject): ScopeLimits {
   return {
-    rpm: override?.rpm ?? cfg.rpm,
-    tpm: override?.tpm ?? cfg.tpm,
-    concurrency: override?.concurrency ?? cfg.concurrency,
-    windowMs: cfg.window_ms,
+    scope: subject.kind === 'app' ? `app:${subject.name}` : subject.scope,
+    rpm: pick(cfg, mode, subject, 'rpm'),
+    tpm: pick(cfg, mode, subject, 'tpm'),
+    concurrency: pick(cfg, mode, subject, 'concurrency'),
   };
+}
+
+/** The limits of every scope without an entry of its own (scope "*"): global values, else the mode's default. */
+export function defaultLimits(cfg: LimitsConfig, mode: LimitMode): ScopeLimits {
+  const bare = { ...cfg, per_app: {}, per_key: {} };
+  const subject: LimitSubject =
+    mode === 'local' ? { kind: 'app', name: '*' } : { kind: 'credential', scope: '*', name: '*', own: {} };
+  return { ...resolveLimits(bare, mode, subject), scope: '*' };
+}
+
+/** What admission needs for a subject, or null when no limit is in force (nothing counted, no headers). */
+export function effectiveLimits(
+  cfg: LimitsConfig,
+  mode: LimitMode,
+  subject: LimitSubject,
+  files: LimitFiles,
+): EffectiveLimits | null {
+  if (!cfg.enabled) return null;
+  const s = resolveLimits(cfg, mode, subject);
+  if (s.rpm.value === 0 && s.tpm.value === 0 && s.concurrency.value === 0) return null;
+  return { ...s, kind: subject.kind, name: subject.name, windowMs: cfg.window_ms, files };
 }
 
 /**
@@ -79,34 +145,33 @@ export class Limiter {
     return st;
   }
 
-  /** Admits a request or throws a 429 ApiError that carries Retry-After and the x-ratelimit-* headers. */
-  admit(scope: string, lim: EffectiveLimits, estimatedTokens: number): Admission {
-    const st = this.state(scope, lim.windowMs);
+  /**
+   * Admits a request, or throws: 413 request_over_tpm_limit when its estimate alone exceeds the TPM (it can never
+   * fit), else 429 rate_limit_exceeded with Retry-After and the x-ratelimit-* headers.
+   */
+  admit(lim: EffectiveLimits, estimatedTokens: number): Admission {
+    const st = this.state(lim.scope, lim.windowMs);
     const resetMs = st.windowStart + lim.windowMs - this.now();
-    const over =
-      lim.rpm > 0 && st.requests + 1 > lim.rpm
-        ? 'requests per minute'
-        : lim.tpm > 0 && st.tokens + estimatedTokens > lim.tpm
-          ? 'tokens per minute'
-          : lim.concurrency > 0 && st.inFlight + 1 > lim.concurrency
-            ? 'concurrent requests'
+    const tpm = lim.tpm.value;
+    if (tpm > 0 && estimatedTokens > tpm) {
+      const e = neverFits(lim, estimatedTokens);
+      Object.assign(e.headers, this.headers(st, lim, resetMs), { 'x-should-retry': 'false' });
+      throw e;
+    }
+    const over: LimitName | null =
+      lim.rpm.value > 0 && st.requests + 1 > lim.rpm.value
+        ? 'rpm'
+        : tpm > 0 && st.tokens + estimatedTokens > tpm
+          ? 'tpm'
+          : lim.concurrency.value > 0 && st.inFlight + 1 > lim.concurrency.value
+            ? 'concurrency'
             : null;
     if (over) {
       const headers = this.headers(st, lim, resetMs);
       // A concurrency refusal clears as soon as a request ends: retry after a second.
-      const retryMs = over === 'concurrent requests' ? 1000 : resetMs;
-      headers['retry-after'] = String(Math.max(1, Math.ceil(retryMs / 1000)));
-      const limit = over === 'requests per minute' ? lim.rpm : over === 'tokens per minute' ? lim.tpm : lim.concurrency;
-      const tooBig = over === 'tokens per minute' && estimatedTokens > lim.tpm;
-      const e = new ApiError(
-        'rate_limit_exceeded',
-        tooBig
-          ? `This request (about ${estimatedTokens} tokens) is larger than the limit of ${lim.tpm} tokens per minute for ${scope}.`
-          : `Rate limit of ${limit} ${over} reached for ${scope}.`,
-        tooBig
-          ? "Send a smaller request, or raise limits.tpm (or this scope's per_app/per_key entry) in config.json."
-          : `Retry after ${headers['retry-after']} s, or raise limits in config.json (limits.rpm, limits.tpm, limits.concurrency, or per_app/per_key).`,
-      );
+      const retryS = Math.max(1, Math.ceil((over === 'concurrency' ? 1000 : resetMs) / 1000));
+      headers['retry-after'] = String(retryS);
+      const e = overLimit(lim, over, retryS, st, estimatedTokens);
       Object.assign(e.headers, headers);
       throw e;
     }
@@ -119,16 +184,107 @@ export class Limiter {
   private headers(st: ScopeState, lim: EffectiveLimits, resetMs: number): Record<string, string> {
     const reset = formatReset(resetMs);
     const h: Record<string, string> = {};
-    if (lim.rpm > 0) {
-      h['x-ratelimit-limit-requests'] = String(lim.rpm);
-      h['x-ratelimit-remaining-requests'] = String(Math.max(0, lim.rpm - st.requests));
+    const rpm = lim.rpm.value;
+    const tpm = lim.tpm.value;
+    if (rpm > 0) {
+      h['x-ratelimit-limit-requests'] = String(rpm);
+      h['x-ratelimit-remaining-requests'] = String(Math.max(0, rpm - st.requests));
       h['x-ratelimit-reset-requests'] = reset;
     }
-    if (lim.tpm > 0) {
-      h['x-ratelimit-limit-tokens'] = String(lim.tpm);
-      h['x-ratelimit-remaining-tokens'] = String(Math.max(0, lim.tpm - st.tokens));
+    if (tpm > 0) {
+      h['x-ratelimit-limit-tokens'] = String(tpm);
+      h['x-ratelimit-remaining-tokens'] = String(Math.max(0, tpm - st.tokens));
       h['x-ratelimit-reset-tokens'] = reset;
     }
     return h;
   }
+}
+
+// --- Refusals in words: which limit, its value, the scope, where it is set and how to change it ---
+
+const per = (windowMs: number): string => (windowMs === 60_000 ? 'per minute' : `per ${windowMs} ms`);
+
+function amount(limit: LimitName, value: number, windowMs: number): string {
+  if (limit === 'rpm') return `${value} requests ${per(windowMs)}`;
+  if (limit === 'tpm') return `${value} tokens ${per(windowMs)}`;
+  return `${value} requests in flight at once`;
+}
+
+function scopeWords(lim: EffectiveLimits): string {
+  if (lim.kind === 'app') return `app "${lim.name}"`;
+  const [kind] = lim.scope.split(':');
+  const what = kind === 'key' ? 'gateway key' : kind === 'pat' ? 'personal access token' : 'JWT subject';
+  return `credential ${lim.scope} (${what} "${lim.name}")`;
+}
+
+/** Where a limit is set, in words. */
+function setWhere(lim: EffectiveLimits, s: LimitInForce): string {
+  if (s.source === 'key')
+    return `the key's own limit (${s.field} in ${lim.files.keys}, from switchboard keys create --${s.field.slice(7)})`;
+  if (s.source === 'gateway_default') return `the gateway-mode default: ${s.field} is not set in ${lim.files.config}`;
+  return `${s.field} in ${lim.files.config}`;
+}
+
+/** How to raise a limit for this scope, in words. */
+function howToRaise(lim: EffectiveLimits, limit: LimitName, s: LimitInForce): string {
+  const mine = ownField(lim, limit);
+  const file = lim.files.config;
+  if (s.field === mine) return `raise ${mine} in ${file} (0 means no limit)`;
+  if (s.source === 'key') return `set ${mine} in ${file}, which overrides the key's own limit (0 means no limit)`;
+  const every = lim.kind === 'app' ? 'every app' : 'every credential';
+  const self = lim.kind === 'app' ? 'this app' : 'this credential';
+  return `set ${mine} (${self}) or limits.${limit} (${every}) in ${file} (0 means no limit)`;
+}
+
+function details(lim: EffectiveLimits, limit: LimitName, extra: Record<string, unknown>): Record<string, unknown> {
+  const s = lim[limit];
+  const fileOf = s.source === 'key' ? lim.files.keys : lim.files.config;
+  return {
+    limit,
+    value: s.value,
+    scope: lim.scope,
+    scope_kind: lim.kind,
+    source: s.source,
+    field: s.field,
+    file: fileOf,
+    window_ms: lim.windowMs,
+    ...extra,
+  };
+}
+
+function overLimit(
+  lim: EffectiveLimits,
+  limit: LimitName,
+  retryS: number,
+  st: ScopeState,
+  estimatedTokens: number,
+): ApiError {
+  const s = lim[limit];
+  const used =
+    limit === 'rpm'
+      ? `${st.requests} sent in this window`
+      : limit === 'tpm'
+        ? `${st.tokens} used in this window, this request about ${estimatedTokens}`
+        : `${st.inFlight} in flight`;
+  const wait =
+    limit === 'concurrency' ? 'Retry when one of its requests ends (Retry-After: 1 s)' : `Retry after ${retryS} s`;
+  return new ApiError(
+    'rate_limit_exceeded',
+    `Rate limit reached for ${scopeWords(lim)}: ${amount(limit, s.value, lim.windowMs)} (${used}); ` +
+      `set by ${setWhere(lim, s)}.`,
+    `${wait}, or ${howToRaise(lim, limit, s)}.`,
+    details(lim, limit, { retry_after_s: retryS }),
+  );
+}
+
+function neverFits(lim: EffectiveLimits, estimatedTokens: number): ApiError {
+  const s = lim.tpm;
+  return new ApiError(
+    'request_over_tpm_limit',
+    `This request can never be admitted: it is about ${estimatedTokens} tokens (1 token per 4 bytes of its JSON), ` +
+      `more than the whole limit of ${amount('tpm', s.value, lim.windowMs)} for ${scopeWords(lim)}; ` +
+      `set by ${setWhere(lim, s)}.`,
+    `Retrying will not help: send a smaller request, or ${howToRaise(lim, 'tpm', s)}.`,
+    details(lim, 'tpm', { estimated_tokens: estimatedTokens }),
+  );
 }

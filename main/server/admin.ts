@@ -1,9 +1,11 @@
 // The admin API (/admin/v1): status, config read/write with masked keys, request logs (JSON and SSE), route explain.
+import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { RouteExplanation, StatusResponse } from '../../shared/admin.ts';
 import { isMaskedKey, maskKey } from '../../shared/config.ts';
 import { ConfigError, type ConfigStore } from '../config/store.ts';
+import { gatewayFor } from '../gateway/gateway.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { ApiError } from '../errors.ts';
 import { VERSION } from '../version.ts';
@@ -47,10 +49,14 @@ function unmaskKeys(input: unknown, current: unknown): unknown {
   return copy;
 }
 
-export function adminRoutes(engine: () => Engine, store: ConfigStore, listenPort: () => number): Hono {
-  const admin = new Hono();
+export function adminRoutes(
+  engine: () => Engine,
+  store: ConfigStore,
+  listenPort: () => number,
+): Hono<{ Bindings: HttpBindings }> {
+  const admin = new Hono<{ Bindings: HttpBindings }>();
 
-  admin.get('/status', (c) => {
+  admin.get('/status', async (c) => {
     const e = engine();
     const body: StatusResponse = {
       version: VERSION,
@@ -62,6 +68,7 @@ export function adminRoutes(engine: () => Engine, store: ConfigStore, listenPort
       routing: e.config.routing,
       app_rules: e.config.app_rules,
       recent_logs: e.requestLog.recent(50),
+      limits: await gatewayFor(e).limitsStatus(e.config, c.env.incoming),
     };
     return c.json(body);
   });

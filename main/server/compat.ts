@@ -6,11 +6,12 @@ import { Hono } from 'hono';
 import { anthropicModelList } from '../proxy/formats/anthropic/index.ts';
 import { geminiModelList } from '../proxy/formats/gemini/index.ts';
 import type { Engine } from '../proxy/engine.ts';
+import { DEFAULT_CAPABILITIES, quirkTableFor } from '../proxy/quirks.ts';
 import { VERSION } from '../version.ts';
 
 /** The version /api/version reports: numeric, as Ollama's clients expect (some reject anything else). */
 export const OLLAMA_COMPAT_VERSION = '0.12.0';
-/** The context length /api/show reports when the provider does not say (most current models have at least this). */
+/** The context length /api/show reports when the quirks table does not say (most current models have at least this). */
 export const DEFAULT_CONTEXT_LENGTH = 131072;
 
 type Ctx = Context<{ Bindings: HttpBindings }>;
@@ -32,6 +33,20 @@ export function modelListShape(
   if (headers['anthropic-version']) return 'anthropic';
   if (headers['x-goog-api-key'] || query.has('key')) return 'gemini';
   return 'openai';
+}
+
+/** A model's capabilities and context length as the quirks table describes it for the provider it routes to. */
+export function describeModel(
+  engine: Engine,
+  provider: string,
+  model: string,
+): { capabilities: string[]; contextLength: number } {
+  const runtime = engine.pool.get(provider);
+  const q = runtime ? quirkTableFor(engine.config).resolve(runtime, model) : null;
+  return {
+    capabilities: [...(q?.capabilities ?? DEFAULT_CAPABILITIES)],
+    contextLength: q?.contextLength ?? DEFAULT_CONTEXT_LENGTH,
+  };
 }
 
 export function compatRoutes(engine: () => Engine): Hono<{ Bindings: HttpBindings }> {
@@ -67,11 +82,16 @@ export function compatRoutes(engine: () => Engine): Hono<{ Bindings: HttpBinding
     }
     const model = typeof body.model === 'string' ? body.model : typeof body.name === 'string' ? body.name : '';
     if (!model) return c.json({ error: 'model is required' }, 400);
-    const route = engine().router.resolve(model, null);
+    const e = engine();
+    const route = e.router.resolve(model, null);
     if (route.candidates.length === 0) return c.json({ error: `model '${model}' not found` }, 404);
+    const provider = route.candidates[0]!.provider;
+    const { capabilities, contextLength } = describeModel(e, provider, route.model);
+    // What Ollama's own /api/show answers, and what its clients read: VS Code Copilot takes `capabilities` (vision,
+    // tools) and model_info["<general.architecture>.context_length"], named by model_info["general.basename"].
     return c.json({
       license: '',
-      modelfile: `# served by Switchboard through ${route.candidates[0]!.provider}\nFROM ${model}\n`,
+      modelfile: `# served by Switchboard through ${provider}\nFROM ${model}\n`,
       parameters: '',
       template: '{{ .Prompt }}',
       details: {
@@ -82,8 +102,12 @@ export function compatRoutes(engine: () => Engine): Hono<{ Bindings: HttpBinding
         parameter_size: '',
         quantization_level: '',
       },
-      model_info: { 'general.architecture': 'switchboard', 'switchboard.context_length': DEFAULT_CONTEXT_LENGTH },
-      capabilities: ['completion', 'tools'],
+      model_info: {
+        'general.architecture': 'switchboard',
+        'general.basename': model,
+        'switchboard.context_length': contextLength,
+      },
+      capabilities,
       modified_at: new Date().toISOString(),
     });
   });

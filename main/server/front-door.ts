@@ -13,6 +13,7 @@ import type { ClientContext, HubRequest } from '../proxy/formats/hub/index.ts';
 import { forwardWithFailover, HttpReplyTarget, sendFormatError } from '../proxy/forward/index.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
+import { quirkTableFor } from '../proxy/quirks.ts';
 import { checkNotPaused, newLogEntry, recordOutcome, routeRequest } from '../proxy/request.ts';
 import { checkOrigin, checkProxyHost } from './guards.ts';
 
@@ -110,6 +111,7 @@ export async function handleFrontDoor(
       model: route.model,
       clientModel: model,
       upload: spooled,
+      quirks: quirkTableFor(engine.config),
     };
     const replyCtx = { ...ctx, model };
     const outcome = await forwardWithFailover(

@@ -100,13 +100,11 @@ describe('gateway endpoints through serve', () => {
     expect(Buffer.from(await r.arrayBuffer()).equals(SPEECH_BYTES)).toBe(true);
   });
 
-  it('rerank (raw fetch) passes through, with rate-limit headers on the response', async () => {
+  it('rerank (raw fetch) passes through; local mode with no limits set sends no rate-limit headers', async () => {
     const r = await post(sb, '/v1/rerank', { model: 'rerank-v3', query: 'q', documents: ['a', 'b'] });
     expect(r.status).toBe(200);
     expect(((await r.json()) as { results: unknown[] }).results).toHaveLength(2);
-    expect(r.headers.get('x-ratelimit-limit-requests')).toBe('60');
-    expect(r.headers.get('x-ratelimit-limit-tokens')).toBe('100000');
-    expect(Number(r.headers.get('x-ratelimit-remaining-requests'))).toBeLessThan(60);
+    expect([...r.headers.keys()].filter((h) => h.startsWith('x-ratelimit'))).toEqual([]);
   });
 
   it('a provider without the endpoint gives a 400 naming the provider and the endpoint', async () => {
@@ -226,7 +224,7 @@ describe('limits: 429 with headers, and recovery after the window', () => {
     // 45 tokens settled + about 14 estimated (55 bytes / 4) for the next one > 50.
     const second = await chat('tok');
     expect(second.status).toBe(429);
-    expect(((await second.json()) as { error: { message: string } }).error.message).toContain('tokens per minute');
+    expect(((await second.json()) as { error: { message: string } }).error.message).toContain('50 tokens per 1500 ms');
     const huge = await chat('tok2-none', 'x'.repeat(0)); // a different app has its own budget (global tpm 0 = off)
     expect(huge.status).toBe(200);
     await new Promise((res) => setTimeout(res, 1600));
@@ -239,7 +237,9 @@ describe('limits: 429 with headers, and recovery after the window', () => {
     await new Promise((res) => setTimeout(res, 200));
     const third = await chat('conc');
     expect(third.status).toBe(429);
-    expect(((await third.json()) as { error: { message: string } }).error.message).toContain('concurrent requests');
+    expect(((await third.json()) as { error: { message: string } }).error.message).toContain(
+      '2 requests in flight at once',
+    );
     expect(third.headers.get('retry-after')).toBe('1');
     expect((await Promise.all(inFlight)).map((r) => r.status)).toEqual([200, 200]);
     mock.chatDelayMs = 0;

@@ -1,7 +1,8 @@
-// Settings: listen_port, log_requests, start_on_login, and agent API keys.
+// Settings: listen_port, log_requests, start_on_login, the limits in force (in words), and agent API keys.
 import { useEffect, useState } from 'react';
 import type { AgentKeyInfo } from '../../shared/ipc.ts';
 import { Checkbox, DangerButton, ErrorLine } from '../components/controls.tsx';
+import { limitsInWords } from '../components/limits-text.ts';
 import { Problems } from '../components/Problems.tsx';
 import { failureText } from '../store/config.ts';
 import { useApi, useApp } from '../store/react.ts';
@@ -22,6 +23,8 @@ export function SettingsPage() {
   const [portTaken, setPortTaken] = useState<string | null>(null);
   const [checking, setChecking] = useState(false);
   const runningPort = useApp((s) => s.status?.listen_port);
+  const limits = useApp((s) => s.status?.limits);
+  const limitsText = limits ? limitsInWords(limits) : null;
 
   // Checks the typed port as the user types (debounced); the saved and the running port count as fine.
   useEffect(() => {
@@ -94,6 +97,24 @@ export function SettingsPage() {
         Save settings
       </button>
       {saved && <span className="ok"> Saved.</span>}
+      <h3>Limits</h3>
+      {limitsText && (
+        <div data-testid="limits-in-force">
+          <p data-testid="limits-headline">{limitsText.headline}</p>
+          {limitsText.lines.length > 0 && (
+            <ul>
+              {limitsText.lines.map((line) => (
+                <li key={line} data-testid="limits-scope">
+                  {line}
+                </li>
+              ))}
+            </ul>
+          )}
+          <p className="hint">
+            {limitsText.reason} Limits are set in config.json ("limits"); see the README, "Limits".
+          </p>
+        </div>
+      )}
       <h3>Agent API keys</h3>
       <ul>
         {keys.map((k) => (

@@ -287,3 +287,36 @@ describe('mock anthropic: read by the Anthropic provider format', () => {
     expect(hub.choices[0]!.finish_reason).toBe('tool_calls');
   });
 });
+
+describe('mock anthropic: several tool calls, thinking and cache usage', () => {
+  const calls = [weather, { name: 'get_time', arguments: { zone: 'Europe/Paris' } }];
+
+  it('answers toolCalls as one tool_use block each, whole and streamed', async () => {
+    const { client } = await mock({ behavior: { toolCalls: calls } });
+    const msg = await client.messages.create(ask);
+    expect(msg.stop_reason).toBe('tool_use');
+    expect(msg.content).toEqual([
+      { type: 'tool_use', id: 'toolu_mock1', name: 'get_weather', input: weather.arguments },
+      { type: 'tool_use', id: 'toolu_mock1_1', name: 'get_time', input: { zone: 'Europe/Paris' } },
+    ]);
+    const final = await client.messages.stream(ask).finalMessage();
+    expect(final.content.map((b) => (b.type === 'tool_use' ? [b.name, b.input] : b.type))).toEqual([
+      ['get_weather', weather.arguments],
+      ['get_time', { zone: 'Europe/Paris' }],
+    ]);
+  });
+
+  it('puts a signed thinking block before the reply, and reports cache reads and writes', async () => {
+    const usage = { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: 80, cache_creation_input_tokens: 15 };
+    const { client } = await mock({ behavior: { reasoning: ['Hmm', ', fine'], usage } });
+    const msg = await client.messages.create(ask);
+    expect(msg.content).toEqual([
+      { type: 'thinking', thinking: 'Hmm, fine', signature: 'sig_mock' },
+      { type: 'text', text: 'Hello from mock' },
+    ]);
+    expect(msg.usage).toEqual(usage);
+    const final = await client.messages.stream(ask).finalMessage();
+    expect(final.content).toEqual(msg.content);
+    expect(final.usage).toMatchObject(usage);
+  });
+});

@@ -13,16 +13,34 @@
 // - Streams send message_start, content_block_start, ping, the deltas, content_block_stop, message_delta and
 //   message_stop. A tool call streams an empty input_json_delta first, as Anthropic does, then the arguments JSON in
 //   three pieces. `failAfterChunks` and `errorEventAfterChunks` count SSE events, message_start first.
-// - Default usage: input_tokens 10, output_tokens = the number of deltas.
+// - Default usage: input_tokens 10, output_tokens = the number of deltas (thinking's left out).
+// - `reasoning` pieces make a thinking block first (thinking_delta each, then a signature_delta; whole replies carry
+//   the signature too); `toolCalls` make one tool_use block each (ids toolu_mock<n>, toolu_mock<n>_1…), in order,
+//   each streamed as the single call is. `ping` follows the first content_block_start.
+// - With `forcedToolInput`, a request that forces a tool (tool_choice {type: "tool", name}) is answered, as
+//   Anthropic does, with a call of that tool taking this input.
 import http from 'node:http';
 import type { CommonBehavior, MockHttp, MockServer, RecordedHttpRequest } from './mock-http.ts';
-import { MockState, parseBodyText, sendJsonText, splitInto, startMockHttp, writeStream } from './mock-http.ts';
+import { callsOf, MockState, parseBodyText, sendJsonText, splitInto, startMockHttp, writeStream } from './mock-http.ts';
 
 /** The shared knobs (chat requests: POST /v1/messages; models default ['claude-mock']), and: */
 export type MockAnthropicBehavior = CommonBehavior & {
   /** Stream: send N events, then Anthropic's `event: error` (overloaded_error), and end the response. */
   errorEventAfterChunks?: number;
-  usage?: { input_tokens: number; output_tokens: number };
+  /**
+   * Usage as Anthropic reports it (cache_read_input_tokens / cache_creation_input_tokens: prompt tokens read from and
+   * written to the cache, apart from input_tokens).
+   */
+  usage?: {
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+  };
+  /** Thinking pieces: a thinking block (thinking_delta each, then its signature_delta) before the reply. */
+  reasoning?: string[];
+  /** The input of the call that answers a request forcing a tool (tool_choice {type: "tool", name}). */
+  forcedToolInput?: object;
 };
 
 export type MockAnthropicRequest = RecordedHttpRequest & {
@@ -83,6 +101,9 @@ function readKey(headers: http.IncomingHttpHeaders): Pick<MockAnthropicRequest, 
   return bearer ? { apiKey: bearer[1], apiKeyHeader: 'authorization' } : { apiKey: undefined, apiKeyHeader: undefined };
 }
 
+/** The signature a thinking block carries (Anthropic's is opaque; clients send it back unchanged). */
+const THINKING_SIGNATURE = 'sig_mock';
+
 const sse = (type: string, data: object): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
 export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promise<MockAnthropic> {
@@ -99,40 +120,76 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
   const sendError = (res: http.ServerResponse, status: number, type: ErrorType, message: string): void =>
     sendJson(res, status, { type: 'error', error: { type, message }, request_id: `req_mock${requestIds}` });
 
-  /** The reply's content blocks and the text of each delta a stream of it carries. */
+  /** One content block of a reply and the pieces a stream of it carries (thinking, text, or a tool call). */
+  type Block =
+    | { type: 'thinking'; pieces: string[] }
+    | { type: 'text'; pieces: string[] }
+    | { type: 'tool_use'; id: string; name: string; input: object; pieces: string[] };
+
+  /** The reply's content blocks: thinking (from `reasoning`) first, then the text or the tool calls. */
   const reply = (b: MockAnthropicBehavior) => {
     const n = ++sequence;
-    if (b.toolCall) {
-      const args = JSON.stringify(b.toolCall.arguments);
-      return {
-        n,
-        tool: { id: `toolu_mock${n}`, name: b.toolCall.name, input: b.toolCall.arguments },
-        pieces: splitInto(args, 3),
-        text: '',
-      };
-    }
-    const tokens = b.tokens ?? ['Hello', ' from', ` ${name}`];
-    return { n, tool: undefined, pieces: tokens, text: tokens.join('') };
+    const blocks: Block[] = b.reasoning?.length ? [{ type: 'thinking', pieces: b.reasoning }] : [];
+    const calls = callsOf(b);
+    calls.forEach((c, k) => {
+      const id = k === 0 ? `toolu_mock${n}` : `toolu_mock${n}_${k}`;
+      blocks.push({
+        type: 'tool_use',
+        id,
+        name: c.name,
+        input: c.arguments,
+        pieces: splitInto(JSON.stringify(c.arguments), 3),
+      });
+    });
+    if (!calls.length) blocks.push({ type: 'text', pieces: b.tokens ?? ['Hello', ' from', ` ${name}`] });
+    const counted = blocks.reduce((sum, x) => sum + (x.type === 'thinking' ? 0 : x.pieces.length), 0);
+    return { n, blocks, tools: calls.length > 0, usage: b.usage ?? { input_tokens: 10, output_tokens: counted } };
+  };
+
+  const whole = (x: Block): object => {
+    if (x.type === 'thinking') return { type: 'thinking', thinking: x.pieces.join(''), signature: THINKING_SIGNATURE };
+    if (x.type === 'text') return { type: 'text', text: x.pieces.join('') };
+    return { type: 'tool_use', id: x.id, name: x.name, input: x.input };
   };
 
   const answerMessage = (res: http.ServerResponse, b: MockAnthropicBehavior, model: string): void => {
     const r = reply(b);
-    const usage = b.usage ?? { input_tokens: 10, output_tokens: r.pieces.length };
     sendJson(res, 200, {
       id: `msg_mock${r.n}`,
       type: 'message',
       role: 'assistant',
       model,
-      content: r.tool ? [{ type: 'tool_use', ...r.tool }] : [{ type: 'text', text: r.text }],
-      stop_reason: r.tool ? 'tool_use' : 'end_turn',
+      content: r.blocks.map(whole),
+      stop_reason: r.tools ? 'tool_use' : 'end_turn',
       stop_sequence: null,
-      usage,
+      usage: r.usage,
     });
+  };
+
+  /** A block's events: its start (ping after the first), its deltas, its stop. */
+  const blockEvents = (x: Block, index: number): string[] => {
+    const start =
+      x.type === 'tool_use'
+        ? { type: 'tool_use', id: x.id, name: x.name, input: {} }
+        : x.type === 'thinking'
+          ? { type: 'thinking', thinking: '' }
+          : { type: 'text', text: '' };
+    const events = [sse('content_block_start', { index, content_block: start })];
+    if (index === 0) events.push(sse('ping', {}));
+    const delta = (d: object) => sse('content_block_delta', { index, delta: d });
+    if (x.type === 'tool_use')
+      for (const p of ['', ...x.pieces]) events.push(delta({ type: 'input_json_delta', partial_json: p }));
+    else if (x.type === 'text') for (const p of x.pieces) events.push(delta({ type: 'text_delta', text: p }));
+    else {
+      for (const p of x.pieces) events.push(delta({ type: 'thinking_delta', thinking: p }));
+      events.push(delta({ type: 'signature_delta', signature: THINKING_SIGNATURE }));
+    }
+    events.push(sse('content_block_stop', { index }));
+    return events;
   };
 
   const answerStream = (res: http.ServerResponse, b: MockAnthropicBehavior, model: string): void => {
     const r = reply(b);
-    const usage = b.usage ?? { input_tokens: 10, output_tokens: r.pieces.length };
     const message = {
       id: `msg_mock${r.n}`,
       type: 'message',
@@ -141,29 +198,14 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: usage.input_tokens, output_tokens: 1 },
+      usage: { ...r.usage, output_tokens: 1 },
     };
     const events = [sse('message_start', { message })];
-    if (r.tool) {
-      events.push(
-        sse('content_block_start', {
-          index: 0,
-          content_block: { type: 'tool_use', id: r.tool.id, name: r.tool.name, input: {} },
-        }),
-        sse('ping', {}),
-      );
-      for (const p of ['', ...r.pieces])
-        events.push(sse('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: p } }));
-    } else {
-      events.push(sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }), sse('ping', {}));
-      for (const p of r.pieces)
-        events.push(sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: p } }));
-    }
+    r.blocks.forEach((x, i) => events.push(...blockEvents(x, i)));
     events.push(
-      sse('content_block_stop', { index: 0 }),
       sse('message_delta', {
-        delta: { stop_reason: r.tool ? 'tool_use' : 'end_turn', stop_sequence: null },
-        usage: { output_tokens: usage.output_tokens },
+        delta: { stop_reason: r.tools ? 'tool_use' : 'end_turn', stop_sequence: null },
+        usage: { output_tokens: r.usage.output_tokens },
       }),
       sse('message_stop', {}),
     );
@@ -222,13 +264,24 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
         'There was an issue with the format of your request: the body is not a JSON object (mock).',
       );
     }
-    const request = body as { model?: unknown; max_tokens?: unknown; messages?: unknown; stream?: unknown };
+    const request = body as {
+      model?: unknown;
+      max_tokens?: unknown;
+      messages?: unknown;
+      stream?: unknown;
+      tool_choice?: { type?: unknown; name?: unknown };
+    };
     for (const field of ['model', 'max_tokens', 'messages'] as const) {
       if (request[field] === undefined) return sendError(res, 400, 'invalid_request_error', `${field}: Field required`);
     }
     const model = String(request.model);
-    if (request.stream === true) answerStream(res, b, model);
-    else answerMessage(res, b, model);
+    const forced = request.tool_choice?.type === 'tool' ? request.tool_choice.name : undefined;
+    const answer =
+      typeof forced === 'string' && b.forcedToolInput
+        ? { ...b, toolCalls: undefined, toolCall: { name: forced, arguments: b.forcedToolInput } }
+        : b;
+    if (request.stream === true) answerStream(res, answer, model);
+    else answerMessage(res, answer, model);
   };
 
   mockHttp = await startMockHttp(opts.port, (req, res, chunks) => handle(req, res, Buffer.concat(chunks).toString()));

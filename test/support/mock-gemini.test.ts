@@ -223,3 +223,19 @@ describe('mock gemini: failures', () => {
     expect((await ai.models.generateContent({ model: 'm', contents: 'hi' })).text).toBe('changed');
   });
 });
+
+describe('mock gemini: several function calls', () => {
+  it('answers toolCalls as functionCall parts of one candidate, whole and streamed', async () => {
+    const calls = [
+      { name: 'get_weather', arguments: { city: 'Paris' } },
+      { name: 'get_weather', arguments: { city: 'Oslo' } },
+    ];
+    const { client } = await mock({ behavior: { toolCalls: calls } });
+    const whole = await client.models.generateContent({ model: 'gemini-2.5-flash', contents: 'hi' });
+    expect(whole.functionCalls?.map((c) => [c.name, c.args])).toEqual(calls.map((c) => [c.name, c.arguments]));
+    const streamed: unknown[] = [];
+    for await (const c of await client.models.generateContentStream({ model: 'gemini-2.5-flash', contents: 'hi' }))
+      for (const f of c.functionCalls ?? []) streamed.push(f.args);
+    expect(streamed).toEqual(calls.map((c) => c.arguments));
+  });
+});

@@ -17,9 +17,12 @@
 //   it ignores non-stream replies. `status` applies to chat and model routes; `failTimes` counts chat requests.
 // - Error bodies are {"error":{"code","message","status"}}; the JSON-array stream wraps it in an array, as Google's does.
 // - Default usage: prompt 10, candidates = number of tokens (1 for a tool call).
+// - `toolCalls` go as several functionCall parts of one event (one candidate), as Gemini sends parallel calls.
+// - `reasoning` pieces go first as thought parts ({text, thought: true}), one event each in a stream; `usage` may
+//   add cachedContentTokenCount and thoughtsTokenCount (which Gemini counts outside candidatesTokenCount).
 import http from 'node:http';
 import type { CommonBehavior, MockHttp, MockServer, RecordedHttpRequest } from './mock-http.ts';
-import { finished, MockState, parseBodyText, sendJsonText, startMockHttp, writeStream } from './mock-http.ts';
+import { callsOf, finished, MockState, parseBodyText, sendJsonText, startMockHttp, writeStream } from './mock-http.ts';
 
 /**
  * The shared knobs (chunkDelayMs also parts the pieces of a tool call event; chat requests: generateContent and
@@ -28,7 +31,9 @@ import { finished, MockState, parseBodyText, sendJsonText, startMockHttp, writeS
 export type MockGeminiBehavior = CommonBehavior & {
   /** Delay before sending response headers; default 0. */
   firstByteDelayMs?: number;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  usage?: { prompt_tokens: number; completion_tokens: number; cached_tokens?: number; reasoning_tokens?: number };
+  /** Thought pieces ({text, thought: true} parts) before the reply. */
+  reasoning?: string[];
 };
 
 export type RecordedGeminiRequest = RecordedHttpRequest & {
@@ -95,16 +100,20 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     supportedGenerationMethods: ['generateContent', 'countTokens'],
   });
 
-  /** The events of one reply: text tokens, or one whole function call. */
+  /** The events of one reply: text tokens, or the function calls (whole, all in one event, as Gemini sends them). */
   const replyEvents = (b: MockGeminiBehavior, model: string): { events: object[]; whole: object } => {
     const responseId = `mockresp${++sequence}${name}`;
     const tokens = b.tokens ?? ['Hello', ' from', ` ${name}`];
     const prompt = b.usage?.prompt_tokens ?? 10;
-    const completion = b.usage?.completion_tokens ?? (b.toolCall ? 1 : tokens.length);
+    const calls = callsOf(b);
+    const completion = b.usage?.completion_tokens ?? (calls.length ? 1 : tokens.length);
+    const thoughts = b.usage?.reasoning_tokens ?? 0;
     const fullUsage = {
       promptTokenCount: prompt,
       candidatesTokenCount: completion,
-      totalTokenCount: prompt + completion,
+      totalTokenCount: prompt + completion + thoughts,
+      ...(b.usage?.cached_tokens ? { cachedContentTokenCount: b.usage.cached_tokens } : {}),
+      ...(thoughts ? { thoughtsTokenCount: thoughts } : {}),
     };
     const event = (parts: object[], last: boolean) => ({
       candidates: [{ content: { parts, role: 'model' }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
@@ -112,13 +121,16 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
       modelVersion: model,
       responseId,
     });
-    if (b.toolCall) {
-      const parts = [{ functionCall: { name: b.toolCall.name, args: b.toolCall.arguments } }];
-      return { events: [event(parts, true)], whole: event(parts, true) };
+    const reasoning = b.reasoning ?? [];
+    const thoughtEvents = reasoning.map((t) => event([{ text: t, thought: true }], false));
+    const thoughtParts = reasoning.length ? [{ text: reasoning.join(''), thought: true }] : [];
+    if (calls.length) {
+      const parts = calls.map((c) => ({ functionCall: { name: c.name, args: c.arguments } }));
+      return { events: [...thoughtEvents, event(parts, true)], whole: event([...thoughtParts, ...parts], true) };
     }
     return {
-      events: tokens.map((t, i) => event([{ text: t }], i === tokens.length - 1)),
-      whole: event([{ text: tokens.join('') }], true),
+      events: [...thoughtEvents, ...tokens.map((t, i) => event([{ text: t }], i === tokens.length - 1))],
+      whole: event([...thoughtParts, { text: tokens.join('') }], true),
     };
   };
 
@@ -138,7 +150,7 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
     );
     // A tool call event goes out in three pieces cut inside its arguments.
     const pieces = (frame: string): string[] => {
-      if (!b.toolCall) return [frame];
+      if (!callsOf(b).length) return [frame];
       const at = frame.indexOf('"args"');
       if (at < 0) return [frame];
       const mid = Math.floor((at + frame.length) / 2);

@@ -164,9 +164,16 @@ export type CommonBehavior = {
   failAfterChunks?: number;
   /** Reply with this tool call instead of text. */
   toolCall?: { name: string; arguments: object };
+  /** Reply with these tool calls, all in one reply (parallel calls), instead of text; wins over toolCall. */
+  toolCalls?: { name: string; arguments: object }[];
   /** Ids for the model list; the default is each mock's own (['mock-model'] for most). */
   models?: string[];
 };
+
+/** The tool calls a behaviour answers with: toolCalls, else toolCall alone, else none. */
+export function callsOf(b: CommonBehavior): { name: string; arguments: object }[] {
+  return b.toolCalls ?? (b.toolCall ? [b.toolCall] : []);
+}
 
 /** A request as every mock records it (some mocks add fields). */
 export type RecordedHttpRequest = {

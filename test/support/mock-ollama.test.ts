@@ -231,3 +231,18 @@ describe('mock ollama and the ollama format module agree', () => {
     }).toThrow('unexpected EOF (mock zeta)');
   });
 });
+
+describe('mock ollama: several tool calls', () => {
+  it('answers toolCalls whole in one message, streamed or not', async () => {
+    const calls = [weather, { name: 'get_time', arguments: { zone: 'UTC' } }];
+    const { client } = await mock({ behavior: { toolCalls: calls } });
+    const whole = await client.chat({ ...ask, tools, stream: false });
+    expect(whole.message.tool_calls?.map((c) => [c.function.name, c.function.arguments])).toEqual(
+      calls.map((c) => [c.name, c.arguments]),
+    );
+    const lines = await collect(await client.chat({ ...ask, tools, stream: true }));
+    expect(lines.flatMap((l) => l.message.tool_calls ?? []).map((c) => c.function.arguments)).toEqual(
+      calls.map((c) => c.arguments),
+    );
+  });
+});

@@ -12,10 +12,12 @@
 //   `errorAfterChunks` sends that many lines, then {"error": "..."} and ends the reply, as Ollama does.
 // - Model names: /api/chat and /api/generate echo any model; /api/show answers 404 for a model not in `models`
 //   (a name without a tag means ":latest"). Default usage: prompt 10, completion = number of tokens.
+// - `toolCalls` go whole in one line's message.tool_calls, as Ollama sends several calls.
+// - `reasoning` pieces go on /api/chat as `message.thinking` (one line each in a stream) before the reply.
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { CommonBehavior, MockHttp, MockServer, RecordedHttpRequest } from './mock-http.ts';
-import { finished, MockState, sendJsonText, startMockHttp, writeStream } from './mock-http.ts';
+import { callsOf, finished, MockState, sendJsonText, startMockHttp, writeStream } from './mock-http.ts';
 
 /**
  * The shared knobs (one NDJSON line per token; toolCall: on /api/chat; models: the names for /api/tags and
@@ -29,6 +31,8 @@ export type MockOllamaBehavior = CommonBehavior & {
   /** Stream: send N lines, then Ollama's mid-stream error line {"error": "..."}, and end the reply. */
   errorAfterChunks?: number;
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Thinking pieces (`message.thinking` on /api/chat) before the reply. */
+  reasoning?: string[];
 };
 
 export type RecordedOllamaRequest = RecordedHttpRequest;
@@ -134,18 +138,30 @@ export async function startMockOllama(opts: MockOllamaOptions = {}): Promise<Moc
 
   const answerChat: Answer = (res, model, request, b) => {
     const created = () => new Date().toISOString();
-    const toolCalls = b.toolCall
-      ? [{ function: { name: b.toolCall.name, arguments: b.toolCall.arguments } }]
+    const calls = callsOf(b);
+    const toolCalls = calls.length
+      ? calls.map((c) => ({ function: { name: c.name, arguments: c.arguments } }))
       : undefined;
     const tokens = toolCalls ? [] : tokensOf(b);
     const done = { done_reason: 'stop', done: true, ...metrics(usageOf(b, toolCalls ? 1 : tokens.length)) };
+    const reasoning = b.reasoning ?? [];
     if (request.stream === false) {
-      const message = { role: 'assistant', content: tokens.join(''), ...(toolCalls ? { tool_calls: toolCalls } : {}) };
+      const message = {
+        role: 'assistant',
+        content: tokens.join(''),
+        ...(reasoning.length ? { thinking: reasoning.join('') } : {}),
+        ...(toolCalls ? { tool_calls: toolCalls } : {}),
+      };
       return sendJson(res, 200, { model, created_at: created(), message, ...done });
     }
-    const lines = tokens.map(
-      (t) =>
-        `${JSON.stringify({ model, created_at: created(), message: { role: 'assistant', content: t }, done: false })}\n`,
+    const thinkingLine = (t: string) =>
+      `${JSON.stringify({ model, created_at: created(), message: { role: 'assistant', content: '', thinking: t }, done: false })}\n`;
+    const lines = reasoning.map(thinkingLine);
+    lines.push(
+      ...tokens.map(
+        (t) =>
+          `${JSON.stringify({ model, created_at: created(), message: { role: 'assistant', content: t }, done: false })}\n`,
+      ),
     );
     if (toolCalls)
       lines.push(

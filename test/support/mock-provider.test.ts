@@ -285,3 +285,46 @@ describe('mock provider: script', () => {
     expect((await client.chat.completions.create(ask)).choices[0]!.message.content).toBe('base');
   });
 });
+
+describe('mock provider: several tool calls and reasoning', () => {
+  const calls = [
+    { name: 'read_file', arguments: { path: 'a.ts' } },
+    { name: 'read_file', arguments: { path: 'b.ts', lines: [1, 20] } },
+  ];
+
+  it('answers toolCalls as parallel calls, whole and streamed (each under its own index)', async () => {
+    const { client } = await mock({ behavior: { toolCalls: calls } });
+    const whole = await client.chat.completions.create(ask);
+    expect(whole.choices[0]?.finish_reason).toBe('tool_calls');
+    expect(whole.choices[0]?.message.tool_calls?.map((c) => [c.id, c.type === 'function' && c.function])).toEqual([
+      ['call_mock1', { name: 'read_file', arguments: '{"path":"a.ts"}' }],
+      ['call_mock2', { name: 'read_file', arguments: '{"path":"b.ts","lines":[1,20]}' }],
+    ]);
+    const final = await client.chat.completions.stream({ ...ask, stream: true }).finalChatCompletion();
+    expect(
+      final.choices[0]?.message.tool_calls?.map((c) => c.type === 'function' && JSON.parse(c.function.arguments)),
+    ).toEqual(calls.map((c) => c.arguments));
+  });
+
+  it('sends reasoning as reasoning_content by default, or as OpenRouter’s `reasoning`', async () => {
+    const { mock: m, client } = await mock({ behavior: { reasoning: ['Let me', ' think'] } });
+    const deltas: Record<string, unknown>[] = [];
+    for await (const c of await client.chat.completions.create({ ...ask, stream: true }))
+      if (c.choices[0]) deltas.push(c.choices[0].delta as Record<string, unknown>);
+    expect(deltas.map((d) => d.reasoning_content).filter(Boolean)).toEqual(['Let me', ' think']);
+    m.setBehavior({ reasoning: ['Let me', ' think'], reasoningField: 'reasoning' });
+    const whole = await client.chat.completions.create(ask);
+    expect(whole.choices[0]?.message).toMatchObject({ content: 'Hello from mock', reasoning: 'Let me think' });
+  });
+
+  it('reports cache and reasoning token details as given', async () => {
+    const usage = {
+      prompt_tokens: 100,
+      completion_tokens: 30,
+      prompt_tokens_details: { cached_tokens: 80 },
+      completion_tokens_details: { reasoning_tokens: 20 },
+    };
+    const { client } = await mock({ behavior: { usage } });
+    expect((await client.chat.completions.create(ask)).usage).toEqual({ ...usage, total_tokens: 130 });
+  });
+});

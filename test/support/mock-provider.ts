@@ -10,10 +10,16 @@
 // - Timestamps (`receivedAt`, `sentChunksAt`) are performance.now() values of this process.
 // - Default usage: prompt_tokens 10, completion_tokens = number of tokens.
 // - A chat body that is not JSON answers 400; `model` is echoed back, or models[0] when the request has none.
+// - `toolCalls` answer several calls in one reply (ids call_mock1, call_mock2…); a stream sends each call's three
+//   deltas under its own index, one call after the other. `reasoningField: 'reasoning'` sends the reasoning as
+//   OpenRouter does, in `reasoning` (default: DeepSeek's `reasoning_content`).
+// - POST /v1/completions (legacy text completions, recorded like chat) answers the tokens as `text`, as one JSON
+//   reply or as text_completion SSE chunks (usage last when stream_options.include_usage); it ignores the failure
+//   knobs.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { CommonBehavior, MockHttp, MockServer, RecordedHttpRequest } from './mock-http.ts';
-import { finished, MockState, parseBodyText, sendJsonText, startMockHttp, writeStream } from './mock-http.ts';
+import { callsOf, finished, MockState, parseBodyText, sendJsonText, startMockHttp, writeStream } from './mock-http.ts';
 
 /**
  * The shared knobs (`status`: an OpenAI error body {error:{message,type,param,code}}; a streamed tool call splits
@@ -28,7 +34,16 @@ export type MockBehavior = CommonBehavior & {
   destroy?: boolean;
   /** Send headers and the first chunk, then wait this long before the rest (idle-timeout tests). */
   headersThenHangMs?: number;
-  usage?: { prompt_tokens: number; completion_tokens: number };
+  usage?: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    prompt_tokens_details?: { cached_tokens?: number };
+    completion_tokens_details?: { reasoning_tokens?: number };
+  };
+  /** Reasoning pieces (`reasoning_content`, as DeepSeek sends them) before the reply's text. */
+  reasoning?: string[];
+  /** The field the reasoning goes in: `reasoning_content` (DeepSeek, vLLM; the default) or `reasoning` (OpenRouter). */
+  reasoningField?: 'reasoning_content' | 'reasoning';
   /** Behaviours consumed one per chat request (the first request gets script[0]...); this behaviour applies after. */
   script?: MockBehavior[];
 };
@@ -143,14 +158,20 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
   const later = (fn: () => void, ms: number): void => mockHttp?.later(fn, ms);
 
   const completionBody = (modelJson: string, plan: Plan): string => {
-    const tc = plan.behavior.toolCall;
-    const message = tc
-      ? `{"role":"assistant","content":null,"tool_calls":[{"id":"call_mock1","type":"function","function":{"name":${JSON.stringify(tc.name)},"arguments":${JSON.stringify(JSON.stringify(tc.arguments))}}}]}`
-      : `{"role":"assistant","content":${plan.contentJson}}`;
+    const calls = callsOf(plan.behavior);
+    const field = plan.behavior.reasoningField ?? 'reasoning_content';
+    const reasoning = plan.behavior.reasoning ? `,"${field}":${JSON.stringify(plan.behavior.reasoning.join(''))}` : '';
+    const toolCalls = calls.map(
+      (tc, k) =>
+        `{"id":"call_mock${k + 1}","type":"function","function":{"name":${JSON.stringify(tc.name)},"arguments":${JSON.stringify(JSON.stringify(tc.arguments))}}}`,
+    );
+    const message = calls.length
+      ? `{"role":"assistant","content":null${reasoning},"tool_calls":[${toolCalls.join(',')}]}`
+      : `{"role":"assistant","content":${plan.contentJson}${reasoning}}`;
     return (
       `{"id":"chatcmpl-mock${++sequence}","object":"chat.completion","created":${Math.floor(Date.now() / 1000)},` +
       `"model":${modelJson},"choices":[{"index":0,"message":${message},` +
-      `"finish_reason":"${tc ? 'tool_calls' : 'stop'}"}]${plan.usageJson}`
+      `"finish_reason":"${calls.length ? 'tool_calls' : 'stop'}"}]${plan.usageJson}`
     );
   };
 
@@ -170,20 +191,26 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       `data: {"id":"chatcmpl-mock${++sequence}","object":"chat.completion.chunk",` +
       `"created":${Math.floor(Date.now() / 1000)},"model":${modelJson},"choices":[`;
     const events: string[] = [head + ROLE_TAIL];
-    const tc = p.behavior.toolCall;
-    if (tc) {
-      const args = JSON.stringify(tc.arguments);
-      const cuts = [0, Math.floor(args.length / 3), Math.floor((2 * args.length) / 3), args.length];
-      for (let i = 0; i < 3; i++) {
-        const first = i === 0 ? `"id":"call_mock1","type":"function",` : '';
-        const fn =
-          i === 0
-            ? `{"name":${JSON.stringify(tc.name)},"arguments":${JSON.stringify(args.slice(cuts[i], cuts[i + 1]))}}`
-            : `{"arguments":${JSON.stringify(args.slice(cuts[i], cuts[i + 1]))}}`;
-        events.push(
-          `${head}{"index":0,"delta":{"tool_calls":[{"index":0,${first}"function":${fn}}]},"finish_reason":null}]}\n\n`,
-        );
-      }
+    const field = p.behavior.reasoningField ?? 'reasoning_content';
+    for (const r of p.behavior.reasoning ?? []) {
+      events.push(`${head}{"index":0,"delta":{"${field}":${JSON.stringify(r)}},"finish_reason":null}]}\n\n`);
+    }
+    const calls = callsOf(p.behavior);
+    if (calls.length) {
+      calls.forEach((tc, k) => {
+        const args = JSON.stringify(tc.arguments);
+        const cuts = [0, Math.floor(args.length / 3), Math.floor((2 * args.length) / 3), args.length];
+        for (let i = 0; i < 3; i++) {
+          const first = i === 0 ? `"id":"call_mock${k + 1}","type":"function",` : '';
+          const fn =
+            i === 0
+              ? `{"name":${JSON.stringify(tc.name)},"arguments":${JSON.stringify(args.slice(cuts[i], cuts[i + 1]))}}`
+              : `{"arguments":${JSON.stringify(args.slice(cuts[i], cuts[i + 1]))}}`;
+          events.push(
+            `${head}{"index":0,"delta":{"tool_calls":[{"index":${k},${first}"function":${fn}}]},"finish_reason":null}]}\n\n`,
+          );
+        }
+      });
       events.push(`${head}{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\n`);
     } else {
       for (const tail of p.tokenTails) events.push(head + tail);
@@ -202,6 +229,26 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
       delayMs: (written) => (written === 1 && b.headersThenHangMs ? b.headersThenHangMs : chunkDelay),
       onWrite: () => times.push(performance.now()),
     });
+  };
+
+  /** Legacy text completions: the tokens as `text` (the prompt and suffix are only recorded). */
+  const answerTextCompletion = (res: http.ServerResponse, body: Record<string, unknown> | undefined, p: Plan): void => {
+    const model = JSON.stringify(typeof body?.model === 'string' ? body.model : 'mock-model');
+    const head = `{"id":"cmpl-mock${++sequence}","object":"text_completion","created":${Math.floor(Date.now() / 1000)},"model":${model}`;
+    const tokens = p.behavior.tokens ?? ['Hello', ' from', ` ${name}`];
+    if (body?.stream !== true) {
+      const choice = `{"text":${p.contentJson},"index":0,"logprobs":null,"finish_reason":"length"}`;
+      return sendJson(res, 200, `${head},"choices":[${choice}]${p.usageJson}`);
+    }
+    const events = tokens.map((t, i) => {
+      const finish = i === tokens.length - 1 ? '"length"' : 'null';
+      return `data: ${head},"choices":[{"text":${JSON.stringify(t)},"index":0,"logprobs":null,"finish_reason":${finish}}]}\n\n`;
+    });
+    const options = body.stream_options as { include_usage?: unknown } | undefined;
+    if (options?.include_usage === true) events.push(`data: ${head},"choices":[]${p.usageJson}\n\n`);
+    events.push(DONE);
+    res.writeHead(200, STREAM_HEADERS);
+    writeStream(res, later, events, { delayMs: p.behavior.chunkDelayMs ?? 0 });
   };
 
   const answer = (res: http.ServerResponse, body: unknown, isChat: boolean, p: Plan, failing: boolean): void => {
@@ -255,6 +302,10 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
           usage: { prompt_tokens: texts.length, total_tokens: texts.length },
         }),
       );
+    }
+    if (req.method === 'POST' && path === '/v1/completions') {
+      if (record) state.requests.push({ method: req.method ?? '', url, headers: req.headers, body, receivedAt });
+      return answerTextCompletion(res, body as Record<string, unknown> | undefined, plan);
     }
     if (isChat) state.chats++;
     if (record) state.requests.push({ method: req.method ?? '', url, headers: req.headers, body, receivedAt });

@@ -1,7 +1,8 @@
 // Golden tests for the legacy /v1/completions front door, and the official openai client reading its answers.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completionsFormat } from './completions.ts';
+import { completionsFormat, completionsRequestFromHub, completionsResponseToHub } from './completions.ts';
+import { CompletionsStreamDecoder } from './completions.ts';
 import { responseToChunks } from './conformance.case.ts';
 import {
   badRequest,
@@ -13,7 +14,7 @@ import {
   upstreamError,
   usageChunk,
 } from './fixtures.test-helper.ts';
-import type { HubRequest } from './hub/index.ts';
+import { foldChunks, type HubRequest } from './hub/index.ts';
 
 const ctx = { model: 'gpt-3.5-turbo-instruct' };
 const usage = { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 };
@@ -227,5 +228,65 @@ describe('completions: the official openai client reads what Switchboard writes'
     const err = await client.completions.create({ model: 'm', prompt: ['a', 'b'] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
     expect((err as Error).message).toContain('one prompt per request');
+  });
+});
+
+describe('provider side: /v1/completions for raw and fill-in-the-middle prompts', () => {
+  const hub = { model: 'qwen-coder', messages: [], max_tokens: 64, temperature: 0.2, top_k: 40, stop: ['\n\n'] };
+
+  it('writes prompt, suffix and the sampling fields (no top_k), asking for usage on a stream', () => {
+    expect(completionsRequestFromHub({ ...hub, stream: true }, 'def f(', ')\n')).toEqual({
+      model: 'qwen-coder',
+      prompt: 'def f(',
+      suffix: ')\n',
+      max_tokens: 64,
+      temperature: 0.2,
+      stop: ['\n\n'],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect(completionsRequestFromHub(hub, 'x')).not.toHaveProperty('suffix');
+  });
+
+  it('reads a reply: text, finish and usage', () => {
+    const res = completionsResponseToHub(
+      {
+        id: 'cmpl-1',
+        object: 'text_completion',
+        created: 1,
+        model: 'qwen-coder',
+        choices: [{ text: 'x):', index: 0, logprobs: null, finish_reason: 'length' }],
+        usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 },
+      },
+      'm',
+    );
+    expect(res.choices[0]).toEqual({
+      index: 0,
+      message: { role: 'assistant', content: 'x):' },
+      finish_reason: 'length',
+    });
+    expect(res.usage).toEqual({ prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 });
+    expect(() => completionsResponseToHub({ error: { message: 'no such model' } }, 'm')).toThrow('no such model');
+  });
+
+  it('reads a stream, cut anywhere: text deltas, the finish, the usage', () => {
+    const events = [
+      { id: 'cmpl-1', created: 1, model: 'q', choices: [{ text: 'x', index: 0, finish_reason: null }] },
+      { id: 'cmpl-1', created: 1, model: 'q', choices: [{ text: '):', index: 0, finish_reason: 'stop' }] },
+      {
+        id: 'cmpl-1',
+        created: 1,
+        model: 'q',
+        choices: [],
+        usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
+      },
+    ];
+    const text = events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n';
+    const dec = new CompletionsStreamDecoder('m');
+    const chunks = [...dec.push(text.slice(0, 37)), ...dec.push(text.slice(37)), ...dec.end()];
+    const folded = foldChunks(chunks);
+    expect(folded.choices[0]!.message.content).toBe('x):');
+    expect(folded.choices[0]!.finish_reason).toBe('stop');
+    expect(folded.usage).toEqual({ prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 });
   });
 });

@@ -10,7 +10,12 @@
 // - `tool_calls` finishes (impossible without tools) read as "stop".
 // - Stream: role-only chunks send nothing; each choice's finish is held until the usage is known (or the stream
 //   ends) and sent with it, so a client reading `choices[0]` never meets a chunk with no choices.
-import { contentText, invalid, isObject, newId, paramsToHub, requireModel } from './hub/index.ts';
+// Provider side (an OpenAI-type provider's /v1/completions, for Ollama's raw and fill-in-the-middle prompts): the
+// request is built from a prompt, an optional suffix and the hub's sampling fields (top_k left out, as for OpenAI
+// chat); replies and streams are read back as hub replies and chunks, usage asked for on streams.
+import { contentText, errorMessageOf, hubChunk, invalid, isObject, newId, nowSeconds } from './hub/index.ts';
+import { OPENAI_USAGE, paramsFromHub, paramsToHub, requireModel, SseJsonDecoder } from './hub/index.ts';
+import { UpstreamStreamError } from './hub/index.ts';
 import type { ClientContext, ClientFormat, FinishReason, HubChunk, HubRequest, HubResponse } from './hub/index.ts';
 import type { HubUsage, Json, ParamMap, StreamEncoder, WireError } from './hub/index.ts';
 
@@ -181,3 +186,77 @@ export const completionsFormat: ClientFormat = {
   streamEncoder: (ctx) => new CompletionsStreamEncoder(ctx.model),
   errorBody: openaiParamErrorBody,
 };
+
+/** Provider side: a text completion of `prompt` (filling in before `suffix` when given), with the hub's sampling. */
+export function completionsRequestFromHub(hub: HubRequest, prompt: string, suffix?: string): Json {
+  const body: Json = { model: hub.model, prompt };
+  if (suffix !== undefined) body.suffix = suffix;
+  paramsFromHub(PARAMS, hub, body);
+  if (hub.stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
+  return body;
+}
+
+const finishToHub = (v: unknown): FinishReason | null =>
+  v === 'length' || v === 'content_filter' ? v : v === null || v === undefined ? null : 'stop';
+
+function failureOf(body: Json): UpstreamStreamError | undefined {
+  if (body.error === undefined || body.error === null) return undefined;
+  return new UpstreamStreamError(errorMessageOf(body) ?? 'the provider reported an error');
+}
+
+/** Provider side: a /v1/completions reply as a hub reply (each choice's text as the message). */
+export function completionsResponseToHub(body: unknown, model: string): HubResponse {
+  if (!isObject(body))
+    throw new UpstreamStreamError('The provider answered /completions with a body that is not JSON.');
+  const failure = failureOf(body);
+  if (failure) throw failure;
+  const choices = (Array.isArray(body.choices) ? body.choices : []).filter(isObject).map((c, k) => ({
+    index: typeof c.index === 'number' ? c.index : k,
+    message: { role: 'assistant' as const, content: typeof c.text === 'string' ? c.text : '' },
+    finish_reason: finishToHub(c.finish_reason) ?? 'stop',
+  }));
+  const usage = OPENAI_USAGE.toHub(body.usage);
+  return {
+    id: typeof body.id === 'string' ? body.id : newId('chatcmpl-'),
+    object: 'chat.completion',
+    created: typeof body.created === 'number' ? body.created : nowSeconds(),
+    model: typeof body.model === 'string' && body.model ? body.model : model,
+    choices: choices.length
+      ? choices
+      : [{ index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'stop' }],
+    ...(usage ? { usage } : {}),
+  };
+}
+
+/** Provider side: a /v1/completions stream as hub chunks (a role chunk first, text deltas, finishes, the usage). */
+export class CompletionsStreamDecoder extends SseJsonDecoder {
+  private head: { id: string; created: number; model: string } | undefined;
+
+  constructor(private readonly model: string) {
+    super();
+  }
+
+  protected read(data: Json): void {
+    const failure = failureOf(data);
+    if (failure) throw failure;
+    if (!this.head) {
+      this.head = {
+        id: typeof data.id === 'string' ? data.id : newId('chatcmpl-'),
+        created: typeof data.created === 'number' ? data.created : nowSeconds(),
+        model: typeof data.model === 'string' && data.model ? data.model : this.model,
+      };
+      this.out.push(hubChunk(this.head, { role: 'assistant', content: '' }));
+    }
+    for (const c of Array.isArray(data.choices) ? data.choices.filter(isObject) : []) {
+      const index = typeof c.index === 'number' ? c.index : 0;
+      const text = typeof c.text === 'string' ? c.text : '';
+      const finish = finishToHub(c.finish_reason);
+      if (text || finish) this.out.push(hubChunk(this.head, text ? { content: text } : {}, finish, undefined, index));
+    }
+    const usage = OPENAI_USAGE.toHub(data.usage);
+    if (usage) this.out.push({ ...hubChunk(this.head, {}), choices: [], usage });
+  }
+}

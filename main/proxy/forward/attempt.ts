@@ -11,7 +11,7 @@ import type { AttemptFailure, ProviderRuntime } from '../provider-pool.ts';
 import type { ResolvedCandidate } from '../routing.ts';
 import { classify, errorTextOf, isRetryableStatus } from './classify.ts';
 import { upstreamHeaders } from './headers.ts';
-import type { AttemptPlan } from './plan.ts';
+import { type AttemptPlan, droppedHeader } from './plan.ts';
 import type { ClientListener, ReplySink, ReplyTarget } from './target.ts';
 
 /** What the request log needs to know about how forwarding went (filled in by the attempt that answered). */
@@ -154,12 +154,13 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     this.headers = responseHeaders;
     this.failing = isRetryableStatus(statusCode);
     if (this.failing) return;
-    const extraHeaders = {
+    const extraHeaders: Record<string, string> = {
       ...this.a.extraHeaders,
       'x-switchboard-provider': this.cand.provider,
       'x-switchboard-route': this.cand.reason,
       'x-switchboard-attempts': String(this.attemptNo),
     };
+    if (this.plan.dropped) extraHeaders['x-switchboard-dropped'] = droppedHeader(this.plan.dropped);
     this.sink = this.a.target.sink(
       { status: statusCode, headers: responseHeaders, extraHeaders, committer: this },
       this.plan,

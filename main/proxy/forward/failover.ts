@@ -6,7 +6,7 @@ import { ApiError } from '../../errors.ts';
 import type { AttemptFailure, ProviderPool } from '../provider-pool.ts';
 import type { ResolvedCandidate } from '../routing.ts';
 import { type ForwardProgress, UpstreamAttempt } from './attempt.ts';
-import type { Planner } from './plan.ts';
+import { type AttemptPlan, type Planner, type PlanTarget, RefusedField } from './plan.ts';
 import type { ReplyTarget } from './target.ts';
 
 export type ForwardRequest = {
@@ -60,16 +60,19 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
   };
   let lastFailure: LastFailure | null = null;
   let tried = 0;
-  let unsupported: string | null = null;
+  /** Why the first candidate that could not serve the request could not: a reason, or the client's error itself. */
+  let unsupported: string | ApiError | null = null;
 
   for (let i = 0; i < f.candidates.length; i++) {
     const cand = f.candidates[i]!;
     const provider = pool.get(cand.provider);
     if (!provider) continue;
-    const plan = f.planner.plan({ kind: provider.kind, baseUrl: provider.baseUrl, name: provider.name });
-    if (typeof plan === 'string') {
-      attempts.push({ provider: cand.provider, status: null, error: plan, latency_ms: 0 });
-      unsupported = plan;
+    const { kind, baseUrl, name } = provider;
+    const plan = planOrRefusal(f.planner, { kind, baseUrl, name, nativeFormats: provider.config.native_formats });
+    if (typeof plan === 'string' || plan instanceof ApiError) {
+      const why = typeof plan === 'string' ? plan : plan.message;
+      attempts.push({ provider: cand.provider, status: null, error: why, latency_ms: 0 });
+      if (!(unsupported instanceof ApiError)) unsupported = plan; // the first refused field says the most
       continue;
     }
     if (!provider.breaker.allow()) {
@@ -80,12 +83,14 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
     const t0 = performance.now();
     const result = await new UpstreamAttempt(ctx, plan, provider, cand, i + 1).run();
     const latency = performance.now() - t0;
+    const dropped = plan.dropped ? { dropped: plan.dropped } : null;
     if (result.kind === 'done') {
       attempts.push({
         provider: cand.provider,
         status: result.status,
         error: result.midStreamError ?? null,
         latency_ms: Math.round(latency),
+        ...dropped,
       });
       if (result.midStreamError) {
         outcome.errorCode = 'upstream_error';
@@ -104,6 +109,7 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
       status: result.failure.status,
       error: result.failure.message,
       latency_ms: Math.round(latency),
+      ...dropped,
     });
     if (result.failure.kind === 'aborted') {
       outcome.status = 499;
@@ -119,12 +125,24 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
 
   const error =
     tried === 0 && unsupported && attempts.every((a) => a.error !== 'circuit open: skipped')
-      ? new ApiError('unsupported_endpoint', `${unsupported}.`)
+      ? unsupported instanceof ApiError
+        ? unsupported
+        : new ApiError('unsupported_endpoint', `${unsupported}.`)
       : allFailedError(f.model, attempts, lastFailure, tried);
   outcome.status = error.status;
   outcome.errorCode = error.code;
   outcome.error = error;
   return outcome;
+}
+
+/** The candidate's plan, a reason it cannot serve the request, or the field its format refuses. */
+function planOrRefusal(planner: Planner, target: PlanTarget): AttemptPlan | string | RefusedField {
+  try {
+    return planner.plan(target);
+  } catch (err) {
+    if (err instanceof RefusedField) return err;
+    throw err;
+  }
 }
 
 function allFailedError(model: string, attempts: AttemptLog[], last: LastFailure | null, tried: number): ApiError {

@@ -3,6 +3,7 @@
 export { forwardWithFailover, type ForwardOutcome, type ForwardRequest } from './failover.ts';
 export {
   chatPlan,
+  hubForProvider,
   type AttemptPlan,
   type Planner,
   type PlanTarget,

@@ -1,8 +1,13 @@
 // How one candidate is called: the path and body for its provider, and how its reply becomes the client's.
 import type { Readable } from 'node:stream';
+import { logger } from '../../observability/logger.ts';
 import type { ClientFormat, HubRequest, ReplyContext, StreamDecoder, StreamEncoder } from '../formats/hub/index.ts';
-import { providerFormat } from '../formats/index.ts';
+import { ApiError } from '../../errors.ts';
+import { auditRequest, type Refusal } from '../formats/hub/accepted.ts';
+import { acceptedFields, providerFormat } from '../formats/index.ts';
+import { openaiFormat } from '../formats/openai/index.ts';
 import type { ProviderKind } from '../providers/index.ts';
+import { type Adjusted, applyQuirks, type QuirkTable } from '../quirks.ts';
 
 /** A body streamed from disk: its exact length, and a fresh stream of it per attempt (so failover can resend it). */
 export type UploadBody = { length: number; open(): Readable };
@@ -26,16 +31,81 @@ export type AttemptPlan = {
   upload?: UploadBody;
   /** Absent: the provider speaks the client's format and its bytes pass through. */
   translate?: Translation;
+  /**
+   * Fields left out of the request for this provider, each as "field: why" ("field=value: why" from the quirks
+   * table; the rest from the format's accepted fields): the request log's attempt lists them, and the reply's
+   * x-switchboard-dropped header names them.
+   */
+  dropped?: string[];
 };
 
-export type PlanTarget = { kind: ProviderKind; baseUrl: URL; name: string };
+/** The x-switchboard-dropped header: the names of a plan's dropped fields ("field: why" entries), comma-separated. */
+export function droppedHeader(dropped: readonly string[]): string {
+  const names: string[] = [];
+  for (const entry of dropped) {
+    const end = entry.search(/[=:]/);
+    const name = end === -1 ? entry : entry.slice(0, end);
+    if (!names.includes(name)) names.push(name);
+  }
+  return names.join(',');
+}
+
+export type PlanTarget = {
+  kind: ProviderKind;
+  baseUrl: URL;
+  name: string;
+  /** The provider's `native_formats` (config.json): wire formats it serves besides its type's own. */
+  nativeFormats?: readonly string[];
+};
 
 export interface Planner {
-  /** The call for this candidate, or why it cannot serve the request (it is then skipped). */
+  /**
+   * The call for this candidate, or why it cannot serve the request (it is then skipped). Throws RefusedField when
+   * the provider's format refuses a field of the request: the candidate is skipped too, and the refusal is the
+   * client's error when no candidate can serve it.
+   */
   plan(target: PlanTarget): AttemptPlan | string;
 }
 
-/** The usual plan of a chat-like endpoint: the client's bytes when the provider speaks its format, else translated. */
+/**
+ * The hub request as this provider and model should get it, after the quirks table (quirks.ts): the request itself
+ * when nothing changes. What was dropped or renamed goes to the debug log; the drops also go to the request log.
+ */
+export function hubForProvider(
+  target: PlanTarget,
+  hub: HubRequest,
+  quirks: QuirkTable,
+): { hub: HubRequest; dropped?: string[] } {
+  const adjusted = applyQuirks(hub, quirks.resolve(target, hub.model), {
+    translated: true,
+    format: target.kind.format,
+  });
+  if (!adjusted) return { hub };
+  logAdjusted(target, hub.model, adjusted);
+  return { hub: adjusted.body, ...(adjusted.dropped.length ? { dropped: adjusted.dropped } : {}) };
+}
+
+function logAdjusted(target: PlanTarget, model: string, a: Adjusted<unknown>): void {
+  logger.debug({ provider: target.name, model, dropped: a.dropped, renamed: a.renamed }, 'quirks table applied');
+}
+
+/** 400 invalid_request: a field this provider's format refuses (formats/hub/accepted.ts), naming the provider. */
+export class RefusedField extends ApiError {
+  constructor(r: Refusal, target: PlanTarget, label: string) {
+    const shown = JSON.stringify(r.value);
+    const value = shown === undefined || shown.length > 60 ? '' : ` (${shown})`;
+    const message = `"${r.field}"${value} cannot go to provider "${target.name}", ${label}: ${r.why}.`;
+    super('invalid_request', message, r.fix, [{ field: r.field, message: r.why }]);
+  }
+}
+
+/**
+ * The usual plan of a chat-like endpoint: the client's bytes when the provider speaks its format, else translated.
+ * An OpenAI chat request passed through is rewritten only when the quirks table changes something for this provider
+ * and model; otherwise its bytes go on untouched. A translated request is audited against the provider format's
+ * table of accepted fields: what it drops is listed (`dropped`, with why); a field it refuses throws RefusedField
+ * (failover skips this candidate, and the refusal is the client's 400 when no other candidate can serve it).
+ */
 export function chatPlan(
   target: PlanTarget,
   native: string | null,
@@ -44,12 +114,29 @@ export function chatPlan(
   client: ClientFormat,
   ctx: ReplyContext,
   stream: boolean,
+  quirks: QuirkTable,
 ): AttemptPlan {
-  if (native !== null) return { path: native, body: rawBody };
+  if (native !== null) {
+    if (client !== openaiFormat || target.kind.format !== 'openai') return { path: native, body: rawBody };
+    const q = quirks.resolve(target, hub.model);
+    const adjusted = q && applyQuirks(hub, q, { translated: false, format: 'openai' });
+    if (!adjusted) return { path: native, body: rawBody };
+    logAdjusted(target, hub.model, adjusted);
+    const body = Buffer.from(JSON.stringify(adjusted.body));
+    return { path: native, body, ...(adjusted.dropped.length ? { dropped: adjusted.dropped } : {}) };
+  }
   const pf = providerFormat(target.kind.format);
+  const sent = hubForProvider(target, hub, quirks);
+  const table = acceptedFields(target.kind.format);
+  const audit = auditRequest(table, sent.hub);
+  if (audit.refusal) throw new RefusedField(audit.refusal, target, table.label);
+  const dropped = audit.dropped.length
+    ? [...(sent.dropped ?? []), ...audit.dropped.map((d) => `${d.field}: ${d.why}`)]
+    : sent.dropped;
   return {
     path: target.kind.chatPath(hub.model, stream),
-    body: Buffer.from(JSON.stringify(pf.requestFromHub(hub))),
+    body: Buffer.from(JSON.stringify(pf.requestFromHub(sent.hub))),
+    ...(dropped ? { dropped } : {}),
     translate: {
       json: (body) => client.responseFromHub(pf.responseToHub(body, hub.model), ctx),
       decoder: () => pf.streamDecoder(hub.model),

@@ -32,14 +32,25 @@ export function finishFromHub(finish: FinishReason | null, hasToolCalls: boolean
   }
 }
 
-/** Anthropic's input_tokens leaves out cache reads and writes; the hub's prompt_tokens counts them. */
+/**
+ * Anthropic's input_tokens leaves out cache reads and writes (the hub's prompt_tokens counts them); its output_tokens
+ * counts the thinking tokens, as the hub's completion_tokens counts reasoning tokens.
+ */
 export const ANTHROPIC_USAGE = new UsageMap({
   prompt: 'input_tokens',
   completion: 'output_tokens',
   cacheRead: 'cache_read_input_tokens',
   cacheWrite: 'cache_creation_input_tokens',
+  reasoning: 'output_tokens_details.thinking_tokens',
   promptExcludesCache: true,
 });
+
+/**
+ * The signature of the thinking blocks Switchboard writes for a translated provider's reasoning. Anthropic's clients
+ * keep a thinking block only with a signature (Claude Code sends it back with the next turn); Switchboard drops
+ * thinking blocks when it translates a request, and Anthropic itself would refuse this one (it is not Anthropic's).
+ */
+export const THINKING_SIGNATURE = 'switchboard-translated-reasoning';
 
 /** The sampling fields, at the same paths both ways (stop_sequences is always an array: read with stopAsArray). */
 export const ANTHROPIC_PARAMS: ParamMap = {

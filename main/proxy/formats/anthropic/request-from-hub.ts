@@ -2,6 +2,8 @@
 import { argumentsFromHub, contentText, paramsFromHub, parseDataUrl } from '../hub/index.ts';
 import type { HubContentPart, HubMessage, HubRequest, HubToolChoice } from '../hub/index.ts';
 import { ANTHROPIC_PARAMS } from './common.ts';
+import { structuredOutputFromHub } from './structured-output.ts';
+import { thinkingFromHub } from './thinking.ts';
 import type {
   AnthropicContentBlock,
   AnthropicImageBlock,
@@ -105,7 +107,10 @@ function toolChoiceFromHub(choice: HubToolChoice | undefined, parallel?: boolean
   return out;
 }
 
-/** The hub request as an Anthropic request body (tool_choice is sent only with tools). */
+/**
+ * The hub request as an Anthropic request body (tool_choice is sent only with tools); response_format becomes a
+ * forced answer tool (structured-output.ts) and the reasoning settings `thinking` (thinking.ts).
+ */
 export function requestFromHub(req: HubRequest): AnthropicRequest {
   const { system, messages } = messagesFromHub(req.messages);
   const out: AnthropicRequest = { model: req.model, max_tokens: ANTHROPIC_DEFAULT_MAX_TOKENS, messages };
@@ -113,7 +118,6 @@ export function requestFromHub(req: HubRequest): AnthropicRequest {
   else if (system.length > 1) out.system = system.map((text) => ({ type: 'text', text }));
   if (req.stream) out.stream = true;
   paramsFromHub(ANTHROPIC_PARAMS, req, out, { stopAsArray: true });
-  if (out.temperature !== undefined) delete out.top_p; // recent Claude models refuse both
   if (req.tools?.length) {
     out.tools = req.tools.map((t) => {
       const schema = t.function.parameters ?? { type: 'object', properties: {} };
@@ -124,6 +128,9 @@ export function requestFromHub(req: HubRequest): AnthropicRequest {
     const choice = toolChoiceFromHub(req.tool_choice, req.parallel_tool_calls);
     if (choice) out.tool_choice = choice;
   }
+  const forcedTool = structuredOutputFromHub(req, out);
+  thinkingFromHub(req, out, forcedTool);
+  if (out.temperature !== undefined) delete out.top_p; // recent Claude models refuse both
   if (typeof req.user === 'string' && req.user !== '') out.metadata = { user_id: req.user };
   return out;
 }

@@ -61,6 +61,8 @@ describe('client side: Anthropic request → hub', () => {
       tool_choice: 'required',
       parallel_tool_calls: false,
       user: 'u-42',
+      reasoning_budget: 2048, // thinking: its budget, and the effort that budget stands for
+      reasoning_effort: 'low',
     } satisfies HubRequest);
   });
 

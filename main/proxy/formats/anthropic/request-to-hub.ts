@@ -4,6 +4,7 @@ import { absent, argumentsToHub, flattenParts, invalid, isObject, paramsToHub, r
 import type { HubContentPart, HubMessage, HubRequest, HubTool, HubToolCall, HubToolChoice } from '../hub/index.ts';
 import type { Json } from '../hub/index.ts';
 import { ANTHROPIC_PARAMS } from './common.ts';
+import { optionsToHub } from './request-options.ts';
 
 const EXAMPLE = 'Send {"model": "...", "max_tokens": 1024, "messages": [{"role": "user", "content": "Hello"}]}.';
 
@@ -85,18 +86,29 @@ function documentToHub(block: Json, path: string): HubContentPart {
   return { type: 'text', text: title + text };
 }
 
+/** A search_result block (a client's own search results, for citations) as text: title, source, then its text. */
+function searchResultToHub(block: Json, path: string): HubContentPart {
+  const content = Array.isArray(block.content) ? block.content : [];
+  const texts = content.map((c, i) =>
+    stringField(blockAt(c, `${path}.content[${i}]`), 'text', `${path}.content[${i}]`),
+  );
+  const head = [block.title, block.source].filter((v): v is string => typeof v === 'string' && v !== '');
+  return { type: 'text', text: [...head, ...texts].join('\n\n') };
+}
+
 function unsupportedBlock(type: unknown, path: string): ApiError {
   return invalid(
     `"${path}" is a "${String(type)}" block, which Switchboard cannot translate for other providers.`,
-    'Send text, image, document (plain text), tool_use and tool_result blocks only.',
+    'Send text, image, document (plain text), search_result, tool_use and tool_result blocks only.',
   );
 }
 
-/** A text, image or document block as a hub part; any other block is refused. */
+/** A text, image, document or search_result block as a hub part; any other block is refused. */
 function partToHub(b: Json, path: string): HubContentPart {
   if (b.type === 'text') return { type: 'text', text: stringField(b, 'text', path) };
   if (b.type === 'image') return imageToHub(b, path);
   if (b.type === 'document') return documentToHub(b, path);
+  if (b.type === 'search_result') return searchResultToHub(b, path);
   throw unsupportedBlock(b.type, path);
 }
 
@@ -189,6 +201,7 @@ function toolsToHub(tools: unknown): HubTool[] {
     }
     const fn: HubTool['function'] = { name: stringField(t, 'name', path) };
     if (typeof t.description === 'string') fn.description = t.description;
+    if (typeof t.strict === 'boolean') fn.strict = t.strict;
     if (t.input_schema !== undefined) {
       if (!isObject(t.input_schema)) {
         throw invalid(
@@ -255,5 +268,6 @@ export function requestToHub(body: unknown): HubRequest {
     if (parallel === false) req.parallel_tool_calls = false;
   }
   if (isObject(body.metadata) && typeof body.metadata.user_id === 'string') req.user = body.metadata.user_id;
+  optionsToHub(body, req);
   return req;
 }

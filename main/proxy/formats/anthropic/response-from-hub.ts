@@ -1,7 +1,7 @@
 // Client side: a hub reply written as an Anthropic message, and Switchboard's errors as Anthropic's error body.
 import { argumentsFromHub, messageWithAction, newId } from '../hub/index.ts';
 import type { HubResponse, HubUsage, WireError } from '../hub/index.ts';
-import { ANTHROPIC_USAGE, finishFromHub } from './common.ts';
+import { ANTHROPIC_USAGE, finishFromHub, THINKING_SIGNATURE } from './common.ts';
 import type { AnthropicErrorType, AnthropicResponse, AnthropicUsage } from './types.ts';
 
 /** The message id: the hub's when it is already an Anthropic id, else a new msg_ id. */
@@ -12,10 +12,15 @@ export function usageFromHub(usage: HubUsage | null | undefined): AnthropicUsage
   return usage ? (ANTHROPIC_USAGE.fromHub(usage) as AnthropicUsage) : { input_tokens: 0, output_tokens: 0 };
 }
 
-/** A hub response as an Anthropic message, under the model the client asked for. */
+/**
+ * A hub response as an Anthropic message, under the model the client asked for: the provider's reasoning first, as
+ * a thinking block signed by Switchboard (THINKING_SIGNATURE), then the text, then the tool calls.
+ */
 export function responseFromHub(res: HubResponse, model: string): AnthropicResponse {
   const choice = res.choices[0];
   const content: AnthropicResponse['content'] = [];
+  const reasoning = choice?.message.reasoning_content;
+  if (reasoning) content.push({ type: 'thinking', thinking: reasoning, signature: THINKING_SIGNATURE });
   const text = choice?.message.content;
   if (typeof text === 'string' && text !== '') content.push({ type: 'text', text });
   const calls = choice?.message.tool_calls ?? [];

@@ -4,10 +4,17 @@ import { argumentsToHub, hubChunk, isObject, newId, nowSeconds, SseJsonDecoder }
 import { UpstreamStreamError } from '../hub/index.ts';
 import type { FinishReason, HubDelta, Json } from '../hub/index.ts';
 import { ANTHROPIC_USAGE, finishToHub } from './common.ts';
+import { ANSWER_TOOL, answerTextOfJson, isAnswerTool } from './structured-output.ts';
 
-/** What a content block is, by its index; a tool block keeps an input sent whole in content_block_start. */
+/**
+ * What a content block is, by its index; a tool block keeps an input sent whole in content_block_start. An answer
+ * block (Switchboard's structured-output tool) is text: its input JSON streams as content (the value tool's is kept
+ * until the block stops, to take `value` out of it).
+ */
 type StreamBlock =
-  { kind: 'text' | 'thinking' | 'other' } | { kind: 'tool'; tool: number; startInput?: string; gotDelta: boolean };
+  | { kind: 'text' | 'thinking' | 'other' }
+  | { kind: 'tool'; tool: number; startInput?: string; gotDelta: boolean }
+  | { kind: 'answer'; name: string; json: string; startInput?: string; gotDelta: boolean };
 
 /** The status and Switchboard code an Anthropic mid-stream error type stands for. */
 function streamFailure(error: unknown): UpstreamStreamError {
@@ -32,6 +39,8 @@ export class AnthropicStreamDecoder extends SseJsonDecoder {
   private readonly usage: Json = {};
   private readonly blocks = new Map<number, StreamBlock>();
   private tools = 0;
+  /** A call of Switchboard's answer tool came (structured output). */
+  private answered = false;
 
   constructor(private model: string) {
     super();
@@ -62,7 +71,7 @@ export class AnthropicStreamDecoder extends SseJsonDecoder {
         const block = this.blocks.get(index);
         if (block?.kind === 'tool' && !block.gotDelta && block.startInput) {
           this.emit({ tool_calls: [{ index: block.tool, function: { arguments: block.startInput } }] });
-        }
+        } else if (block?.kind === 'answer') this.answerStop(block);
         return;
       }
       case 'message_delta': {
@@ -111,7 +120,18 @@ export class AnthropicStreamDecoder extends SseJsonDecoder {
 
   private finishStream(): void {
     this.done = true;
-    this.emit({}, this.finishReason ?? 'stop');
+    // A reply whose only call was the answer tool is a normal stop.
+    const answerOnly = this.answered && this.tools === 0;
+    const finish = this.finishReason === 'tool_calls' && answerOnly ? 'stop' : this.finishReason;
+    this.emit({}, finish ?? 'stop');
+  }
+
+  /** The end of an answer block: the value tool's answer, or an input sent whole in content_block_start. */
+  private answerStop(block: Extract<StreamBlock, { kind: 'answer' }>): void {
+    const json = block.gotDelta ? block.json : (block.startInput ?? '');
+    if (block.name === ANSWER_TOOL) {
+      if (!block.gotDelta && json) this.emit({ content: json });
+    } else if (json) this.emit({ content: answerTextOfJson(block.name, json) });
   }
 
   private blockStart(index: number, b: Json): void {
@@ -122,10 +142,17 @@ export class AnthropicStreamDecoder extends SseJsonDecoder {
       this.blocks.set(index, { kind: 'thinking' });
       if (typeof b.thinking === 'string' && b.thinking) this.emit({ reasoning_content: b.thinking });
     } else if (b.type === 'tool_use') {
-      const tool = this.tools++;
       // Some Anthropic-compatible servers send the whole input here and no deltas: keep it until the block stops.
-      const startInput = isObject(b.input) && Object.keys(b.input).length > 0 ? argumentsToHub(b.input) : undefined;
-      this.blocks.set(index, { kind: 'tool', tool, gotDelta: false, ...(startInput ? { startInput } : {}) });
+      const startInput = isObject(b.input) && Object.keys(b.input).length > 0 ? JSON.stringify(b.input) : undefined;
+      const start = startInput ? { startInput } : {};
+      if (isAnswerTool(b.name)) {
+        this.answered = true;
+        this.blocks.set(index, { kind: 'answer', name: b.name, json: '', gotDelta: false, ...start });
+        return;
+      }
+      const tool = this.tools++;
+      const startArgs = startInput ? { startInput: argumentsToHub(b.input) } : {};
+      this.blocks.set(index, { kind: 'tool', tool, gotDelta: false, ...startArgs });
       const id = typeof b.id === 'string' ? b.id : newId('toolu_');
       const name = typeof b.name === 'string' ? b.name : '';
       this.emit({ tool_calls: [{ index: tool, id, type: 'function', function: { name, arguments: '' } }] });
@@ -143,6 +170,12 @@ export class AnthropicStreamDecoder extends SseJsonDecoder {
       if (typeof args === 'string' && args) {
         this.emit({ tool_calls: [{ index: block.tool, function: { arguments: args } }] });
       }
+    } else if (d.type === 'input_json_delta' && block?.kind === 'answer') {
+      block.gotDelta = true;
+      const json = d.partial_json;
+      if (typeof json !== 'string' || !json) return;
+      if (block.name === ANSWER_TOOL) this.emit({ content: json });
+      else block.json += json;
     }
   }
 }

@@ -2,7 +2,7 @@
 import { messageWithAction, newId, ToolCallAssembler } from '../hub/index.ts';
 import type { AssembledCall, FinishReason, HubChunk, HubChunkToolCall, HubUsage, Json } from '../hub/index.ts';
 import type { StreamEncoder, WireError } from '../hub/index.ts';
-import { finishFromHub } from './common.ts';
+import { finishFromHub, THINKING_SIGNATURE } from './common.ts';
 import { messageId, usageFromHub } from './response-from-hub.ts';
 
 const sse = (type: string, data: Json = {}): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
@@ -13,21 +13,36 @@ const argsDelta = (index: number, partial: string): string =>
 /** What the encoder keeps beside each call: its block once opened, and how much of its arguments went out. */
 type ToolBlock = { block?: number; sent: number };
 
+/** The text-like blocks: how each opens and carries a delta. */
+const TEXT_LIKE = {
+  text: { block: { type: 'text', text: '' }, delta: (text: string) => ({ type: 'text_delta', text }) },
+  thinking: {
+    block: { type: 'thinking', thinking: '', signature: '' },
+    delta: (thinking: string) => ({ type: 'thinking_delta', thinking }),
+  },
+} as const;
+
 /**
- * One reply's events. A tool call's block opens once its name is known (Anthropic needs it up front); arguments
- * that came before are sent then. Ping goes once right after message_start.
+ * One reply's events. The provider's reasoning goes as thinking blocks (thinking_delta, then a signature_delta with
+ * Switchboard's signature before the block stops, as Anthropic's clients expect). A tool call's block opens once its
+ * name is known (Anthropic needs it up front); arguments that came before are sent then. Ping goes once right after
+ * message_start, whose usage is the request's estimated input tokens (`inputEstimate`, extras.ts) until the
+ * provider's exact counts arrive with message_delta.
  */
 export class AnthropicStreamEncoder implements StreamEncoder {
   readonly contentType = 'text/event-stream';
   private started = false;
   private done = false;
   private nextBlock = 0;
-  private open: { index: number; kind: 'text' | 'tool' } | null = null;
+  private open: { index: number; kind: 'text' | 'thinking' | 'tool' } | null = null;
   private readonly tools = new ToolCallAssembler<ToolBlock>(() => ({ sent: 0 }));
   private finish: FinishReason | null = null;
   private usage: HubUsage | undefined;
 
-  constructor(private readonly model: string) {}
+  constructor(
+    private readonly model: string,
+    private readonly inputEstimate = 0,
+  ) {}
 
   private start(hubId: string | undefined): string {
     this.started = true;
@@ -39,14 +54,20 @@ export class AnthropicStreamEncoder implements StreamEncoder {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { ...usageFromHub(this.usage), output_tokens: 0 },
+      usage: this.usage
+        ? { ...usageFromHub(this.usage), output_tokens: 0 }
+        : { input_tokens: this.inputEstimate, output_tokens: 0 },
     };
     return sse('message_start', { message }) + sse('ping');
   }
 
   private closeOpen(): string {
     if (!this.open) return '';
-    const out = sse('content_block_stop', { index: this.open.index });
+    const { index, kind } = this.open;
+    const signature = { type: 'signature_delta', signature: THINKING_SIGNATURE };
+    const out =
+      (kind === 'thinking' ? sse('content_block_delta', { index, delta: signature }) : '') +
+      sse('content_block_stop', { index });
     this.open = null;
     return out;
   }
@@ -73,14 +94,15 @@ export class AnthropicStreamEncoder implements StreamEncoder {
     return args ? argsDelta(call.block, args) : '';
   }
 
-  private text(content: string): string {
+  /** Text or reasoning, in the open block of its kind or a new one. */
+  private textLike(kind: keyof typeof TEXT_LIKE, content: string): string {
     let out = '';
-    if (this.open?.kind !== 'text') {
+    if (this.open?.kind !== kind) {
       out += this.closeOpen();
-      this.open = { index: this.nextBlock++, kind: 'text' };
-      out += sse('content_block_start', { index: this.open.index, content_block: { type: 'text', text: '' } });
+      this.open = { index: this.nextBlock++, kind };
+      out += sse('content_block_start', { index: this.open.index, content_block: TEXT_LIKE[kind].block });
     }
-    return out + sse('content_block_delta', { index: this.open.index, delta: { type: 'text_delta', text: content } });
+    return out + sse('content_block_delta', { index: this.open.index, delta: TEXT_LIKE[kind].delta(content) });
   }
 
   chunk(c: HubChunk): string {
@@ -90,7 +112,10 @@ export class AnthropicStreamEncoder implements StreamEncoder {
     for (const choice of c.choices) {
       if (choice.index !== 0) continue;
       const d = choice.delta;
-      if (typeof d.content === 'string' && d.content !== '') out += this.text(d.content);
+      if (typeof d.reasoning_content === 'string' && d.reasoning_content !== '') {
+        out += this.textLike('thinking', d.reasoning_content);
+      }
+      if (typeof d.content === 'string' && d.content !== '') out += this.textLike('text', d.content);
       for (const tc of d.tool_calls ?? []) out += this.toolDelta(tc);
       if (choice.finish_reason) this.finish = choice.finish_reason;
     }

@@ -1,6 +1,8 @@
 // Anthropic Messages wire types: the subset Switchboard writes (requests to providers, replies to clients).
 
 export type AnthropicTextBlock = { type: 'text'; text: string };
+/** A thinking block Switchboard writes for a translated provider's reasoning (its signature is Switchboard's own). */
+export type AnthropicThinkingBlock = { type: 'thinking'; thinking: string; signature: string };
 export type AnthropicImageBlock = {
   type: 'image';
   source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
@@ -16,6 +18,10 @@ export type AnthropicContentBlock =
   AnthropicTextBlock | AnthropicImageBlock | AnthropicToolUseBlock | AnthropicToolResultBlock;
 export type AnthropicMessageParam = { role: 'user' | 'assistant'; content: string | AnthropicContentBlock[] };
 export type AnthropicTool = { name: string; description?: string; input_schema: Record<string, unknown> };
+export type AnthropicThinking =
+  { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' } | { type: 'disabled' };
+/** Anthropic's effort levels (output_config.effort). */
+export type AnthropicEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
 export type AnthropicToolChoice = {
   type: 'auto' | 'any' | 'none' | 'tool';
   name?: string;
@@ -35,16 +41,22 @@ export type AnthropicRequest = {
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
   metadata?: { user_id: string };
+  thinking?: AnthropicThinking;
+  output_config?: { effort: AnthropicEffort };
 };
 
 export type AnthropicStopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
 
-/** Anthropic's counts: input_tokens leaves out the prompt tokens read from or written to the cache. */
+/**
+ * Anthropic's counts: input_tokens leaves out the prompt tokens read from or written to the cache; output_tokens
+ * includes the thinking tokens (output_tokens_details.thinking_tokens).
+ */
 export type AnthropicUsage = {
   input_tokens: number;
   output_tokens: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
+  output_tokens_details?: { thinking_tokens: number };
 };
 
 export type AnthropicResponse = {
@@ -52,7 +64,7 @@ export type AnthropicResponse = {
   type: 'message';
   role: 'assistant';
   model: string;
-  content: (AnthropicTextBlock | AnthropicToolUseBlock)[];
+  content: (AnthropicThinkingBlock | AnthropicTextBlock | AnthropicToolUseBlock)[];
   stop_reason: AnthropicStopReason;
   stop_sequence: null;
   usage: AnthropicUsage;

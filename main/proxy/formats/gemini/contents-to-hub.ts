@@ -1,6 +1,7 @@
 // Client side: a Gemini request's `contents` (turns of parts) as hub messages, pairing function responses to calls.
 import { argumentsToHub, invalid, isObject, newId } from '../hub/index.ts';
 import type { HubContentPart, HubMessage, HubToolCall, Json } from '../hub/index.ts';
+import { checkPart } from './fields.ts';
 
 /** A turn's parts (checked), or 400 naming the field. */
 export function partsOf(content: unknown, field: string): Json[] {
@@ -21,6 +22,7 @@ export function partsOf(content: unknown, field: string): Json[] {
     if (p.text !== undefined && typeof p.text !== 'string') {
       throw invalid(`${field}.parts[${j}].text must be a string.`, 'Send text parts as {"text": "…"}.');
     }
+    checkPart(p, `${field}.parts[${j}]`);
     return p;
   });
 }

@@ -3,6 +3,7 @@ import { argumentsFromHub, contentText, invalid, isObject, paramsFromHub, parseD
 import { writePath } from '../hub/index.ts';
 import type { HubContentPart, HubRequest, Json } from '../hub/index.ts';
 import { GEMINI_PARAMS } from './common.ts';
+import { thinkingFromHub } from './thinking.ts';
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiPart, GeminiRequest } from './types.ts';
 
 /** The thought signature Google documents for function calls that did not come from this Gemini model. */
@@ -151,5 +152,6 @@ export function requestFromHub(req: HubRequest): GeminiRequest {
     const schema = format.type === 'json_schema' ? format.json_schema?.schema : undefined;
     if (schema) writePath(wire, 'generationConfig.responseJsonSchema', schema);
   }
+  thinkingFromHub(req, wire);
   return body;
 }

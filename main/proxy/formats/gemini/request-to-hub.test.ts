@@ -50,6 +50,7 @@ describe('client side: a Gemini request as the hub request', () => {
     expect(hub).toEqual({
       model: 'gemini-2.5-flash',
       stream: true,
+      stream_options: { include_usage: true },
       messages: [
         { role: 'system', content: 'You are a weather bot.' },
         { role: 'user', content: 'Weather in Paris?' },
@@ -272,7 +273,7 @@ describe('client side: a Gemini request as the hub request', () => {
     const hub = geminiFormat.requestToHub(
       {
         contents: [{ parts: [{ text: 'x' }] }],
-        tools: [{ functionDeclarations: [{ name: 'f' }, { name: 'g' }] }, { googleSearch: {} }],
+        tools: [{ functionDeclarations: [{ name: 'f' }, { name: 'g' }] }],
         toolConfig: { functionCallingConfig: config },
       },
       ctx,
@@ -310,7 +311,7 @@ describe('client side: a Gemini request as the hub request', () => {
     });
   });
 
-  it('reads thought parts of model turns as reasoning, and skips parts the hub cannot carry', () => {
+  it('reads thought parts of model turns as reasoning (thought signatures are dropped)', () => {
     const hub = geminiFormat.requestToHub(
       {
         contents: [
@@ -320,7 +321,6 @@ describe('client side: a Gemini request as the hub request', () => {
             parts: [
               { text: 'Plan…', thought: true },
               { text: 'Hello', thoughtSignature: 'sig' },
-              { executableCode: { code: '1' } },
             ],
           },
           { parts: [{ text: 'Go on' }] },

@@ -5,7 +5,9 @@ import type { ClientContext, HubContentPart, HubMessage, HubRequest, HubTool, Hu
 import type { Json } from '../hub/index.ts';
 import { GEMINI_PARAMS } from './common.ts';
 import { contentsToHub, partsOf, partsToHub } from './contents-to-hub.ts';
+import { checkRequestFields } from './fields.ts';
 import { camelizeRequest, schemaToJsonSchema } from './schema.ts';
+import { thinkingToHub } from './thinking.ts';
 import { geminiModelId } from './urls.ts';
 
 const EXAMPLE_BODY = '{"contents": [{"role": "user", "parts": [{"text": "Hello"}]}]}';
@@ -106,6 +108,31 @@ function responseFormatToHub(config: unknown, req: HubRequest): void {
     : { type: 'json_object' };
 }
 
+/** generationConfig.mediaResolution as the detail of every image (OpenAI's `detail`: how finely it is read). */
+const DETAIL_OF: Record<string, string | undefined> = {
+  MEDIA_RESOLUTION_UNSPECIFIED: undefined,
+  MEDIA_RESOLUTION_LOW: 'low',
+  MEDIA_RESOLUTION_MEDIUM: 'auto',
+  MEDIA_RESOLUTION_HIGH: 'high',
+};
+
+function mediaResolutionToHub(config: unknown, messages: HubMessage[]): void {
+  const v = isObject(config) ? config.mediaResolution : undefined;
+  if (v === undefined || v === null) return;
+  if (typeof v !== 'string' || !Object.hasOwn(DETAIL_OF, v)) {
+    throw invalid(
+      `"generationConfig.mediaResolution" must be one of ${Object.keys(DETAIL_OF).join(', ')}; got ${JSON.stringify(v)}.`,
+      'Send one of those values, or leave it out.',
+    );
+  }
+  const detail = DETAIL_OF[v];
+  if (!detail) return;
+  for (const m of messages) {
+    if (m.role !== 'user' || typeof m.content === 'string') continue;
+    for (const part of m.content) if (part.type === 'image_url') part.image_url.detail = detail;
+  }
+}
+
 export function requestToHub(rawBody: unknown, ctx: ClientContext): HubRequest {
   if (!isObject(rawBody)) {
     const got = Array.isArray(rawBody) ? 'an array' : typeof rawBody;
@@ -115,6 +142,7 @@ export function requestToHub(rawBody: unknown, ctx: ClientContext): HubRequest {
     );
   }
   const body = camelizeRequest(rawBody) as Json;
+  checkRequestFields(body);
   const model = ctx.pathModel ?? (typeof body.model === 'string' ? body.model : undefined);
   if (!model) {
     throw new ApiError(
@@ -130,11 +158,18 @@ export function requestToHub(rawBody: unknown, ctx: ClientContext): HubRequest {
   const system = systemToHub(body.systemInstruction);
   if (system) messages.unshift(system);
   const req: HubRequest = { model: geminiModelId(model), messages };
-  if (ctx.pathStream) req.stream = true;
+  if (ctx.pathStream) {
+    req.stream = true;
+    // Gemini ends every stream with usageMetadata (Gemini CLI compresses its chat by promptTokenCount): ask
+    // OpenAI-style providers for usage.
+    req.stream_options = { include_usage: true };
+  }
   const { choice, tools } = toolChoiceToHub(body.toolConfig, toolsToHub(body.tools));
   if (tools?.length) req.tools = tools;
   if (choice && tools?.length) req.tool_choice = choice;
   paramsToHub(GEMINI_PARAMS, body, req, { numericStrings: true, stopAsArray: true });
   responseFormatToHub(body.generationConfig, req);
+  if (isObject(body.generationConfig)) thinkingToHub(body.generationConfig.thinkingConfig, req);
+  mediaResolutionToHub(body.generationConfig, messages);
   return req;
 }

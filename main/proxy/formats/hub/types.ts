@@ -158,6 +158,13 @@ export type ClientContext = {
   pathStream?: boolean;
   /** Query parameters (Gemini `alt=sse`). */
   query?: URLSearchParams;
+  /**
+   * Filled by a front door's requestToHub, read by its reply side: the client's tools that the hub carries as plain
+   * functions under another shape, by hub function name, with the kind and name the client declared (the Responses
+   * door: a "custom" or "local_shell" tool, a function inside a namespace), so each call goes back as what the
+   * client declared. Absent when every tool is a plain function.
+   */
+  clientTools?: Record<string, { kind: string; name: string; namespace?: string }>;
 };
 
 /** What a reply is written with: the client's context and the model the client asked for. */

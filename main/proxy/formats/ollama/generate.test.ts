@@ -13,9 +13,9 @@ describe('/api/generate helpers', () => {
       images: ['iVBORw0KGgo='],
       format: 'json',
       options: { seed: 123, num_predict: 10 },
-      suffix: '    return result',
       raw: false,
-      context: [1, 2, 3],
+      context: [],
+      template: '{{ .Prompt }}',
       keep_alive: 0,
     });
     expect(hub).toEqual({

@@ -1,26 +1,57 @@
 // /api/generate, Ollama's prompt-and-reply door: its request read into the hub, its reply and stream written back,
 // and the ClientFormat that serves it.
-import { contentText, optionalString, requireModel, requireObject } from '../hub/index.ts';
+import { absent, contentText, invalid, isObject, optionalString, requireModel, requireObject } from '../hub/index.ts';
 import type { ClientFormat, HubMessage, HubRequest, HubResponse, StreamEncoder } from '../hub/index.ts';
+import { GENERATE_FIELDS } from './fields.ts';
 import { commonToHub, contentToHub, EXAMPLE_MODEL, imagesToHub } from './request-to-hub.ts';
 import { elapsedSinceCreated, errorBody, NO_USAGE, timings } from './response-from-hub.ts';
 import { finishFromHub } from './common.ts';
 import { NdjsonStreamEncoder } from './stream-encoder.ts';
 import type { OllamaGenerateResponse } from './types.ts';
 
-/** POST /api/generate body → hub request: `system` and `prompt` (with its images) become two messages. */
+/**
+ * A raw prompt (`raw: true`, sent without the model's template) or a fill-in-the-middle one (`suffix`): a text
+ * completion, not a chat. The hub carries it in this field beside the messages, for the door to send to an
+ * OpenAI-type provider's /v1/completions; no chat provider is given it (the door refuses those).
+ */
+const RAW_PROMPT = 'ollama_raw_prompt';
+
+export type RawPrompt = { prompt: string; suffix?: string };
+
+/** The raw or fill-in-the-middle prompt of a hub request read from /api/generate, if it is one. */
+export function rawPromptOf(hub: HubRequest): RawPrompt | undefined {
+  const v = hub[RAW_PROMPT];
+  return isObject(v) && typeof v.prompt === 'string' ? (v as RawPrompt) : undefined;
+}
+
+/**
+ * POST /api/generate body → hub request: `system` and `prompt` (with its images) become two messages; a raw or
+ * fill-in-the-middle prompt is also kept as such (rawPromptOf). What each field becomes: fields.ts.
+ */
 export function generateToHub(body: unknown): HubRequest {
   const b = requireObject(body, '{"model": "...", "prompt": "..."}');
   const model = requireModel(b.model, EXAMPLE_MODEL);
   const system = optionalString(b.system, 'system');
   const prompt = optionalString(b.prompt, 'prompt') ?? '';
-  // suffix (fill-in-the-middle), raw, template and context have no hub form: they are checked and left out.
-  optionalString(b.suffix, 'suffix');
+  const suffix = optionalString(b.suffix, 'suffix');
+  if (!absent(b.raw) && typeof b.raw !== 'boolean') {
+    throw invalid(`"raw" must be true or false; got ${JSON.stringify(b.raw)}.`, 'Send "raw": true, or leave it out.');
+  }
+  const images = imagesToHub(b.images, 'images');
   const messages: HubMessage[] = [];
   if (system) messages.push({ role: 'system', content: system });
-  messages.push({ role: 'user', content: contentToHub(prompt, imagesToHub(b.images, 'images')) });
+  messages.push({ role: 'user', content: contentToHub(prompt, images) });
   const hub: HubRequest = { model, messages };
-  commonToHub(b, hub);
+  if (b.raw === true || suffix) {
+    if (images.length) {
+      throw invalid(
+        `"images" cannot go with a ${suffix ? '"suffix"' : 'raw prompt'}: a text completion (/v1/completions) takes text only.`,
+        'Send the images without "raw" and "suffix", or route this model to an Ollama provider.',
+      );
+    }
+    hub[RAW_PROMPT] = suffix ? { prompt, suffix } : { prompt };
+  }
+  commonToHub(b, hub, GENERATE_FIELDS);
   return hub;
 }
 

@@ -9,7 +9,7 @@ import { OllamaStreamDecoder } from './stream-decoder.ts';
 import { NdjsonStreamEncoder } from './stream-encoder.ts';
 
 export { ollamaLoadReply } from './extras.ts';
-export { ollamaGenerateFormat } from './generate.ts';
+export { ollamaGenerateFormat, rawPromptOf } from './generate.ts';
 
 /** Ollama's /api/chat, both as a client front door and as a provider kind. */
 export const ollamaFormat: ClientFormat & ProviderFormat = {

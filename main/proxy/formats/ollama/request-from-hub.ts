@@ -1,7 +1,7 @@
 // Provider side: a hub request written as the body of a provider's POST /api/chat.
 import { argumentsFromHub, contentText, invalid, paramsFromHub, parseDataUrl } from '../hub/index.ts';
 import type { HubContentPart, HubRequest, Json } from '../hub/index.ts';
-import { OLLAMA_PARAMS } from './common.ts';
+import { OLLAMA_PARAMS, thinkFromHub } from './common.ts';
 import type { OllamaChatRequest, OllamaMessage, OllamaOptions, OllamaTool } from './types.ts';
 
 /** Splits hub content into Ollama's text and base64 images; only inline (data:) images can be sent. */
@@ -83,5 +83,7 @@ export function requestFromHub(req: HubRequest): OllamaChatRequest {
   const wire: Json = {};
   paramsFromHub(OLLAMA_PARAMS, req, wire, { stopAsArray: true });
   if (wire.options) body.options = wire.options as OllamaOptions;
+  const think = thinkFromHub(req);
+  if (think !== undefined) body.think = think;
   return body;
 }

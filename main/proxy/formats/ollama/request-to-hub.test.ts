@@ -32,7 +32,7 @@ describe('ollama client side: /api/chat request → hub', () => {
     });
   });
 
-  it('reads every field of a full request, top_k too; ignores keep_alive, think and num_ctx', () => {
+  it('reads every field of a full request, top_k and think too; drops keep_alive and num_ctx', () => {
     const hub = ollamaFormat.requestToHub(
       {
         model: 'llava',
@@ -105,6 +105,7 @@ describe('ollama client side: /api/chat request → hub', () => {
       seed: 42,
       presence_penalty: 1.5,
       frequency_penalty: 1,
+      reasoning_effort: 'medium',
     });
     const assistant = hub.messages[2] as { tool_calls: { id: string }[] };
     expect((hub.messages[3] as { tool_call_id: string }).tool_call_id).toBe(assistant.tool_calls[0]!.id);

@@ -3,7 +3,8 @@ import type { ApiError } from '../../../errors.ts';
 import { absent, argumentsToHub, invalid, isObject, newId, optionalString, paramsToHub } from '../hub/index.ts';
 import { requireModel, requireObject } from '../hub/index.ts';
 import type { HubContentPart, HubMessage, HubRequest, HubTool, HubToolCall, Json } from '../hub/index.ts';
-import { OLLAMA_PARAMS } from './common.ts';
+import { OLLAMA_PARAMS, thinkToHub } from './common.ts';
+import { CHAT_FIELDS, checkFields, type FieldRule } from './fields.ts';
 
 /** The model named in the examples of 400s. */
 export const EXAMPLE_MODEL = '"llama3.2"';
@@ -155,8 +156,10 @@ function toolsToHub(v: unknown): HubTool[] {
   });
 }
 
-/** The fields /api/chat and /api/generate share: stream (default true), format and options. */
-export function commonToHub(b: Json, hub: HubRequest): void {
+/** The fields /api/chat and /api/generate share: stream (default true), format, options and think. */
+export function commonToHub(b: Json, hub: HubRequest, fields: Record<string, FieldRule>): void {
+  checkFields(b, fields);
+  thinkToHub(b.think, hub);
   if (!absent(b.stream) && typeof b.stream !== 'boolean') {
     const action = 'Send "stream": false for one JSON reply, or leave it out to stream.';
     throw badField('stream', 'must be true or false', action);
@@ -181,12 +184,12 @@ export function commonToHub(b: Json, hub: HubRequest): void {
   if (typeof hub.stop === 'string') hub.stop = [hub.stop];
 }
 
-/** POST /api/chat body → hub request. Ignores keep_alive, think, options.num_ctx and fields it does not know. */
+/** POST /api/chat body → hub request. What each field becomes (or why it is dropped): fields.ts. */
 export function requestToHub(body: unknown): HubRequest {
   const b = requireObject(body, '{"model": "...", "messages": [{"role": "user", "content": "..."}]}');
   const hub: HubRequest = { model: requireModel(b.model, EXAMPLE_MODEL), messages: messagesToHub(b.messages) };
   const tools = toolsToHub(b.tools);
   if (tools.length > 0) hub.tools = tools;
-  commonToHub(b, hub);
+  commonToHub(b, hub, CHAT_FIELDS);
   return hub;
 }

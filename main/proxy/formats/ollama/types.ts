@@ -39,6 +39,8 @@ export type OllamaChatRequest = {
   stream: boolean;
   format?: 'json' | Record<string, unknown>;
   options?: OllamaOptions;
+  /** Thinking on or off, or a level ("low", "medium", "high"). */
+  think?: boolean | string;
 };
 
 /** Durations in nanoseconds, counts in tokens: what the final object of every reply carries. */

@@ -1,6 +1,7 @@
 // OpenAI streams both ways, and the decoder's rules (hub/sse-json.ts): chunks before an error are handed over first.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { foldChunks, type HubChunk, UpstreamStreamError } from '../hub/index.ts';
+import { foldChunks, type HubChunk, type HubRequest, UpstreamStreamError } from '../hub/index.ts';
 import { openaiFormat } from './index.ts';
 
 const chunk = (content: string): HubChunk => ({
@@ -53,5 +54,70 @@ describe('openai provider side', () => {
     });
     const plain = { model: 'm', messages: [] };
     expect(openaiFormat.requestFromHub(plain)).toBe(plain);
+  });
+
+  it('shortens a user over 64 characters to its SHA-256 in hex (64 characters, stable), and keeps a short one', () => {
+    // Claude Code's metadata.user_id, as in starbased-co/ccproxy examples/cc-api-req.zsh (a real request's shape).
+    const long =
+      'user_19f2f4ee153d47fb2ef3e7954239ff16d3bff6daddd7cac0b1e7e3794fcaae80_account_a929b7ef-d758-4a98-b88e-07166e6c8537_session_34832e57-9b65-4df6-9604-60b9fc786bcb';
+    const sent = openaiFormat.requestFromHub({ model: 'm', messages: [], user: long }) as HubRequest;
+    expect(sent.user).toBe(createHash('sha256').update(long).digest('hex'));
+    expect(sent.user).toHaveLength(64);
+    expect((openaiFormat.requestFromHub({ model: 'm', messages: [], user: long }) as HubRequest).user).toBe(sent.user);
+    const short = { model: 'm', messages: [], user: 'u'.repeat(64) };
+    expect(openaiFormat.requestFromHub(short)).toBe(short);
+  });
+});
+
+describe('reasoning from OpenAI-compatible providers', () => {
+  const delta = (d: Record<string, unknown>) => ({
+    ...chunk(''),
+    choices: [{ index: 0, delta: d, finish_reason: null }],
+  });
+
+  it('reads OpenRouter’s (and Ollama’s /v1) streamed `reasoning` as the hub’s reasoning_content', () => {
+    // The shape OpenRouter streams: reasoning beside reasoning_details, then content with reasoning null.
+    const details = [{ type: 'reasoning.text', text: 'Think', format: 'unknown', index: 0 }];
+    const dec = openaiFormat.streamDecoder('m');
+    const got = dec.push(
+      event(delta({ role: 'assistant', content: '', reasoning: 'Think', reasoning_details: details })) +
+        event(delta({ content: 'Hi', reasoning: null })),
+    );
+    expect(got[0]!.choices[0]!.delta).toEqual({
+      role: 'assistant',
+      content: '',
+      reasoning_content: 'Think',
+      reasoning_details: details,
+    });
+    expect(got[1]!.choices[0]!.delta).toEqual({ content: 'Hi', reasoning: null });
+    expect(foldChunks([...got, ...dec.end()]).choices[0]!.message).toMatchObject({
+      content: 'Hi',
+      reasoning_content: 'Think',
+    });
+  });
+
+  it('keeps DeepSeek’s and vLLM’s reasoning_content, also when a server sends both names', () => {
+    const dec = openaiFormat.streamDecoder('m');
+    const [a, b] = dec.push(
+      event(delta({ reasoning_content: 'deep' })) + event(delta({ reasoning_content: 'both', reasoning: 'both' })),
+    );
+    expect(a!.choices[0]!.delta).toEqual({ reasoning_content: 'deep' });
+    expect(b!.choices[0]!.delta).toEqual({ reasoning_content: 'both' });
+  });
+
+  it('reads a whole reply’s message.reasoning as reasoning_content', () => {
+    const res = openaiFormat.responseToHub(
+      {
+        id: 'gen-1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'm',
+        choices: [
+          { index: 0, message: { role: 'assistant', content: 'Hi', reasoning: 'Think' }, finish_reason: 'stop' },
+        ],
+      },
+      'm',
+    );
+    expect(res.choices[0]!.message).toEqual({ role: 'assistant', content: 'Hi', reasoning_content: 'Think' });
   });
 });

@@ -1,6 +1,19 @@
 // OpenAI chat streams: hub chunks are OpenAI's own, so encoding writes them as SSE and decoding reads them back.
 import type { WireError } from '../../../errors.ts';
-import { type HubChunk, type Json, SseJsonDecoder, type StreamEncoder, UpstreamStreamError } from '../hub/index.ts';
+import { type HubChunk, isObject, type Json, SseJsonDecoder, type StreamEncoder } from '../hub/index.ts';
+import { UpstreamStreamError } from '../hub/index.ts';
+
+/**
+ * A provider message or delta's reasoning as the hub's: OpenRouter (and Ollama's and newer vLLM's /v1) send it as
+ * `reasoning`, DeepSeek and vLLM as `reasoning_content`, the hub's name. A string `reasoning` becomes
+ * reasoning_content (unless that is there already) and is taken out; OpenRouter's reasoning_details stay as they are.
+ */
+export function reasoningToHub(m: Json): void {
+  const r = m.reasoning;
+  if (typeof r !== 'string') return;
+  if (typeof m.reasoning_content !== 'string' && r !== '') m.reasoning_content = r;
+  delete m.reasoning;
+}
 
 export class OpenAIStreamEncoder implements StreamEncoder {
   readonly contentType = 'text/event-stream';
@@ -29,6 +42,8 @@ export class OpenAIStreamDecoder extends SseJsonDecoder {
         typeof e.code === 'string' ? e.code : 'upstream_error',
       );
     }
+    const choices = data.choices;
+    if (Array.isArray(choices)) for (const c of choices) if (isObject(c) && isObject(c.delta)) reasoningToHub(c.delta);
     this.out.push(data as HubChunk);
   }
 }

@@ -10,9 +10,9 @@ import { ResponsesStreamEncoder } from './stream-encoder.ts';
 
 export const responsesFormat: ClientFormat & ProviderFormat = {
   name: 'responses',
-  requestToHub: (body) => requestToHub(body),
-  responseFromHub: (res, ctx) => responseFromHub(res, ctx.model),
-  streamEncoder: (ctx) => new ResponsesStreamEncoder(ctx.model),
+  requestToHub: (body, ctx) => requestToHub(body, ctx),
+  responseFromHub: (res, ctx) => responseFromHub(res, ctx.model, ctx.clientTools),
+  streamEncoder: (ctx) => new ResponsesStreamEncoder(ctx.model, ctx.clientTools),
   errorBody: openaiParamErrorBody,
   requestFromHub,
   responseToHub,

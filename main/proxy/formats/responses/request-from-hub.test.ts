@@ -91,4 +91,19 @@ describe('responses provider side: hub request → Responses request', () => {
     expect(wire.tool_choice).toEqual({ type: 'function', name: 'f' });
     expect(wire.max_output_tokens).toBe(500);
   });
+
+  it("writes the hub reasoning effort as reasoning.effort (the budget is not Responses' own)", () => {
+    const req: HubRequest = {
+      model: 'gpt-5',
+      messages: [{ role: 'user', content: 'Hi' }],
+      reasoning_effort: 'high',
+      reasoning_budget: 20000,
+    };
+    const out = responsesFormat.requestFromHub(req) as Record<string, unknown>;
+    expect(out.reasoning).toEqual({ effort: 'high' });
+    expect(JSON.stringify(out)).not.toContain('20000');
+    expect(responsesFormat.requestFromHub({ ...req, reasoning_effort: undefined }) as object).not.toHaveProperty(
+      'reasoning',
+    );
+  });
 });

@@ -65,7 +65,10 @@ function textFormatFromHub(rf: HubRequest['response_format']): Json | undefined 
   };
 }
 
-/** stop, n, seed and the penalties have no Responses field and are dropped; `store: false` keeps nothing upstream. */
+/**
+ * stop, n, seed and the penalties have no Responses field and are dropped; the hub's reasoning effort is
+ * `reasoning.effort`; `store: false` keeps nothing upstream.
+ */
 export function requestFromHub(req: HubRequest): Json {
   const out: Json = { model: req.model, input: itemsFromHub(req.messages) };
   if (req.tools?.length) out.tools = toolsFromHub(req.tools);
@@ -75,6 +78,7 @@ export function requestFromHub(req: HubRequest): Json {
   const text = textFormatFromHub(req.response_format);
   if (text) out.text = text;
   if (req.user !== undefined) out.user = req.user;
+  if (req.reasoning_effort !== undefined) out.reasoning = { effort: req.reasoning_effort };
   out.store = false;
   if (req.stream) out.stream = true;
   return out;

@@ -107,6 +107,7 @@ describe('responses client side: request → hub', () => {
         json_schema: { name: 'weather', schema: { type: 'object' }, strict: true },
       },
       user: 'u-1',
+      reasoning_effort: 'low',
     });
   });
 
@@ -157,7 +158,7 @@ describe('responses client side: request → hub', () => {
       expectInvalid(
         { model: 'm', input: 'Hi', tools: [{ type }] },
         `tools[0].type "${type}"`,
-        'cannot run built-in tools',
+        "a tool OpenAI's servers run",
       );
     },
   );

@@ -1,8 +1,12 @@
-// Client side: a Responses request (`POST /v1/responses`) checked and read into the hub request.
-import { absent, contentText, invalid, isObject, paramsToHub, requireModel, requireObject } from '../hub/index.ts';
-import type { HubContentPart, HubMessage, HubRequest, HubTool, HubToolCall, HubToolChoice } from '../hub/index.ts';
-import type { Json } from '../hub/index.ts';
-import { RESPONSES_PARAMS } from './common.ts';
+// Client side: a Responses request (`POST /v1/responses`) checked and read into the hub request: the input items
+// here, the tools in client-tools.ts, the other fields in request-fields.ts.
+import { absent, contentText, invalid, isObject, requireModel, requireObject } from '../hub/index.ts';
+import type { ClientContext, HubContentPart, HubMessage, HubRequest, HubToolCall, Json } from '../hub/index.ts';
+import { callIdOf, clientCallToHub, clientOutputText } from './client-calls.ts';
+import { type ClientTools, namespacedName, toolChoiceToHub, toolsToHub } from './client-tools.ts';
+import { fieldsToHub } from './request-fields.ts';
+
+type HubAssistant = Extract<HubMessage, { role: 'assistant' }>;
 
 function partsToHub(content: unknown, where: string): HubContentPart[] {
   if (!Array.isArray(content)) {
@@ -64,148 +68,111 @@ function functionCallToHub(item: Json, at: string): HubToolCall {
   }
   if (typeof item.call_id !== 'string' || !item.call_id) throw invalid(`${at}.call_id is required.`, AS_RETURNED);
   const args = typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {});
-  return { id: item.call_id, type: 'function', function: { name: item.name, arguments: args } };
+  const ns = typeof item.namespace === 'string' && item.namespace ? item.namespace : undefined;
+  const name = ns ? namespacedName(ns, item.name) : item.name;
+  return { id: item.call_id, type: 'function', function: { name, arguments: args } };
 }
 
-/** Input items as hub messages; consecutive function calls join the assistant message before them. */
+/** A reasoning item's text: its reasoning_text content, else its summary (encrypted_content cannot be read). */
+function reasoningText(item: Json): string {
+  const texts = (parts: unknown): string[] =>
+    Array.isArray(parts) ? parts.flatMap((p) => (isObject(p) && typeof p.text === 'string' ? [p.text] : [])) : [];
+  const content = texts(item.content);
+  return (content.length ? content : texts(item.summary)).join('\n\n');
+}
+
+/** Item types that only OpenAI's servers make or read (server-run tools, stored state): refused. */
+const SERVER_ITEMS =
+  /^(web_search_call|file_search_call|computer_call|computer_call_output|code_interpreter_call|image_generation_call|mcp_\w+|tool_search_\w+|additional_tools|program\w*|compaction\w*)$/;
+
+/**
+ * Input items as hub messages. Consecutive calls (function, custom, local_shell…) join the assistant message before
+ * them; a reasoning item's text becomes the reasoning_content of the assistant message that follows it (reasoning no
+ * assistant item follows before the next user or system message is dropped).
+ */
 function itemsToHub(input: unknown[]): HubMessage[] {
   const messages: HubMessage[] = [];
+  let reasoning = '';
+  const assistant = (m: HubAssistant): HubAssistant => {
+    if (reasoning) m.reasoning_content = (m.reasoning_content ? m.reasoning_content + '\n\n' : '') + reasoning;
+    reasoning = '';
+    return m;
+  };
+  const addCall = (call: HubToolCall): void => {
+    const last = messages.at(-1);
+    if (last?.role !== 'assistant')
+      return void messages.push(assistant({ role: 'assistant', content: null, tool_calls: [call] }));
+    (last.tool_calls ??= []).push(call);
+    assistant(last);
+  };
   input.forEach((item, i) => {
     const at = `input[${i}]`;
     if (!isObject(item)) throw invalid(`${at} must be an object.`, 'Send {"role":"user","content":"..."}.');
-    const type = item.type ?? 'message';
+    const type = String(item.type ?? 'message');
     switch (type) {
       case 'message': {
         const role = item.role;
         const content = contentToHub(item.content, `${at}.content`);
+        if (role === 'user' || role === 'system' || role === 'developer') reasoning = ''; // no assistant turn took it
         if (role === 'user') messages.push({ role: 'user', content });
         else if (role === 'system' || role === 'developer') messages.push({ role: 'system', content });
-        else if (role === 'assistant') messages.push({ role: 'assistant', content: contentText(content) });
+        else if (role === 'assistant') messages.push(assistant({ role: 'assistant', content: contentText(content) }));
         else throw invalid(`${at}.role must be "user", "assistant", "system" or "developer".`, 'Set the message role.');
         return;
       }
-      case 'function_call': {
-        const call = functionCallToHub(item, at);
-        const last = messages.at(-1);
-        if (last?.role === 'assistant') (last.tool_calls ??= []).push(call);
-        else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
-        return;
-      }
-      case 'function_call_output': {
-        if (typeof item.call_id !== 'string' || !item.call_id) {
-          throw invalid(`${at}.call_id is required.`, 'Use the call_id of the function_call this output answers.');
-        }
-        const content = toolOutputToHub(item.output, `${at}.output`);
-        messages.push({ role: 'tool', tool_call_id: item.call_id, content });
+      case 'function_call':
+        return addCall(functionCallToHub(item, at));
+      case 'custom_tool_call':
+      case 'local_shell_call':
+      case 'shell_call':
+      case 'apply_patch_call':
+        return addCall(clientCallToHub(item, at));
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+      case 'local_shell_call_output':
+      case 'shell_call_output':
+      case 'apply_patch_call_output': {
+        const id = callIdOf(item, at, type === 'local_shell_call_output');
+        const output = type === 'function_call_output' ? item.output : clientOutputText(item, at);
+        messages.push({ role: 'tool', tool_call_id: id, content: toolOutputToHub(output, `${at}.output`) });
         return;
       }
       case 'reasoning':
-        return; // Reasoning from an earlier turn cannot be replayed to another provider.
+        reasoning += (reasoning ? '\n\n' : '') + reasoningText(item);
+        return;
       case 'item_reference':
         throw invalid(
           `${at} is an item_reference: Switchboard does not store responses, so it cannot look items up.`,
           'Send the full item instead of a reference to it.',
         );
       default:
+        if (SERVER_ITEMS.test(type)) {
+          throw invalid(
+            `${at}.type "${type}" is an item only OpenAI's servers make or read; the chat provider this model is ` +
+              'routed to cannot take it.',
+            'Route the model to a provider that serves the Responses API natively, or start a new conversation.',
+          );
+        }
         throw invalid(
-          `${at}.type "${String(type)}" is not supported: Switchboard routes Responses requests to chat providers, ` +
-            'which cannot run built-in tools.',
-          'Send only message, function_call and function_call_output items.',
+          `${at}.type "${type}" is not an input item Switchboard knows.`,
+          'Send messages, reasoning items, and function, custom, local_shell, shell and apply_patch calls and outputs.',
         );
     }
   });
   return messages;
 }
 
-function toolsToHub(tools: unknown): HubTool[] | undefined {
-  if (absent(tools)) return undefined;
-  if (!Array.isArray(tools)) {
-    throw invalid('"tools" must be an array.', 'Send tools as [{"type":"function","name":"...","parameters":{...}}].');
-  }
-  return tools.map((tool, i): HubTool => {
-    const at = `tools[${i}]`;
-    if (!isObject(tool)) {
-      throw invalid(`${at} must be an object.`, 'Send {"type":"function","name":"...","parameters":{...}}.');
-    }
-    if (tool.type !== 'function') {
-      throw invalid(
-        `${at}.type "${String(tool.type)}" is not supported: Switchboard routes to chat providers, which cannot run ` +
-          'built-in tools such as web_search, file_search or computer_use.',
-        'Remove the tool, or define it as a function tool ({"type":"function", ...}) that your code runs.',
-      );
-    }
-    if (typeof tool.name !== 'string' || !tool.name) {
-      throw invalid(`${at}.name is required.`, 'Give the function a name.');
-    }
-    const fn: HubTool['function'] = { name: tool.name };
-    if (typeof tool.description === 'string') fn.description = tool.description;
-    if (isObject(tool.parameters)) fn.parameters = tool.parameters;
-    if (typeof tool.strict === 'boolean') fn.strict = tool.strict;
-    return { type: 'function', function: fn };
-  });
-}
-
-function toolChoiceToHub(choice: unknown): HubToolChoice | undefined {
-  if (absent(choice)) return undefined;
-  if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
-  if (isObject(choice) && choice.type === 'function' && typeof choice.name === 'string') {
-    return { type: 'function', function: { name: choice.name } };
-  }
-  throw invalid(
-    `"tool_choice" ${JSON.stringify(choice)} is not supported.`,
-    'Use "auto", "none", "required" or {"type":"function","name":"..."}.',
-  );
-}
-
-function textFormatToHub(text: unknown): HubRequest['response_format'] {
-  if (!isObject(text) || !isObject(text.format)) return undefined;
-  const f = text.format;
-  if (f.type === 'json_object') return { type: 'json_object' };
-  if (f.type === 'json_schema') {
-    if (typeof f.name !== 'string') {
-      throw invalid('"text.format.name" is required for json_schema.', 'Name the schema.');
-    }
-    const schema: NonNullable<HubRequest['response_format']>['json_schema'] = { name: f.name };
-    if (isObject(f.schema)) schema.schema = f.schema;
-    if (typeof f.strict === 'boolean') schema.strict = f.strict;
-    return { type: 'json_schema', json_schema: schema };
-  }
-  if (f.type === 'text' || f.type === undefined) return undefined;
-  throw invalid(
-    `"text.format.type" "${String(f.type)}" is not supported.`,
-    'Use "text", "json_object" or "json_schema".',
-  );
-}
-
-/** Refuses what needs stored state: Switchboard stores no responses or conversations. */
-function refuseStored(body: Json): void {
-  if (!absent(body.previous_response_id)) {
-    throw invalid(
-      '"previous_response_id" is not supported: Switchboard does not store responses, so it cannot continue one.',
-      'Send the whole conversation in "input" (earlier messages, function_call and function_call_output items) ' +
-        'and leave previous_response_id out.',
-    );
-  }
-  if (!absent(body.conversation)) {
-    throw invalid(
-      '"conversation" is not supported: Switchboard does not store conversations.',
-      'Send the whole conversation in "input" and leave "conversation" out.',
-    );
-  }
-  if (body.background === true) {
-    throw invalid(
-      '"background": true is not supported: Switchboard does not store responses to poll later.',
-      'Leave "background" out, or stream the reply with "stream": true.',
-    );
-  }
-}
-
-export function requestToHub(json: unknown): HubRequest {
+/**
+ * The request as the hub's. `ctx.clientTools` receives the client's tools that travel as plain functions under another
+ * shape (custom, local_shell…), so the reply restores their calls (ClientContext).
+ */
+export function requestToHub(json: unknown, ctx: ClientContext = {}): HubRequest {
   const body = requireObject(json, '{"model": "...", "input": "..."}');
   const model = requireModel(body.model, '"gpt-4o-mini"');
-  refuseStored(body);
-
   const messages: HubMessage[] = [];
+  const hub: HubRequest = { model, messages };
+  fieldsToHub(body, hub);
+
   if (typeof body.instructions === 'string' && body.instructions) {
     messages.push({ role: 'system', content: body.instructions });
   }
@@ -218,20 +185,10 @@ export function requestToHub(json: unknown): HubRequest {
     );
   }
   if (messages.length === 0) throw invalid('The request has no "input".', 'Send "input": "..." with the prompt.');
-
-  const hub: HubRequest = { model, messages };
-  if (body.stream === true) {
-    hub.stream = true;
-    hub.stream_options = { include_usage: true }; // Responses always reports usage in response.completed.
-  }
-  const tools = toolsToHub(body.tools);
-  if (tools?.length) hub.tools = tools;
-  const toolChoice = toolChoiceToHub(body.tool_choice);
-  if (toolChoice !== undefined) hub.tool_choice = toolChoice;
-  if (typeof body.parallel_tool_calls === 'boolean') hub.parallel_tool_calls = body.parallel_tool_calls;
-  paramsToHub(RESPONSES_PARAMS, body, hub);
-  const responseFormat = textFormatToHub(body.text);
-  if (responseFormat) hub.response_format = responseFormat;
-  if (typeof body.user === 'string') hub.user = body.user;
+  const clientTools: ClientTools = {};
+  const chosen = toolChoiceToHub(body.tool_choice, toolsToHub(body.tools, clientTools));
+  if (chosen.tools?.length) hub.tools = chosen.tools;
+  if (chosen.choice !== undefined) hub.tool_choice = chosen.choice;
+  if (Object.keys(clientTools).length) ctx.clientTools = clientTools;
   return hub;
 }

@@ -1,5 +1,7 @@
 // Client side: a hub response as a Response object (the non-stream reply, the stream's final object) and its items.
 import { type FinishReason, type HubResponse, type HubUsage, type Json, newId } from '../hub/index.ts';
+import { callItemFromHub, itemPrefix } from './client-calls.ts';
+import type { ClientTools } from './client-tools.ts';
 import { finishFromHub, RESPONSES_USAGE } from './common.ts';
 import type { ItemStatus, OutputItem, ResponseStatus } from './types.ts';
 
@@ -7,16 +9,6 @@ export const outputText = (text: string): Json => ({ type: 'output_text', text, 
 
 export function messageItem(id: string, text: string, status: ItemStatus): OutputItem {
   return { type: 'message', id, status, role: 'assistant', content: text ? [outputText(text)] : [] };
-}
-
-export function functionCallItem(
-  id: string,
-  callId: string,
-  name: string,
-  args: string,
-  status: ItemStatus,
-): OutputItem {
-  return { type: 'function_call', id, call_id: callId, name, arguments: args, status };
 }
 
 export function reasoningItem(id: string, text: string, status: ItemStatus): OutputItem {
@@ -59,8 +51,11 @@ export function responseObject(p: {
   };
 }
 
-/** Reasoning, text and function calls as separate output items, in that order. */
-export function responseFromHub(res: HubResponse, model: string): Json {
+/**
+ * Reasoning, text and tool calls as separate output items, in that order; each call as the kind of item the client
+ * declared its tool as (`clientTools`, from requestToHub): function_call, custom_tool_call, local_shell_call…
+ */
+export function responseFromHub(res: HubResponse, model: string, clientTools: ClientTools = {}): Json {
   const choice = res.choices[0];
   const finish = choice?.finish_reason ?? 'stop';
   const incomplete = finishFromHub(finish) !== undefined;
@@ -72,7 +67,9 @@ export function responseFromHub(res: HubResponse, model: string): Json {
   if (text) output.push(messageItem(newId('msg_'), text, itemStatus));
   for (const tc of message?.tool_calls ?? []) {
     const { name, arguments: args } = tc.function;
-    output.push(functionCallItem(newId('fc_'), tc.id || newId('call_'), name, args, 'completed'));
+    const tool = clientTools[name];
+    const ids = { itemId: newId(itemPrefix(tool)), callId: tc.id || newId('call_') };
+    output.push(callItemFromHub(tool, ids, name, args, 'completed'));
   }
   return responseObject({
     id: res.id.startsWith('resp_') ? res.id : newId('resp_'),

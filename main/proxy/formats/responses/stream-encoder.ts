@@ -5,6 +5,7 @@ import { responseObject } from './response-from-hub.ts';
 import { finishFromHub } from './common.ts';
 import { callAdded, callDelta, callDone, finalItem, textAdded, textDelta, textDone } from './stream-items.ts';
 import type { CallExtra, Emit, StreamItem, TextItem } from './stream-items.ts';
+import type { ClientTools } from './client-tools.ts';
 import type { ItemStatus } from './types.ts';
 
 export class ResponsesStreamEncoder implements StreamEncoder {
@@ -20,17 +21,22 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   /** The function calls by their hub index. */
   private readonly calls = new ToolCallAssembler<CallExtra>(() => ({
     kind: 'call',
-    itemId: newId('fc_'),
+    itemId: '',
     outputIndex: this.items.length,
     added: false,
     done: false,
+    tools: this.clientTools,
   }));
   private finish: FinishReason | null = null;
   private usage: HubUsage | null = null;
   private ended = false;
   private failed = false;
 
-  constructor(private readonly model: string) {}
+  /** `clientTools` (from requestToHub): the tools whose calls go back as another kind than function_call. */
+  constructor(
+    private readonly model: string,
+    private readonly clientTools: ClientTools = {},
+  ) {}
 
   private readonly emit: Emit = (type, fields) =>
     `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...fields })}\n\n`;

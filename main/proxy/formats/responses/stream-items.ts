@@ -1,6 +1,8 @@
 // Client side, stream: each output item's events (added, deltas, done) and the item as the final Response shows it.
-import type { AssembledCall, Json } from '../hub/index.ts';
-import { functionCallItem, messageItem, outputText, reasoningItem } from './response-from-hub.ts';
+import { type AssembledCall, type Json, newId } from '../hub/index.ts';
+import { callItemFromHub, CustomInputStream, inputFromArguments, itemPrefix } from './client-calls.ts';
+import type { ClientTools } from './client-tools.ts';
+import { messageItem, outputText, reasoningItem } from './response-from-hub.ts';
 import type { ItemStatus, OutputItem } from './types.ts';
 
 /** Writes one SSE event of the stream (the encoder numbers them). */
@@ -9,10 +11,22 @@ export type Emit = (type: string, fields: Json) => string;
 /** A message or reasoning item: text goes to the current one until another item starts. */
 export type TextItem = { kind: 'message' | 'reasoning'; id: string; outputIndex: number; text: string; done: boolean };
 
-/** The state the encoder keeps beside each assembled call (whose `id` is the call id, `itemId` the item's). */
-export type CallExtra = { kind: 'call'; itemId: string; outputIndex: number; added: boolean; done: boolean };
+/**
+ * The state the encoder keeps beside each assembled call (whose `id` is the call id, `itemId` the item's, given when
+ * the call is announced), with the client's tools it looks the call's name up in (their kind decides the item's).
+ */
+export type CallExtra = {
+  kind: 'call';
+  itemId: string;
+  outputIndex: number;
+  added: boolean;
+  done: boolean;
+  tools: ClientTools;
+  /** A custom tool's input, read out of the streamed arguments. */
+  input?: CustomInputStream;
+};
 
-/** A function call item: announced once its name is known, open until the finish. */
+/** A tool call item: announced once its name is known, open until the finish. */
 type CallItem = AssembledCall & CallExtra;
 
 export type StreamItem = TextItem | CallItem;
@@ -52,19 +66,36 @@ export function textDone(emit: Emit, item: TextItem, status: ItemStatus): string
   return out + emit('response.output_item.done', { output_index: item.outputIndex, item: finalItem(item, status) });
 }
 
+const toolOf = (call: CallItem) => call.tools[call.name];
+
+/** The call's item id, given on first use, with the prefix of the item kind its tool makes. */
+function itemIdOf(call: CallItem): string {
+  return (call.itemId ||= newId(itemPrefix(toolOf(call))));
+}
+
+const callAt = (call: CallItem): Json => ({ item_id: itemIdOf(call), output_index: call.outputIndex });
+
 /** Announces a call (once), with the arguments that came before its name. */
 export function callAdded(emit: Emit, call: CallItem): string {
   if (call.added) return '';
   call.added = true;
-  const item = functionCallItem(call.itemId, call.id, call.name, '', 'in_progress');
+  const tool = toolOf(call);
+  if (tool?.kind === 'custom') call.input = new CustomInputStream();
+  const item = callItemFromHub(tool, { itemId: itemIdOf(call), callId: call.id }, call.name, '', 'in_progress');
   let out = emit('response.output_item.added', { output_index: call.outputIndex, item });
   if (call.arguments) out += callDelta(emit, call, call.arguments);
   return out;
 }
 
+/**
+ * Streams a piece of a call's arguments: a function's as function_call_arguments.delta, a custom tool's as the raw
+ * input it completes (custom_tool_call_input.delta); other kinds' items are whole only when done.
+ */
 export function callDelta(emit: Emit, call: CallItem, delta: string): string {
-  const at = { item_id: call.itemId, output_index: call.outputIndex };
-  return emit('response.function_call_arguments.delta', { ...at, delta });
+  const kind = toolOf(call)?.kind ?? 'function';
+  if (kind === 'function') return emit('response.function_call_arguments.delta', { ...callAt(call), delta });
+  const input = call.input?.push(delta);
+  return input ? emit('response.custom_tool_call_input.delta', { ...callAt(call), delta: input }) : '';
 }
 
 /** Closes a call (once), announcing it first if its name never came. */
@@ -72,14 +103,29 @@ export function callDone(emit: Emit, call: CallItem): string {
   if (call.done) return '';
   let out = callAdded(emit, call);
   call.done = true;
-  const at = { item_id: call.itemId, output_index: call.outputIndex };
-  out += emit('response.function_call_arguments.done', { ...at, name: call.name, arguments: call.arguments });
+  const tool = toolOf(call);
+  const kind = tool?.kind ?? 'function';
+  if (kind === 'function') {
+    const name = tool?.name ?? call.name;
+    out += emit('response.function_call_arguments.done', { ...callAt(call), name, arguments: call.arguments });
+  } else if (kind === 'custom') {
+    const input = inputFromArguments(call.arguments);
+    const sent = call.input?.sent ?? '';
+    // What the streamed deltas did not carry (arguments of another shape, or a cut escape) goes out before done.
+    if (input.length > sent.length && input.startsWith(sent)) {
+      out += emit('response.custom_tool_call_input.delta', { ...callAt(call), delta: input.slice(sent.length) });
+    }
+    out += emit('response.custom_tool_call_input.done', { ...callAt(call), input });
+  }
   const item = finalItem(call, 'completed');
   return out + emit('response.output_item.done', { output_index: call.outputIndex, item });
 }
 
 /** The item as the final Response shows it (calls are always completed: their arguments are all there). */
 export function finalItem(item: StreamItem, status: ItemStatus): OutputItem {
-  if (item.kind === 'call') return functionCallItem(item.itemId, item.id, item.name, item.arguments, 'completed');
+  if (item.kind === 'call') {
+    const ids = { itemId: itemIdOf(item), callId: item.id };
+    return callItemFromHub(toolOf(item), ids, item.name, item.arguments, 'completed');
+  }
   return item.kind === 'message' ? messageItem(item.id, item.text, status) : reasoningItem(item.id, item.text, status);
 }
