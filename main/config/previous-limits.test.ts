@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { ConfigSchema } from '../../shared/config.ts';
-import previousVersion from './previous-version-config.fixture.json' with { type: 'json' };
+import previousVersion from '../../test/fixtures/config/previous-version-config.json' with { type: 'json' };
 import { defaultConfig } from './defaults.ts';
 import { dropPreviousLimitDefaults, indentOf } from './previous-limits.ts';
 import { ConfigStore } from './store.ts';

@@ -6,7 +6,7 @@
 // The admin status reports the limits in force. A config.json the previous version saved with its defaults written
 // out is read as "no limits set".
 //
-// The Claude Code requests are a captured one (claude-code-request.fixture.json, which names its source), padded to
+// The Claude Code requests are a captured one (test/fixtures/real/claude-code/request-2-sixteen-tools.json, which names its source), padded to
 // size with tool turns as a long session grows; the official @anthropic-ai/sdk sends them with Claude Code's headers
 // and parses what comes back.
 import Anthropic from '@anthropic-ai/sdk';
@@ -21,8 +21,8 @@ import { shutDown, shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockAnthropic, startMockAnthropic } from '../../test/support/mock-anthropic.ts';
 import { eventually, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 import { defaultConfig } from '../config/defaults.ts';
-import previousVersion from '../config/previous-version-config.fixture.json' with { type: 'json' };
-import capture from './claude-code-request.fixture.json' with { type: 'json' };
+import previousVersion from '../../test/fixtures/config/previous-version-config.json' with { type: 'json' };
+import capture from '../../test/fixtures/real/claude-code/request-2-sixteen-tools.json' with { type: 'json' };
 import { createGatewayKey, gatewayKeysFile } from './keys.ts';
 
 type Body = Anthropic.Beta.MessageCreateParamsStreaming;

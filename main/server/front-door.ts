@@ -113,7 +113,7 @@ export async function handleFrontDoor(
       upload: spooled,
       quirks: quirkTableFor(engine.config),
     };
-    const replyCtx = { ...ctx, model };
+    const replyCtx = { ...ctx, model, ...(hub ? { request: hub } : {}) };
     const outcome = await forwardWithFailover(
       {
         headers: req.headers,

@@ -156,14 +156,16 @@ function receivedApplyPatch(kind: Kind): { description: string; parameters: Json
 }
 
 describe("Codex's first turn (captured)", () => {
-  it('is refused on a chat route while it carries web_search, naming the tool and the Codex setting', async () => {
-    const err = await openai()
+  it('works on a chat route as captured: its web_search tool is left out and named in x-switchboard-dropped', async () => {
+    answerWithPatch('openai');
+    const { data, response } = await openai()
       .responses.create({ ...firstTurn, model: 'via-openai-gpt-5.4', stream: false } as never)
-      .catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-    const message = (err as Error).message;
-    expect(message).toContain('tools[5].type "web_search"');
-    expect(message).toContain('web_search = "disabled"');
+      .withResponse();
+    expect(response.status).toBe(200);
+    expect((data as { output: { type: string }[] }).output.map((o) => o.type)).toContain('custom_tool_call');
+    expect(response.headers.get('x-switchboard-dropped')?.split(',')).toContain('web_search');
+    const sent = lastBody('openai');
+    expect(sent.tools.map((t: Json) => t.function?.name ?? t.type)).not.toContain('web_search');
   });
 
   for (const kind of KINDS) {

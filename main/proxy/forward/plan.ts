@@ -32,9 +32,9 @@ export type AttemptPlan = {
   /** Absent: the provider speaks the client's format and its bytes pass through. */
   translate?: Translation;
   /**
-   * Fields left out of the request for this provider, each as "field: why" ("field=value: why" from the quirks
-   * table; the rest from the format's accepted fields): the request log's attempt lists them, and the reply's
-   * x-switchboard-dropped header names them.
+   * Fields left out of the request for this provider, each as "field: why": the client's fields its format could not
+   * carry (ClientContext.dropped), the quirks table's ("field=value: why"), and the provider format's own (its
+   * accepted fields): the request log's attempt lists them, and the reply's x-switchboard-dropped header names them.
    */
   dropped?: string[];
 };
@@ -130,9 +130,9 @@ export function chatPlan(
   const table = acceptedFields(target.kind.format);
   const audit = auditRequest(table, sent.hub);
   if (audit.refusal) throw new RefusedField(audit.refusal, target, table.label);
-  const dropped = audit.dropped.length
-    ? [...(sent.dropped ?? []), ...audit.dropped.map((d) => `${d.field}: ${d.why}`)]
-    : sent.dropped;
+  // The client's own fields with no hub form (noted by its format), then the quirks table's, then this format's.
+  const all = [...(ctx.dropped ?? []), ...(sent.dropped ?? []), ...audit.dropped.map((d) => `${d.field}: ${d.why}`)];
+  const dropped = all.length ? all : undefined;
   return {
     path: target.kind.chatPath(hub.model, stream),
     body: Buffer.from(JSON.stringify(pf.requestFromHub(sent.hub))),

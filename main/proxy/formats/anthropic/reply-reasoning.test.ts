@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { encodeStream } from '../conformance.case.ts';
 import { chunkMaker, hubReply } from '../fixtures.test-helper.ts';
-import { foldChunks, type HubChunk, type HubUsage } from '../hub/index.ts';
+import { foldChunks, type HubChunk, type HubUsage, type ReplyContext } from '../hub/index.ts';
 import { base, ctx, decode, sdkAnswering } from './fixtures.test-helper.ts';
 import { anthropicFormat, countTokens } from './index.ts';
 
@@ -104,11 +104,10 @@ describe("client side: a stream's usage", () => {
   };
   const chunks: HubChunk[] = [chunk({ content: 'Sunny.' }), chunk({}, 'stop', usage)];
 
-  /** The stream the client gets for `body` through the format (its context carries the request, as the door's). */
+  /** The stream the client gets for `body` through the format (its reply context carries the request, as the door's). */
   const stream = (): string => {
-    const clientCtx = {};
-    anthropicFormat.requestToHub(body, clientCtx);
-    return encodeStream(anthropicFormat, chunks, { ...clientCtx, model: 'claude-test-1' });
+    const replyCtx: ReplyContext = { model: 'claude-test-1', request: anthropicFormat.requestToHub(body, {}) };
+    return encodeStream(anthropicFormat, chunks, replyCtx);
   };
 
   it("starts with the request's count_tokens estimate as input_tokens (not 0)", () => {
@@ -143,12 +142,8 @@ describe("client side: a stream's usage", () => {
   });
 
   it('keeps the estimate when the provider reports no usage', async () => {
-    const clientCtx = {};
-    anthropicFormat.requestToHub(body, clientCtx);
-    const text = encodeStream(anthropicFormat, [chunk({ content: 'Sunny.' }), chunk({}, 'stop')], {
-      ...clientCtx,
-      model: 'm',
-    });
+    const replyCtx: ReplyContext = { model: 'm', request: anthropicFormat.requestToHub(body, {}) };
+    const text = encodeStream(anthropicFormat, [chunk({ content: 'Sunny.' }), chunk({}, 'stop')], replyCtx);
     const msg = await sdkAnswering(text, 'text/event-stream').messages.stream(ask).finalMessage();
     expect(msg.usage.input_tokens).toBe(countTokens(body).input_tokens);
   });

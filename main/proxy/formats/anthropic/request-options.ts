@@ -1,7 +1,8 @@
 // Client side: the top-level fields of an Anthropic Messages request beyond messages, system, tools and the sampling
 // fields: thinking, output_config and output_format are translated; the fields only Anthropic's servers can act on
 // are refused (400 naming the field) or dropped, each listed here with its reason (and in DECISIONS.md).
-import { absent, effortFromBudget, invalid, isObject } from '../hub/index.ts';
+import { absent, effortFromBudget, invalid, isObject, noteDropped } from '../hub/index.ts';
+import type { ClientContext } from '../hub/index.ts';
 import type { HubRequest, Json, ReasoningEffort } from '../hub/index.ts';
 
 /**
@@ -113,9 +114,27 @@ function thinkingToHub(thinking: unknown, effort: ReasoningEffort | undefined, r
   }
 }
 
-/** Reads thinking, output_config and output_format into `req`; refuses the fields only Anthropic can act on. */
-export function optionsToHub(body: Json, req: HubRequest): void {
+/** Whether a cache_control marker stands anywhere in the request (top level, system, messages' blocks, tools). */
+function hasCacheControl(body: Json): boolean {
+  const marked = (v: unknown): boolean => isObject(v) && !absent(v.cache_control);
+  const blocks = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  return (
+    !absent(body.cache_control) ||
+    blocks(body.system).some(marked) ||
+    blocks(body.tools).some(marked) ||
+    blocks(body.messages).some((m) => isObject(m) && blocks(m.content).some(marked))
+  );
+}
+
+/**
+ * Reads thinking, output_config and output_format into `req`; refuses the fields only Anthropic can act on, and
+ * notes on `ctx` the ones dropped (DROPPED_FIELDS) that the request has.
+ */
+export function optionsToHub(body: Json, req: HubRequest, ctx?: ClientContext): void {
   refuseServerSide(body);
+  for (const [field, why] of Object.entries(DROPPED_FIELDS)) {
+    if (field === 'cache_control' ? hasCacheControl(body) : !absent(body[field])) noteDropped(ctx, field, why);
+  }
   let effort: ReasoningEffort | undefined;
   if (!absent(body.output_config)) {
     if (!isObject(body.output_config)) {

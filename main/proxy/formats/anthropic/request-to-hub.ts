@@ -1,7 +1,8 @@
 // Client side: an Anthropic Messages request (POST /v1/messages) checked and read into the hub request.
 import type { ApiError } from '../../../errors.ts';
 import { absent, argumentsToHub, flattenParts, invalid, isObject, paramsToHub, requireModel } from '../hub/index.ts';
-import type { HubContentPart, HubMessage, HubRequest, HubTool, HubToolCall, HubToolChoice } from '../hub/index.ts';
+import type { ClientContext, HubContentPart, HubMessage, HubRequest, HubTool, HubToolCall } from '../hub/index.ts';
+import type { HubToolChoice } from '../hub/index.ts';
 import type { Json } from '../hub/index.ts';
 import { ANTHROPIC_PARAMS } from './common.ts';
 import { optionsToHub } from './request-options.ts';
@@ -239,7 +240,7 @@ function toolChoiceToHub(choice: unknown): { choice: HubToolChoice; parallel?: f
 }
 
 /** Validates an Anthropic Messages request and converts it to the hub form (400 naming the field otherwise). */
-export function requestToHub(body: unknown): HubRequest {
+export function requestToHub(body: unknown, ctx?: ClientContext): HubRequest {
   if (!isObject(body)) throw invalid('The request body must be a JSON object.', EXAMPLE);
   const model = requireModel(body.model, '"claude-haiku-4-5"');
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
@@ -268,6 +269,6 @@ export function requestToHub(body: unknown): HubRequest {
     if (parallel === false) req.parallel_tool_calls = false;
   }
   if (isObject(body.metadata) && typeof body.metadata.user_id === 'string') req.user = body.metadata.user_id;
-  optionsToHub(body, req);
+  optionsToHub(body, req, ctx);
   return req;
 }

@@ -3,7 +3,8 @@
 // (the reason is given here and in DECISIONS.md). A field these tables do not list is ignored, as every format ignores
 // fields it does not know (the conformance suite's rule), so a newer client's field never breaks a request. None of
 // this applies to a Gemini provider: it gets the client's bytes untranslated.
-import { absent, invalid, isObject, type Json } from '../hub/index.ts';
+import { absent, invalid, isObject, noteDropped, type Json } from '../hub/index.ts';
+import type { ClientContext } from '../hub/index.ts';
 
 /** Said in every refusal: a Gemini provider takes the request as it is. */
 export const TO_GEMINI = 'or route this model to a Gemini provider, which gets the request untranslated';
@@ -122,24 +123,25 @@ function refusal(path: string, what: string, fix: string) {
 }
 
 /** Checks an object's fields against a table: a refused one is a 400 naming the field's path. */
-export function checkFields(obj: Json, table: Record<string, FieldRule>, at: string): void {
+export function checkFields(obj: Json, table: Record<string, FieldRule>, at: string, ctx?: ClientContext): void {
   for (const [key, v] of Object.entries(obj)) {
     const rule = table[key];
-    if (rule?.fate === 'refused' && !absent(v) && (!rule.applies || rule.applies(v))) {
-      throw refusal(at ? `${at}.${key}` : key, rule.what, rule.fix);
-    }
+    if (!rule || absent(v)) continue;
+    const path = at ? `${at}.${key}` : key;
+    if (rule.fate === 'refused' && (!rule.applies || rule.applies(v))) throw refusal(path, rule.what, rule.fix);
+    if (rule.fate === 'dropped') noteDropped(ctx, path, rule.why);
   }
 }
 
 /** The request's fields, generationConfig's, toolConfig's, and each tool's (only functionDeclarations translate). */
-export function checkRequestFields(body: Json): void {
-  checkFields(body, REQUEST_FIELDS, '');
+export function checkRequestFields(body: Json, ctx?: ClientContext): void {
+  checkFields(body, REQUEST_FIELDS, '', ctx);
   const config = body.generationConfig;
   if (!absent(config) && !isObject(config)) {
     throw invalid('"generationConfig" must be an object.', 'Send e.g. "generationConfig": {"temperature": 0.7}.');
   }
-  if (config) checkFields(config, GENERATION_CONFIG_FIELDS, 'generationConfig');
-  if (isObject(body.toolConfig)) checkFields(body.toolConfig, TOOL_CONFIG_FIELDS, 'toolConfig');
+  if (config) checkFields(config, GENERATION_CONFIG_FIELDS, 'generationConfig', ctx);
+  if (isObject(body.toolConfig)) checkFields(body.toolConfig, TOOL_CONFIG_FIELDS, 'toolConfig', ctx);
   if (!Array.isArray(body.tools)) return;
   body.tools.forEach((tool, i) => {
     if (!isObject(tool)) return;
@@ -154,7 +156,7 @@ export function checkRequestFields(body: Json): void {
     const decls = tool.functionDeclarations;
     if (Array.isArray(decls)) {
       decls.forEach(
-        (d, j) => isObject(d) && checkFields(d, DECLARATION_FIELDS, `tools[${i}].functionDeclarations[${j}]`),
+        (d, j) => isObject(d) && checkFields(d, DECLARATION_FIELDS, `tools[${i}].functionDeclarations[${j}]`, ctx),
       );
     }
   });

@@ -142,7 +142,7 @@ export function requestToHub(rawBody: unknown, ctx: ClientContext): HubRequest {
     );
   }
   const body = camelizeRequest(rawBody) as Json;
-  checkRequestFields(body);
+  checkRequestFields(body, ctx);
   const model = ctx.pathModel ?? (typeof body.model === 'string' ? body.model : undefined);
   if (!model) {
     throw new ApiError(

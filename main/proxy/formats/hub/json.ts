@@ -1,5 +1,6 @@
 // Small helpers every format uses to read JSON it did not write: object checks, 400s that name the field, ids.
 import { ApiError } from '../../../errors.ts';
+import type { ClientContext } from './types.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -73,4 +74,11 @@ export function writePath(obj: Json, path: string, value: unknown): void {
     at = isObject(next) ? next : (at[key] = {});
   }
   at[keys.at(-1)!] = value;
+}
+
+/** Notes on the client's context a field of its request that is left out, and why (ClientContext.dropped). */
+export function noteDropped(ctx: ClientContext | undefined, field: string, why: string): void {
+  if (!ctx) return;
+  const entry = `${field}: ${why}`;
+  if (!(ctx.dropped ??= []).includes(entry)) ctx.dropped.push(entry);
 }

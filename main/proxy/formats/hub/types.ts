@@ -165,10 +165,20 @@ export type ClientContext = {
    * client declared. Absent when every tool is a plain function.
    */
   clientTools?: Record<string, { kind: string; name: string; namespace?: string }>;
+  /**
+   * Filled by a front door's requestToHub: the client's fields that have no hub form and are left out, each
+   * "field: why". Reported with the provider side's own drops (the x-switchboard-dropped header and the request
+   * log) when the request is translated; a request that passes through untranslated keeps them all.
+   */
+  dropped?: string[];
 };
 
-/** What a reply is written with: the client's context and the model the client asked for. */
-export type ReplyContext = ClientContext & { model: string };
+/**
+ * What a reply is written with: the client's context, the model the client asked for, and (from a front door) the
+ * client's request in the hub's form, for replies that depend on it (Anthropic's message_start estimates its input
+ * tokens from it).
+ */
+export type ReplyContext = ClientContext & { model: string; request?: HubRequest };
 
 /** A client-facing wire format (a front door). */
 export interface ClientFormat {

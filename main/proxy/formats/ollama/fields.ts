@@ -3,7 +3,8 @@
 // the answer) or dropped (the reason is given here and in DECISIONS.md). Fields these tables do not list are
 // ignored, as Ollama itself ignores fields it does not know. None of this applies to an Ollama provider: it gets the
 // client's bytes untranslated.
-import { absent, invalid, type Json } from '../hub/index.ts';
+import { absent, invalid, noteDropped, type Json } from '../hub/index.ts';
+import type { ClientContext } from '../hub/index.ts';
 
 export type FieldRule =
   | { fate: 'translated' }
@@ -101,10 +102,12 @@ export const OPTION_FIELDS: Record<string, FieldRule> = {
 };
 
 /** The body's fields against a table: a refused one is a 400 naming it (an Ollama provider still takes it as is). */
-export function checkFields(body: Json, table: Record<string, FieldRule>): void {
+export function checkFields(body: Json, table: Record<string, FieldRule>, ctx?: ClientContext, at = ''): void {
   for (const [key, v] of Object.entries(body)) {
     const rule = table[key];
-    if (rule?.fate !== 'refused' || absent(v) || !rule.applies(v)) continue;
+    if (!rule || absent(v)) continue;
+    if (rule.fate === 'dropped') noteDropped(ctx, at ? `${at}.${key}` : key, rule.why);
+    if (rule.fate !== 'refused' || !rule.applies(v)) continue;
     throw invalid(
       `"${key}" ${rule.what}.`,
       `${rule.fix}, or route this model to an Ollama provider, which gets the request untranslated.`,

@@ -1,7 +1,7 @@
 // /api/generate, Ollama's prompt-and-reply door: its request read into the hub, its reply and stream written back,
 // and the ClientFormat that serves it.
 import { absent, contentText, invalid, isObject, optionalString, requireModel, requireObject } from '../hub/index.ts';
-import type { ClientFormat, HubMessage, HubRequest, HubResponse, StreamEncoder } from '../hub/index.ts';
+import type { ClientContext, ClientFormat, HubMessage, HubRequest, HubResponse, StreamEncoder } from '../hub/index.ts';
 import { GENERATE_FIELDS } from './fields.ts';
 import { commonToHub, contentToHub, EXAMPLE_MODEL, imagesToHub } from './request-to-hub.ts';
 import { elapsedSinceCreated, errorBody, NO_USAGE, timings } from './response-from-hub.ts';
@@ -28,7 +28,7 @@ export function rawPromptOf(hub: HubRequest): RawPrompt | undefined {
  * POST /api/generate body → hub request: `system` and `prompt` (with its images) become two messages; a raw or
  * fill-in-the-middle prompt is also kept as such (rawPromptOf). What each field becomes: fields.ts.
  */
-export function generateToHub(body: unknown): HubRequest {
+export function generateToHub(body: unknown, ctx?: ClientContext): HubRequest {
   const b = requireObject(body, '{"model": "...", "prompt": "..."}');
   const model = requireModel(b.model, EXAMPLE_MODEL);
   const system = optionalString(b.system, 'system');
@@ -51,7 +51,7 @@ export function generateToHub(body: unknown): HubRequest {
     }
     hub[RAW_PROMPT] = suffix ? { prompt, suffix } : { prompt };
   }
-  commonToHub(b, hub, GENERATE_FIELDS);
+  commonToHub(b, hub, GENERATE_FIELDS, ctx);
   return hub;
 }
 
@@ -79,7 +79,7 @@ export function generateStreamEncoder(model: string): StreamEncoder {
 /** /api/generate as a client format (its errors are /api/chat's). */
 export const ollamaGenerateFormat: ClientFormat = {
   name: 'ollama',
-  requestToHub: (body) => generateToHub(body),
+  requestToHub: (body, ctx) => generateToHub(body, ctx),
   responseFromHub: (res, ctx) => generateResponseFromHub(res, ctx.model),
   streamEncoder: (ctx) => generateStreamEncoder(ctx.model),
   errorBody,

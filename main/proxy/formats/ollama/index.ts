@@ -14,7 +14,7 @@ export { ollamaGenerateFormat, rawPromptOf } from './generate.ts';
 /** Ollama's /api/chat, both as a client front door and as a provider kind. */
 export const ollamaFormat: ClientFormat & ProviderFormat = {
   name: 'ollama',
-  requestToHub: (body) => requestToHub(body),
+  requestToHub: (body, ctx) => requestToHub(body, ctx),
   responseFromHub: (res, ctx) => responseFromHub(res, ctx.model),
   streamEncoder: (ctx) => new NdjsonStreamEncoder(ctx.model, 'chat'),
   errorBody,

@@ -2,9 +2,17 @@
 import type { ApiError } from '../../../errors.ts';
 import { absent, argumentsToHub, invalid, isObject, newId, optionalString, paramsToHub } from '../hub/index.ts';
 import { requireModel, requireObject } from '../hub/index.ts';
-import type { HubContentPart, HubMessage, HubRequest, HubTool, HubToolCall, Json } from '../hub/index.ts';
+import type {
+  ClientContext,
+  HubContentPart,
+  HubMessage,
+  HubRequest,
+  HubTool,
+  HubToolCall,
+  Json,
+} from '../hub/index.ts';
 import { OLLAMA_PARAMS, thinkToHub } from './common.ts';
-import { CHAT_FIELDS, checkFields, type FieldRule } from './fields.ts';
+import { CHAT_FIELDS, checkFields, type FieldRule, OPTION_FIELDS } from './fields.ts';
 
 /** The model named in the examples of 400s. */
 export const EXAMPLE_MODEL = '"llama3.2"';
@@ -157,8 +165,9 @@ function toolsToHub(v: unknown): HubTool[] {
 }
 
 /** The fields /api/chat and /api/generate share: stream (default true), format, options and think. */
-export function commonToHub(b: Json, hub: HubRequest, fields: Record<string, FieldRule>): void {
-  checkFields(b, fields);
+export function commonToHub(b: Json, hub: HubRequest, fields: Record<string, FieldRule>, ctx?: ClientContext): void {
+  checkFields(b, fields, ctx);
+  if (isObject(b.options)) checkFields(b.options, OPTION_FIELDS, ctx, 'options');
   thinkToHub(b.think, hub);
   if (!absent(b.stream) && typeof b.stream !== 'boolean') {
     const action = 'Send "stream": false for one JSON reply, or leave it out to stream.';
@@ -185,11 +194,11 @@ export function commonToHub(b: Json, hub: HubRequest, fields: Record<string, Fie
 }
 
 /** POST /api/chat body → hub request. What each field becomes (or why it is dropped): fields.ts. */
-export function requestToHub(body: unknown): HubRequest {
+export function requestToHub(body: unknown, ctx?: ClientContext): HubRequest {
   const b = requireObject(body, '{"model": "...", "messages": [{"role": "user", "content": "..."}]}');
   const hub: HubRequest = { model: requireModel(b.model, EXAMPLE_MODEL), messages: messagesToHub(b.messages) };
   const tools = toolsToHub(b.tools);
   if (tools.length > 0) hub.tools = tools;
-  commonToHub(b, hub, CHAT_FIELDS);
+  commonToHub(b, hub, CHAT_FIELDS, ctx);
   return hub;
 }

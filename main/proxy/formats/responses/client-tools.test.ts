@@ -119,7 +119,7 @@ describe('responses client side: client-run tools → hub function tools', () =>
     expect(ctx.clientTools).toBeUndefined();
   });
 
-  it.each(['web_search', 'web_search_preview', 'image_generation', 'mcp', 'tool_search', 'computer'])(
+  it.each(['image_generation', 'mcp', 'tool_search', 'computer', 'file_search', 'code_interpreter'])(
     'refuses the server-run tool %s and says how to route it',
     (type) => {
       const e = expectInvalid({ tools: [{ type }] }, `tools[0].type "${type}"`, "a tool OpenAI's servers run");
@@ -127,9 +127,25 @@ describe('responses client side: client-run tools → hub function tools', () =>
     },
   );
 
-  it('says which Codex setting leaves web_search out, in the message a client shows', () => {
-    expectInvalid({ tools: [{ type: 'web_search', external_web_access: false }] }, 'web_search = "disabled"');
-  });
+  it.each(['web_search', 'web_search_preview'])(
+    'leaves the server-run search tool %s out (a model answers without it) and notes it as dropped',
+    (type) => {
+      const ctx: ClientContext = {};
+      const hub = toHub(
+        {
+          tools: [
+            { type, external_web_access: false },
+            { type: 'function', name: 'f' },
+          ],
+        },
+        ctx,
+      );
+      expect(hub.tools!.map((t) => t.function.name)).toEqual(['f']);
+      expect(ctx.dropped).toEqual([
+        `${type}: tools[0]: a search OpenAI's servers run; the chat provider answers without it`,
+      ]);
+    },
+  );
 
   it('refuses a shell tool that runs in an OpenAI container', () => {
     expectInvalid({ tools: [{ type: 'shell', environment: { type: 'container_auto' } }] }, 'tools[0].type "shell"');

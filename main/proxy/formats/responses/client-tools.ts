@@ -1,12 +1,24 @@
 // Client side, request: the tools a Responses client declares, as hub function tools. Client-run tools of other
 // kinds (custom/freeform, local_shell, shell, apply_patch, and the functions and custom tools inside a namespace) become
 // functions a chat provider can call, and each is recorded in `clientTools` (ClientContext) so the reply restores its
-// calls to the kind the client declared (`client-calls.ts`). Server-run tools are refused: only a provider that serves
-// the Responses API natively runs them (the request then passes through to one). See DECISIONS.md.
-import { absent, invalid, isObject } from '../hub/index.ts';
+// calls to the kind the client declared (`client-calls.ts`). Server-run tools are refused (only a provider that serves
+// the Responses API natively runs them: the request then passes through to one), but for web search, which a model
+// can do without: it is left out and reported as dropped. See DECISIONS.md.
+import { absent, invalid, isObject, noteDropped } from '../hub/index.ts';
 import type { ClientContext, HubTool, HubToolChoice, Json } from '../hub/index.ts';
 
 export type ClientTools = NonNullable<ClientContext['clientTools']>;
+
+/**
+ * Server-run tools a model may use but does not need: toward a chat provider they are left out (and reported as
+ * dropped) rather than refused, since the model can answer without searching. Codex sends web_search by default.
+ */
+const OPTIONAL_SERVER_TOOLS = new Set([
+  'web_search',
+  'web_search_preview',
+  'web_search_preview_2025_03_11',
+  'web_search_2025_08_26',
+]);
 
 /** Tools run by OpenAI's servers: a chat provider cannot run them. */
 const SERVER_TOOLS = new Set([
@@ -134,7 +146,7 @@ function serverTool(type: string, at: string): Error {
 }
 
 /** One declared tool (or a namespace's tools) as hub tools, recording the ones that are not plain functions. */
-function toolToHub(tool: unknown, at: string, kinds: ClientTools, namespace?: string): HubTool[] {
+function toolToHub(tool: unknown, at: string, kinds: ClientTools, ctx?: ClientContext, namespace?: string): HubTool[] {
   if (!isObject(tool)) throw invalid(`${at} must be an object.`, 'Send {"type":"function","name":"...",...}.');
   const type = String(tool.type);
   switch (type) {
@@ -153,7 +165,7 @@ function toolToHub(tool: unknown, at: string, kinds: ClientTools, namespace?: st
       }
       const about = typeof tool.description === 'string' && tool.description ? ` (${tool.description})` : '';
       return tool.tools.flatMap((inner, i) =>
-        toolToHub(inner, `${at}.tools[${i}]`, kinds, ns).map((t) => {
+        toolToHub(inner, `${at}.tools[${i}]`, kinds, ctx, ns).map((t) => {
           const note = `Part of "${ns}"${about}.`;
           const description = t.function.description ? `${t.function.description}\n\n${note}` : note;
           return { ...t, function: { ...t.function, description } };
@@ -169,6 +181,10 @@ function toolToHub(tool: unknown, at: string, kinds: ClientTools, namespace?: st
       return [{ type: 'function', function: BUILT_IN[type] }];
     }
     default:
+      if (OPTIONAL_SERVER_TOOLS.has(type)) {
+        noteDropped(ctx, type, `${at}: a search OpenAI's servers run; the chat provider answers without it`);
+        return [];
+      }
       if (SERVER_TOOLS.has(type)) throw serverTool(type, at);
       throw invalid(
         `${at}.type "${type}" is not a tool type Switchboard knows.`,
@@ -177,13 +193,16 @@ function toolToHub(tool: unknown, at: string, kinds: ClientTools, namespace?: st
   }
 }
 
-/** The declared tools as hub tools; `kinds` receives every tool that is not a plain function. */
-export function toolsToHub(tools: unknown, kinds: ClientTools): HubTool[] | undefined {
+/**
+ * The declared tools as hub tools; `kinds` receives every tool that is not a plain function, and `ctx.dropped` the
+ * optional server-run tools left out.
+ */
+export function toolsToHub(tools: unknown, kinds: ClientTools, ctx?: ClientContext): HubTool[] | undefined {
   if (absent(tools)) return undefined;
   if (!Array.isArray(tools)) {
     throw invalid('"tools" must be an array.', 'Send tools as [{"type":"function","name":"...","parameters":{...}}].');
   }
-  const out = tools.flatMap((tool, i) => toolToHub(tool, `tools[${i}]`, kinds));
+  const out = tools.flatMap((tool, i) => toolToHub(tool, `tools[${i}]`, kinds, ctx));
   const seen = new Set<string>();
   for (const t of out) {
     if (seen.has(t.function.name)) {

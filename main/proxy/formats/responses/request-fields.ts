@@ -1,7 +1,7 @@
 // Client side, request: the top-level fields of a Responses request other than input and tools, each translated,
 // refused with a 400 that names it, or dropped for a reason DECISIONS.md lists ("Every request field").
-import { absent, invalid, isObject, optionalString, paramsToHub } from '../hub/index.ts';
-import type { HubRequest, Json, ReasoningEffort } from '../hub/index.ts';
+import { absent, invalid, isObject, noteDropped, optionalString, paramsToHub } from '../hub/index.ts';
+import type { ClientContext, HubRequest, Json, ReasoningEffort } from '../hub/index.ts';
 import { RESPONSES_PARAMS } from './common.ts';
 
 /**
@@ -17,6 +17,23 @@ const EFFORTS: Record<string, ReasoningEffort> = {
   xhigh: 'high',
   max: 'high',
 };
+
+/** Top-level fields with no hub form, left out (and reported) with the reason; DECISIONS.md lists them too. */
+const DROPPED: Record<string, string> = {
+  store: 'Switchboard keeps no responses (and asks the provider to keep none)',
+  include: 'asks for extra output items OpenAI adds (e.g. encrypted reasoning); a chat provider has none',
+  prompt_cache_key: "OpenAI's prompt-cache routing hint; other providers cache on their own",
+  prompt_cache_retention: "OpenAI's prompt-cache lifetime",
+  service_tier: "OpenAI's processing tier",
+  metadata: 'tags OpenAI stores with the response; Switchboard stores none',
+  truncation: "OpenAI's server-side truncation of the conversation; the provider gets it whole",
+  max_tool_calls: 'a limit on server-run tool calls, which a chat provider does not make',
+  top_logprobs: 'log probabilities, which the reply does not carry',
+  context_management: "OpenAI's server-side context editing; the provider gets the conversation as sent",
+  client_metadata: 'tags for OpenAI',
+};
+const DROPPED_VERBOSITY = 'a GPT-5 setting other providers do not share';
+const DROPPED_SUMMARY = "reasoning summaries; the provider's reasoning (if any) comes back whole";
 
 /** Refuses what needs state kept by OpenAI: Switchboard stores no responses, conversations or prompts. */
 function refuseStored(body: Json): void {
@@ -101,8 +118,12 @@ function textFormatToHub(text: unknown): HubRequest['response_format'] {
  * service_tier, metadata, truncation, max_tool_calls, top_logprobs, stream_options, context_management,
  * text.verbosity, reasoning.summary / context / mode, client_metadata, and fields newer than this list.
  */
-export function fieldsToHub(body: Json, hub: HubRequest): void {
+export function fieldsToHub(body: Json, hub: HubRequest, ctx?: ClientContext): void {
   refuseStored(body);
+  for (const [field, why] of Object.entries(DROPPED)) if (!absent(body[field])) noteDropped(ctx, field, why);
+  if (isObject(body.text) && !absent(body.text.verbosity)) noteDropped(ctx, 'text.verbosity', DROPPED_VERBOSITY);
+  if (isObject(body.reasoning) && !absent(body.reasoning.summary))
+    noteDropped(ctx, 'reasoning.summary', DROPPED_SUMMARY);
   if (body.stream === true) {
     hub.stream = true;
     hub.stream_options = { include_usage: true }; // Responses always reports usage in response.completed.

@@ -152,7 +152,7 @@ describe('responses client side: request → hub', () => {
     expect(e.action).toContain('whole conversation in "input"');
   });
 
-  it.each(['web_search', 'web_search_preview', 'file_search', 'computer_use_preview', 'code_interpreter'])(
+  it.each(['file_search', 'computer_use_preview', 'code_interpreter', 'image_generation'])(
     'refuses the built-in tool %s naming its type',
     (type) => {
       expectInvalid(

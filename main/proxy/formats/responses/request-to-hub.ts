@@ -171,7 +171,7 @@ export function requestToHub(json: unknown, ctx: ClientContext = {}): HubRequest
   const model = requireModel(body.model, '"gpt-4o-mini"');
   const messages: HubMessage[] = [];
   const hub: HubRequest = { model, messages };
-  fieldsToHub(body, hub);
+  fieldsToHub(body, hub, ctx);
 
   if (typeof body.instructions === 'string' && body.instructions) {
     messages.push({ role: 'system', content: body.instructions });
@@ -186,7 +186,7 @@ export function requestToHub(json: unknown, ctx: ClientContext = {}): HubRequest
   }
   if (messages.length === 0) throw invalid('The request has no "input".', 'Send "input": "..." with the prompt.');
   const clientTools: ClientTools = {};
-  const chosen = toolChoiceToHub(body.tool_choice, toolsToHub(body.tools, clientTools));
+  const chosen = toolChoiceToHub(body.tool_choice, toolsToHub(body.tools, clientTools, ctx));
   if (chosen.tools?.length) hub.tools = chosen.tools;
   if (chosen.choice !== undefined) hub.tool_choice = chosen.choice;
   if (Object.keys(clientTools).length) ctx.clientTools = clientTools;

@@ -1,0 +1,78 @@
+// Fields a client sends that have no equivalent at the provider are never dropped silently: when the request is
+// translated, the reply's x-switchboard-dropped header names them and the request log says why, for each client
+// format (the client side's own drops, noted by its format, with the provider side's).
+import { GoogleGenAI } from '@google/genai';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RequestLogEntry } from '../../shared/admin.ts';
+import { shutDownAfterAll } from '../../test/support/lifecycle.ts';
+import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
+import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
+
+let mock: MockProvider;
+let sb: ServeProcess;
+
+beforeAll(async () => {
+  mock = await startMockProvider({ name: 'chat' });
+  sb = await startServe({ config: configFor({ chat: mock.baseUrl }, { rules: [], default_provider: 'chat' }) });
+});
+shutDownAfterAll(() => [sb, mock]);
+
+async function lastEntry(path: string): Promise<RequestLogEntry> {
+  const log = (await (await sb.admin('/logs?limit=20')).json()) as { data: RequestLogEntry[] };
+  return log.data.find((e) => e.path === path)!;
+}
+
+const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${sb.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+
+describe('dropped client fields, named in x-switchboard-dropped and the request log', () => {
+  it('Anthropic: cache_control markers and service_tier', async () => {
+    const res = await post(
+      '/v1/messages',
+      {
+        model: 'claude-sonnet-4',
+        max_tokens: 64,
+        service_tier: 'auto',
+        system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hi', cache_control: { type: 'ephemeral' } }] }],
+      },
+      { 'anthropic-version': '2023-06-01' },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-switchboard-dropped')?.split(',')).toEqual(['cache_control', 'service_tier']);
+    const entry = await lastEntry('/v1/messages');
+    expect(entry.attempts[0]?.dropped).toEqual([
+      expect.stringMatching(/^cache_control: Anthropic's prompt-cache markers/),
+      expect.stringMatching(/^service_tier: /),
+    ]);
+  });
+
+  it('Gemini (the official client): safetySettings', async () => {
+    const genai = new GoogleGenAI({ apiKey: 'x', httpOptions: { baseUrl: sb.url } });
+    const reply = await genai.models.generateContent({
+      model: 'gemini-2.5-flash',
+      contents: 'Hi',
+      config: { safetySettings: [{ category: 'HARM_CATEGORY_HARASSMENT', threshold: 'BLOCK_NONE' }] as never },
+    });
+    expect(reply.text).toBe('Hello from chat');
+    const entry = await lastEntry('/v1beta/models/{model}:generateContent');
+    expect(entry.attempts[0]?.dropped).toEqual([expect.stringMatching(/^safetySettings: /)]);
+  });
+
+  it('Ollama: keep_alive and options.num_ctx', async () => {
+    const res = await post('/api/chat', {
+      model: 'llama3.2',
+      stream: false,
+      keep_alive: '5m',
+      options: { num_ctx: 8192, temperature: 0.2 },
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-switchboard-dropped')?.split(',')).toEqual(['keep_alive', 'options.num_ctx']);
+    expect(mock.requests.at(-1)!.body).toMatchObject({ temperature: 0.2 });
+  });
+});
