@@ -2,6 +2,7 @@
 import { Agent } from 'undici';
 import type { ProviderState, ProviderStatus } from '../../shared/admin.ts';
 import type { Config, ProviderConfig, Timeouts } from '../../shared/config.ts';
+import { redact } from '../observability/redact.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { type ProviderKind, providerKind } from './providers/index.ts';
 
@@ -12,6 +13,9 @@ export type AttemptFailure = {
   message: string;
   kind: 'connect' | 'timeout' | 'http' | 'aborted' | 'other';
 };
+
+/** Config header names whose values are credentials (scrubbed from error texts like the key). */
+const SECRET_HEADER = /auth|key|token|secret|signature|cookie|password/i;
 
 export class ProviderRuntime {
   readonly breaker: CircuitBreaker;
@@ -59,8 +63,10 @@ export class ProviderRuntime {
       this.agentKey = key;
       this.agent = new Agent({
         connect: { timeout: this.timeouts.connect_ms },
+        // Idle upstream sockets live at most 30 s whatever the provider's Keep-Alive hint says: a burst of 1,000
+        // streams must not hold 1,000 descriptors for minutes after it ends (bench/soak.ts).
         keepAliveTimeout: 30_000,
-        keepAliveMaxTimeout: 600_000,
+        keepAliveMaxTimeout: 30_000,
         headersTimeout: this.timeouts.first_byte_ms,
         bodyTimeout: this.timeouts.idle_ms,
       });
@@ -78,6 +84,13 @@ export class ProviderRuntime {
     return k;
   }
 
+  /** What this provider sends that is secret: its key, and the values of its credential-like config headers. */
+  *secrets(): Iterable<string> {
+    yield this.key();
+    for (const [name, value] of Object.entries(this.config.headers ?? {}))
+      if (SECRET_HEADER.test(name)) yield value.replace(/^(?:Bearer|Basic|Token)\s+/i, '');
+  }
+
   requestHeaders(): Record<string, string> {
     return { ...this.config.headers, ...this.kind.authHeaders(this.key()) };
   }
@@ -93,7 +106,7 @@ export class ProviderRuntime {
   recordRefusal(message: string, latencyMs: number): void {
     this.breaker.release();
     this.state = 'failed';
-    this.lastError = message;
+    this.lastError = redact(message);
     this.lastLatencyMs = Math.round(latencyMs);
     this.lastCheckedAt = Date.now();
   }
@@ -105,7 +118,7 @@ export class ProviderRuntime {
     }
     this.breaker.failure();
     this.state = 'failed';
-    this.lastError = failure.message;
+    this.lastError = redact(failure.message);
     this.lastLatencyMs = Math.round(latencyMs);
     this.lastCheckedAt = Date.now();
   }
