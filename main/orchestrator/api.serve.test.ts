@@ -239,6 +239,20 @@ describe('tasks and events', () => {
     events.close();
   });
 
+  it("refuses an http_get to Switchboard itself through IPv4-mapped IPv6: the refusal is the tool's result", async () => {
+    const events = await openEvents(`${api}/events`, keyA);
+    const agent = (await call(`${api}/agents`, keyA, 'POST', agentBody('ssrf', ['http_get']))).body;
+    const url = `http://[::ffff:127.0.0.1]:${sb.port}/admin/v1/status`; // allow_hosts has 127.0.0.1, not this spelling
+    mock.setBehavior({ script: [{ toolCall: { name: 'http_get', arguments: { url } } }], tokens: ['refused'] });
+    const run = await call(`${api}/agents/${agent.id}/run`, keyA, 'POST', { message: 'fetch your own status' });
+    const got = await events.waitFor((e) => e.some((x) => x.type === 'completed' && x.task_id === run.body.task_id));
+    const result = got.find((e) => e.type === 'tool_result' && e.task_id === run.body.task_id);
+    expect(result?.output).toMatch(/^error: \[::ffff:7f00:1\] is a loopback address \(IPv4-mapped 127\.0\.0\.1\);/);
+    expect(result?.output).toContain('orchestrator.http_get.allow_hosts');
+    mock.setBehavior({});
+    events.close();
+  });
+
   it('ends at config.max_iterations with a result that says the limit was hit', async () => {
     const agent = (
       await call(`${api}/agents`, keyA, 'POST', {
