@@ -6,6 +6,7 @@ import { loadAdminToken } from './config/admin-token.ts';
 import { keysOfferedByEnv } from './config/defaults.ts';
 import { ConfigStore } from './config/store.ts';
 import { logger } from './observability/logger.ts';
+import { addSecretSource } from './observability/redact.ts';
 import { RequestLog } from './observability/request-log.ts';
 import { Engine } from './proxy/engine.ts';
 import { HealthChecker } from './proxy/health.ts';
@@ -32,6 +33,7 @@ export class Switchboard {
   orchestrator!: Orchestrator;
   metrics!: Metrics;
   private health!: HealthChecker;
+  private forgetAdminToken: (() => void) | null = null;
   private listener!: Listener;
 
   constructor(readonly options: SwitchboardOptions) {}
@@ -50,6 +52,7 @@ export class Switchboard {
     if (this.store.firstRun) this.announceFirstRun();
     for (const notice of this.store.notices) logger.warn(notice);
     this.adminToken = await loadAdminToken(this.store.dir);
+    this.forgetAdminToken = addSecretSource(() => [this.adminToken]); // scrubbed from error texts like provider keys
     this.engine = new Engine(this.store.config, this.store.file, this.requestLog);
     this.configureRequestLog(this.store.config);
     const dataDir = defaultWalDir(this.store.file);
@@ -72,6 +75,7 @@ export class Switchboard {
       },
       wal: () => ({ ...this.wal.status(), healthy: this.wal.info().fault === null }),
       subscribers: () => orch.store.subscriberCount,
+      config: () => this.store.config,
     });
     this.requestLog.subscribe((e) => this.metrics.observeProxy(e));
     const listener = buildRequestListener({
@@ -149,6 +153,7 @@ export class Switchboard {
     await this.listener?.close();
     await this.wal?.close();
     await this.engine?.close();
+    this.forgetAdminToken?.();
     this.requestLog.closeFile();
   }
 }

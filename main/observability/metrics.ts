@@ -1,7 +1,24 @@
 // Prometheus metrics (prom-client, one registry per Switchboard): HTTP, proxied requests, tokens, the agent
 // queue, tasks by status, the WAL and SSE subscribers. Served at GET /api/v1/metrics.
+//
+// Every label value is bounded, so no client can grow the registry (issue 13): routes are templates (the caller
+// passes them, see main/server/route-label.ts), methods a fixed set, providers those config.json names (+ `none`),
+// and apps, which come from request headers, those config.json names plus the first APP_LABEL_LIMIT others seen,
+// each cut to LABEL_MAX_CHARS; every later one is `other`.
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestLogEntry } from '../../shared/admin.ts';
+import type { Config } from '../../shared/config.ts';
+
+/** How many app names not named in config.json get a label of their own; later ones are counted as `other`. */
+export const APP_LABEL_LIMIT = 50;
+/** App label values are cut to this many characters. */
+export const LABEL_MAX_CHARS = 64;
+/** The label value of what is past a bound (apps past the limit, providers config.json does not name). */
+export const OTHER = 'other';
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The parts of config.json whose names become label values. */
+export type MetricsConfig = Pick<Config, 'providers' | 'app_rules' | 'limits'>;
 
 export type MetricsSources = {
   queueDepth: () => number;
@@ -15,7 +32,43 @@ export type MetricsSources = {
     healthy: boolean;
   };
   subscribers: () => number;
+  /**
+   * The config in force (the same object until it changes): its providers are the provider label's values, and the
+   * apps it names (app_rules, limits.per_app) keep their own app label. Without it, providers are capped like apps.
+   */
+  config?: () => MetricsConfig;
 };
+
+/** The label values config.json names, derived once per config object. */
+type Known = { providers: Set<string> | null; apps: Map<string, string> };
+
+/**
+ * A label whose values come from outside: values `named` gives keep their own (as spelled there, matched without
+ * case), the first `limit` others too, cut to LABEL_MAX_CHARS; every later value is `other`.
+ */
+class BoundedLabel {
+  private readonly admitted = new Set<string>();
+
+  constructor(private readonly limit: number) {}
+
+  value(raw: string, named: ReadonlyMap<string, string> | null): string {
+    const own = named && named.size > 0 ? named.get(raw.toLowerCase()) : undefined;
+    if (own !== undefined) return own;
+    const v = raw.length > LABEL_MAX_CHARS ? raw.slice(0, LABEL_MAX_CHARS) : raw;
+    if (this.admitted.has(v)) return v;
+    if (this.admitted.size >= this.limit) return OTHER;
+    this.admitted.add(v);
+    return v;
+  }
+}
+
+function known(cfg: MetricsConfig | undefined): Known {
+  const apps = new Map<string, string>();
+  if (!cfg) return { providers: null, apps };
+  for (const r of cfg.app_rules) apps.set(r.app.toLowerCase(), r.app.slice(0, LABEL_MAX_CHARS));
+  for (const name of Object.keys(cfg.limits.per_app)) apps.set(name.toLowerCase(), name.slice(0, LABEL_MAX_CHARS));
+  return { providers: new Set(cfg.providers.map((p) => p.name)), apps };
+}
 
 export class Metrics {
   readonly registry = new Registry();
@@ -45,7 +98,17 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(sources: MetricsSources) {
+  private readonly httpChildren = new Map<
+    string,
+    { latency: Histogram.Internal<'method' | 'route'>; byStatus: Map<number, Counter.Internal> }
+  >();
+  private readonly apps = new BoundedLabel(APP_LABEL_LIMIT);
+  /** Providers when no config is given (tests of the agent API alone). */
+  private readonly unconfiguredProviders = new BoundedLabel(APP_LABEL_LIMIT);
+  private knownFor: MetricsConfig | undefined;
+  private known: Known = known(undefined);
+
+  constructor(private readonly sources: MetricsSources) {
     const r = [this.registry];
     new Gauge({
       name: 'switchboard_agent_queue_depth',
@@ -99,16 +162,49 @@ export class Metrics {
     });
   }
 
+  /** `route` must come from a fixed set (a route template or `not_found`), never from the raw path. */
   observeHttp(method: string, route: string, status: number, seconds: number): void {
-    this.httpRequests.inc({ method, route, status: String(status) });
-    this.httpLatency.observe({ method, route }, seconds);
+    const m = METHODS.has(method) ? method : OTHER;
+    // The series' children, found once (prom-client hashes the label object on every inc otherwise): bounded as the
+    // labels are. This runs on the hot path.
+    const key = `${m} ${route}`;
+    let ch = this.httpChildren.get(key);
+    if (!ch) {
+      ch = { latency: this.httpLatency.labels(m, route), byStatus: new Map() };
+      this.httpChildren.set(key, ch);
+    }
+    let count = ch.byStatus.get(status);
+    if (!count) {
+      count = this.httpRequests.labels(m, route, String(status));
+      ch.byStatus.set(status, count);
+    }
+    count.inc();
+    ch.latency.observe(seconds);
   }
 
   observeProxy(e: RequestLogEntry): void {
-    const provider = e.provider ?? 'none';
-    this.proxyRequests.inc({ provider, status: String(e.status), app: e.app ?? '' });
+    const k = this.knownNames();
+    const provider =
+      e.provider === null
+        ? 'none'
+        : k.providers
+          ? k.providers.has(e.provider)
+            ? e.provider
+            : OTHER
+          : this.unconfiguredProviders.value(e.provider, null);
+    const app = e.app === null ? '' : this.apps.value(e.app, k.apps);
+    this.proxyRequests.inc({ provider, status: String(e.status), app });
     if (e.prompt_tokens) this.tokens.inc({ provider, kind: 'prompt' }, e.prompt_tokens);
     if (e.completion_tokens) this.tokens.inc({ provider, kind: 'completion' }, e.completion_tokens);
+  }
+
+  private knownNames(): Known {
+    const cfg = this.sources.config?.();
+    if (cfg !== this.knownFor) {
+      this.knownFor = cfg;
+      this.known = known(cfg);
+    }
+    return this.known;
   }
 
   text(): Promise<string> {

@@ -8,6 +8,7 @@ import {
   estimateTokens,
   formatReset,
   Limiter,
+  MAX_SCOPES,
   resolveLimits,
 } from './limits.ts';
 
@@ -88,6 +89,55 @@ describe('Limiter', () => {
     expect(
       effectiveLimits(limits({ rpm: 0, tpm: 0, concurrency: 0 }), 'local', { kind: 'app', name: 'z' }, FILES),
     ).toBe(null);
+  });
+});
+
+/** rpm limits for app `app` with a window of `windowMs`. */
+function windowed(rpm: number, windowMs: number, app: string): EffectiveLimits {
+  const l = effectiveLimits(limits({ rpm, window_ms: windowMs }), 'local', { kind: 'app', name: app }, FILES);
+  if (!l) throw new Error('no limit in force');
+  return l;
+}
+
+describe('the table of scopes stays bounded (issue 13): idle scopes are dropped', () => {
+  it('drops a scope once its window has run out and nothing of it is in flight, on a later admission', () => {
+    let now = 0;
+    const l = new Limiter(() => now);
+    for (let i = 0; i < 1000; i++) l.admit(lim(5, 0, 0, `app-${i}`), 1).settle(1);
+    const busy = l.admit(lim(5, 0, 0, 'busy'), 1); // in flight across the window's end
+    expect(l.size).toBe(1001);
+    now = 61_000;
+    l.admit(lim(5, 0, 0, 'fresh'), 1).settle(1);
+    expect(l.size).toBe(2); // busy and fresh
+    busy.settle(1);
+    now = 122_000;
+    l.admit(lim(5, 0, 0, 'fresh'), 1).settle(1);
+    expect(l.size).toBe(1);
+  });
+
+  it('keeps a scope whose window is still running: its counts hold', () => {
+    let now = 0;
+    const l = new Limiter(() => now);
+    const a = windowed(2, 120_000, 'a');
+    l.admit(a, 1).settle(1);
+    l.admit(a, 1).settle(1);
+    now = 61_000; // a sweep runs (60 s since the last), but a's 120 s window has not run out
+    l.admit(windowed(2, 120_000, 'b'), 1).settle(1);
+    expect(l.size).toBe(2);
+    expect(refusal(() => l.admit(a, 1)).code).toBe('rate_limit_exceeded');
+    now = 120_000; // a dropped or kept, its next window starts afresh
+    expect(l.admit(a, 1).headers['x-ratelimit-remaining-requests']).toBe('1');
+  });
+
+  it(`never holds more than MAX_SCOPES (${MAX_SCOPES}) idle scopes; one in flight is never dropped`, () => {
+    const l = new Limiter(() => 0);
+    const first = l.admit(lim(0, 0, 1, 'first'), 1); // concurrency 1, in flight
+    for (let i = 0; i < MAX_SCOPES * 2; i++) l.admit(lim(0, 0, 1, `app-${i}`), 1).settle(1);
+    expect(l.size).toBeLessThanOrEqual(MAX_SCOPES);
+    // first is still counted: a second request of it is over its concurrency
+    expect(refusal(() => l.admit(lim(0, 0, 1, 'first'), 1)).message).toContain('1 in flight');
+    first.settle(1);
+    l.admit(lim(0, 0, 1, 'first'), 1);
   });
 });
 

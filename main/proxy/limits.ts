@@ -1,7 +1,9 @@
 // Rate limits per scope (an app in local mode, a credential in gateway mode): requests and tokens per window, and
 // requests in flight. resolveLimits says which limits are in force for a scope and where each is set: in local mode
 // only what config.json sets, in gateway mode GATEWAY_LIMIT_DEFAULTS under it. Fixed windows that start at a
-// scope's first request; tokens are estimated at admission and settled with the provider's reported usage.
+// scope's first request; tokens are estimated at admission and settled with the provider's reported usage. The table
+// of scopes is bounded (scope names can be client-chosen app names): a scope whose window has run out with nothing in
+// flight is dropped (it would start afresh anyway), and past MAX_SCOPES the idle ones whose windows started first go.
 import type { LimitInForce, ScopeLimits } from '../../shared/admin.ts';
 import { GATEWAY_LIMIT_DEFAULTS, type LimitName, type LimitsConfig, type LimitValues } from '../../shared/config.ts';
 import { ApiError } from '../errors.ts';
@@ -26,7 +28,12 @@ export type EffectiveLimits = ScopeLimits & {
   files: LimitFiles;
 };
 
-type ScopeState = { windowStart: number; requests: number; tokens: number; inFlight: number };
+type ScopeState = { windowStart: number; windowMs: number; requests: number; tokens: number; inFlight: number };
+
+/** The most scopes the limiter keeps; past it, idle scopes are dropped, oldest window first (never one in flight). */
+export const MAX_SCOPES = 10_000;
+/** How often admission looks for scopes whose window has run out (lazily: no timer). */
+const SWEEP_EVERY_MS = 60_000;
 
 /** An admitted request: headers to send, and settle() once it is over (exactly once; later calls do nothing). */
 export type Admission = { headers: Record<string, string>; settle: (actualTokens: number | null) => void };
@@ -127,22 +134,52 @@ class Lease implements Admission {
 }
 
 export class Limiter {
+  /** In the order their current windows started, oldest first. */
   private readonly scopes = new Map<string, ScopeState>();
+  private lastSweep: number;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(private readonly now: () => number = Date.now) {
+    this.lastSweep = now();
+  }
+
+  /** How many scopes are held. */
+  get size(): number {
+    return this.scopes.size;
+  }
 
   private state(scope: string, windowMs: number): ScopeState {
     const t = this.now();
+    if (t - this.lastSweep >= SWEEP_EVERY_MS) this.sweep(t, false);
     let st = this.scopes.get(scope);
     if (!st) {
-      st = { windowStart: t, requests: 0, tokens: 0, inFlight: 0 };
+      if (this.scopes.size >= MAX_SCOPES) this.sweep(t, true);
+      st = { windowStart: t, windowMs, requests: 0, tokens: 0, inFlight: 0 };
       this.scopes.set(scope, st);
     } else if (t - st.windowStart >= windowMs) {
       st.windowStart = t;
       st.requests = 0;
       st.tokens = 0;
+      this.scopes.delete(scope); // to the end: the map stays in window-start order
+      this.scopes.set(scope, st);
     }
+    st.windowMs = windowMs;
     return st;
+  }
+
+  /**
+   * Drops the scopes whose window has run out with nothing in flight: their next request starts a fresh window,
+   * as it would have. When the table is full, also the idle scopes whose windows started first, down to 90%.
+   */
+  private sweep(t: number, full: boolean): void {
+    this.lastSweep = t;
+    for (const [name, st] of this.scopes)
+      if (st.inFlight === 0 && t - st.windowStart >= st.windowMs) this.scopes.delete(name);
+    if (!full || this.scopes.size < MAX_SCOPES) return;
+    const target = Math.floor(MAX_SCOPES * 0.9);
+    for (const [name, st] of this.scopes) {
+      if (this.scopes.size <= target) break;
+      if (st.inFlight === 0) this.scopes.delete(name);
+    }
   }
 
   /**

@@ -1,0 +1,115 @@
+// The label bounds of the metrics registry: app names (attacker-chosen headers) and provider names never grow it
+// past a fixed size. The serve test (main/server/metrics.serve.test.ts) checks the same over real sockets.
+import { describe, expect, it } from 'vitest';
+import type { RequestLogEntry } from '../../shared/admin.ts';
+import { APP_LABEL_LIMIT, LABEL_MAX_CHARS, Metrics, type MetricsConfig } from './metrics.ts';
+
+const sources = {
+  queueDepth: () => 0,
+  queueRunning: () => 0,
+  tasksByStatus: () => ({}),
+  wal: () => ({ total_entries: 0, pending_entries: 0, corrupted_entries: 0, buffer_usage: 0, healthy: true }),
+  subscribers: () => 0,
+};
+
+const entry = (over: Partial<RequestLogEntry>): RequestLogEntry => ({
+  id: 'x',
+  time: '2025-01-01T00:00:00.000Z',
+  method: 'POST',
+  path: '/v1/chat/completions',
+  app: null,
+  app_source: null,
+  requested_model: 'm',
+  routed_model: 'm',
+  provider: 'openai',
+  route: null,
+  attempts: [],
+  status: 200,
+  error_code: null,
+  stream: false,
+  latency_ms: 1,
+  ttfb_ms: null,
+  prompt_tokens: 3,
+  completion_tokens: 4,
+  ...over,
+});
+
+function config(over: Partial<MetricsConfig> = {}): MetricsConfig {
+  return {
+    providers: [{ name: 'openai' }, { name: 'local' }] as MetricsConfig['providers'],
+    app_rules: [{ app: 'Cursor', default_provider: 'local' }],
+    limits: { enabled: true, window_ms: 60_000, per_app: { 'claude-cli': { rpm: 5 } }, per_key: {} },
+    ...over,
+  };
+}
+
+async function values(m: Metrics, metric: string, label: string): Promise<string[]> {
+  const out = new Set<string>();
+  for (const line of (await m.text()).split('\n')) {
+    if (!line.startsWith(`${metric}{`)) continue;
+    const v = new RegExp(`[{,]${label}="([^"]*)"`).exec(line);
+    if (v) out.add(v[1]!);
+  }
+  return [...out].sort();
+}
+
+describe('app labels', () => {
+  it('the first APP_LABEL_LIMIT apps keep their own label, later ones are "other"; config-named apps always own', async () => {
+    const m = new Metrics({ ...sources, config: () => cfg });
+    const cfg = config();
+    for (let i = 0; i < 1000; i++) m.observeProxy(entry({ app: `app-${i}` }));
+    m.observeProxy(entry({ app: 'cursor' })); // named by app_rules, as "Cursor"
+    m.observeProxy(entry({ app: 'CLAUDE-CLI' })); // named by limits.per_app
+    m.observeProxy(entry({ app: null }));
+    const apps = await values(m, 'switchboard_proxy_requests_total', 'app');
+    expect(apps).toHaveLength(APP_LABEL_LIMIT + 4);
+    expect(apps).toContain('app-0');
+    expect(apps).toContain(`app-${APP_LABEL_LIMIT - 1}`);
+    expect(apps).not.toContain(`app-${APP_LABEL_LIMIT}`);
+    expect(apps).toEqual(expect.arrayContaining(['other', 'Cursor', 'claude-cli', '']));
+    expect(await m.text()).toContain(
+      `switchboard_proxy_requests_total{provider="openai",status="200",app="other"} ${1000 - APP_LABEL_LIMIT}`,
+    );
+  });
+
+  it('an app already admitted keeps its label; long names are cut to LABEL_MAX_CHARS', async () => {
+    const m = new Metrics({ ...sources, config: () => config() });
+    m.observeProxy(entry({ app: 'y'.repeat(10_000) }));
+    for (let i = 0; i < 200; i++) m.observeProxy(entry({ app: `filler-${i}` }));
+    m.observeProxy(entry({ app: 'y'.repeat(9_000) })); // same cut value: admitted before the cap was reached
+    const text = await m.text();
+    expect(text).toContain(`app="${'y'.repeat(LABEL_MAX_CHARS)}"} 2`);
+    expect(text).not.toContain('y'.repeat(LABEL_MAX_CHARS + 1));
+  });
+});
+
+describe('provider labels', () => {
+  it('are the providers config.json names, "none" before routing, "other" for any other name', async () => {
+    let cfg = config();
+    const m = new Metrics({ ...sources, config: () => cfg });
+    m.observeProxy(entry({ provider: 'openai' }));
+    m.observeProxy(entry({ provider: null, status: 400, prompt_tokens: null, completion_tokens: null }));
+    for (let i = 0; i < 100; i++) m.observeProxy(entry({ provider: `ghost-${i}` }));
+    expect(await values(m, 'switchboard_proxy_requests_total', 'provider')).toEqual(['none', 'openai', 'other']);
+    expect(await values(m, 'switchboard_tokens_total', 'provider')).toEqual(['openai', 'other']);
+    // A reload that adds a provider: its name is a label from then on.
+    cfg = config({ providers: [{ name: 'ghost-1' }] as MetricsConfig['providers'] });
+    m.observeProxy(entry({ provider: 'ghost-1' }));
+    expect(await values(m, 'switchboard_proxy_requests_total', 'provider')).toContain('ghost-1');
+  });
+
+  it('without a config source, provider names are capped like apps', async () => {
+    const m = new Metrics(sources);
+    for (let i = 0; i < 500; i++) m.observeProxy(entry({ provider: `p-${i}` }));
+    expect(await values(m, 'switchboard_proxy_requests_total', 'provider')).toHaveLength(APP_LABEL_LIMIT + 1);
+  });
+});
+
+describe('HTTP labels', () => {
+  it('a method outside the usual set is "other"', async () => {
+    const m = new Metrics(sources);
+    m.observeHttp('PROPFIND', 'not_found', 404, 0.001);
+    m.observeHttp('GET', 'not_found', 404, 0.001);
+    expect(await values(m, 'switchboard_http_requests_total', 'method')).toEqual(['GET', 'other']);
+  });
+});
