@@ -10,7 +10,8 @@ import { type ClientFormat, errorMessageOf } from '../proxy/formats/hub/index.ts
 import { openaiFormat } from '../proxy/formats/openai/index.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import type { FrontDoor, PlanInput } from '../proxy/door.ts';
-import { type AttemptPlan, type PlanTarget, replyHeaders, sendFormatError } from '../proxy/forward/index.ts';
+import { type AttemptPlan, type PlanTarget, redact, replyHeaders, sendFormatError } from '../proxy/forward/index.ts';
+import { GATEWAY_JSON_PATHS, GATEWAY_MULTIPART_PATHS, VIDEO_CREATE_PATHS } from './front-doors.ts';
 import { gatewayFor } from './gateway.ts';
 import { isMultipart, spoolUpload } from './multipart.ts';
 import { taskIdOf } from './video-tasks.ts';
@@ -155,7 +156,16 @@ async function forwardPoll(engine: Engine, taskId: string, req: IncomingMessage,
         'Retry the poll later.',
       );
     });
-  res.writeHead(upstream.statusCode, replyHeaders(upstream.headers, { 'x-switchboard-provider': task.provider }));
+  const headers = replyHeaders(upstream.headers, { 'x-switchboard-provider': task.provider });
+  if (upstream.statusCode >= 400) {
+    // The provider's error answer may quote the key it refused: read whole and scrubbed, as forwarding does.
+    const body = Buffer.from(redact(await upstream.body.text()));
+    headers['content-length'] = String(body.length);
+    res.writeHead(upstream.statusCode, headers);
+    res.end(body);
+    return;
+  }
+  res.writeHead(upstream.statusCode, headers);
   res.on('close', () => upstream.body.destroy());
   for await (const chunk of upstream.body) {
     if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
@@ -163,30 +173,14 @@ async function forwardPoll(engine: Engine, taskId: string, req: IncomingMessage,
   res.end();
 }
 
+/** The request's path as sent, still percent-encoded. */
+const rawPath = (c: Ctx): string => (c.env.incoming.url ?? '/').split('?')[0]!;
+
 export type GatewayRouteDeps = {
   engine: () => Engine;
   /** Runs a front door on the raw request and response (the server's, handed in by main/server/app.ts). */
   runDoor: (door: FrontDoor, req: IncomingMessage, res: ServerResponse) => Promise<void>;
 };
-
-export const GATEWAY_JSON_PATHS = [
-  '/v1/responses/compact',
-  '/v1/images/generations',
-  '/v1/audio/speech',
-  '/v1/rerank',
-  '/v1/moderations',
-] as const;
-export const GATEWAY_MULTIPART_PATHS = [
-  '/v1/images/edits',
-  '/v1/audio/transcriptions',
-  '/v1/audio/translations',
-] as const;
-export const VIDEO_CREATE_PATHS = [
-  '/v1/videos',
-  '/v1/video/generations',
-  '/vendora/v1/videos/text2video',
-  '/vendora/v1/videos/image2video',
-] as const;
 
 export function gatewayRoutes(deps: GatewayRouteDeps): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
@@ -202,7 +196,7 @@ export function gatewayRoutes(deps: GatewayRouteDeps): Hono<{ Bindings: HttpBind
     const engine = deps.engine();
     const { incoming, outgoing } = c.env;
     try {
-      // Credentials were checked by the gatewayAuth middleware (GET routes).
+      // Credentials were checked by the gatewayAuth middleware (every route but the front doors).
       await forwardPoll(engine, taskOf(c), incoming, outgoing);
     } catch (err) {
       sendFormatError(outgoing, passthroughFormat, toApiError(err));
@@ -216,7 +210,8 @@ export function gatewayRoutes(deps: GatewayRouteDeps): Hono<{ Bindings: HttpBind
   app.get('/vendora/v1/videos/text2video/:task_id', poll(byParam));
   app.get('/vendora/v1/videos/image2video/:task_id', poll(byParam));
   // Vendor B: POST under the prefix creates a task; GET …/{task_id} polls it (the last path segment).
-  app.post('/vendorb/*', async (c) => run(videoCreateDoor(c.req.path, deps.engine))(c));
+  // The path as the client encoded it (Hono's is decoded): a %00 decoded went upstream as a NUL, which undici refused.
+  app.post('/vendorb/*', async (c) => run(videoCreateDoor(rawPath(c), deps.engine))(c));
   app.get(
     '/vendorb/*',
     poll((c) => decodeURIComponent(c.req.path.split('/').pop() ?? '')),

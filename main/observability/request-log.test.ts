@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import { makeTempDir, type TempDir } from '../../test/support/temp.ts';
+import { addSecretSource } from './redact.ts';
 import { RequestLog } from './request-log.ts';
 
 const entry = (i: number): RequestLogEntry => ({
@@ -67,5 +68,31 @@ describe('RequestLog', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as RequestLogEntry);
     expect(last.at(-1)!.id).toBe('19');
+  });
+
+  it('scrubs secrets from attempt errors before the ring, subscribers and the file see them', async () => {
+    tmp = await makeTempDir('sb-log-');
+    const file = path.join(tmp.dir, 'requests.jsonl');
+    const key = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+    const forget = addSecretSource(() => [key]);
+    try {
+      const log = new RequestLog(10);
+      log.configureFile({ enabled: true, file, maxBytes: 1_000_000, keep: 1 });
+      const seen: string[] = [];
+      log.subscribe((e) => seen.push(JSON.stringify(e)));
+      const e = entry(1);
+      e.attempts = [
+        { provider: 'p', status: 503, error: `HTTP 503: bad key ${key}`, latency_ms: 1 },
+        { provider: 'q', status: 200, error: null, latency_ms: 1 },
+      ];
+      log.add(e);
+      log.closeFile();
+      for (const text of [JSON.stringify(log.recent()), ...seen, fs.readFileSync(file, 'utf8')]) {
+        expect(text).not.toContain(key);
+        expect(text).toContain('HTTP 503: bad key [redacted]');
+      }
+    } finally {
+      forget();
+    }
   });
 });

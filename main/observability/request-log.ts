@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RequestLogEntry } from '../../shared/admin.ts';
+import { redact } from './redact.ts';
 
 export type LogFileOptions = { enabled: boolean; file: string; maxBytes: number; keep: number };
 
@@ -21,6 +22,8 @@ export class RequestLog {
   }
 
   add(entry: RequestLogEntry): void {
+    // Attempt errors quote providers: scrubbed where they are made, and again here, where they are shown and stored.
+    for (const a of entry.attempts) if (a.error) a.error = redact(a.error);
     this.ring[this.next] = entry;
     this.next = (this.next + 1) % this.capacity;
     if (this.count < this.capacity) this.count++;

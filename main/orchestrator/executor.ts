@@ -3,6 +3,7 @@
 import path from 'node:path';
 import type { OrchestratorConfig } from '../../shared/config.ts';
 import type { AgentEvent, Task } from '../../shared/orchestrator.ts';
+import { redact } from '../observability/redact.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { runAgentLoop, type ExtraTool } from './runner.ts';
 import type { OrchestratorStore } from './store.ts';
@@ -147,7 +148,7 @@ export class TaskExecutor {
           const patch = { status: 'stopped', error: 'stopped by request', stop_reason: 'stopped' } as const;
           await this.finish(t0, patch, { type: 'stopped' });
         } else if (!this.closed) {
-          const error = (err as Error)?.message ?? String(err);
+          const error = redact((err as Error)?.message ?? String(err)); // a model call's error may quote a provider
           await this.finish(t0, { status: 'failed', error, stop_reason: 'error' }, { type: 'failed', error });
         }
       } catch {

@@ -1,5 +1,6 @@
 // The routing engine's live state: config, compiled router, providers and the request log, swapped on reload.
 import type { Config } from '../../shared/config.ts';
+import { addSecretSource } from '../observability/redact.ts';
 import type { RequestLog } from '../observability/request-log.ts';
 import { ModelCatalog } from './models.ts';
 import { ProviderPool } from './provider-pool.ts';
@@ -11,6 +12,7 @@ export class Engine {
   readonly models: ModelCatalog;
   /** Pause from the tray: requests get 503 routing_paused until resumed. */
   paused = false;
+  private readonly forgetSecrets: () => void;
 
   constructor(
     public config: Config,
@@ -20,6 +22,17 @@ export class Engine {
     this.router = new Router(config, configPath);
     this.pool = new ProviderPool(config);
     this.models = new ModelCatalog(this.pool);
+    this.forgetSecrets = addSecretSource(() => this.secrets());
+  }
+
+  /**
+   * The secrets of the running config, read now (an `env:` value as the environment has it): each provider's key and
+   * credential headers, the gateway's JWT secret. Error texts are scrubbed of them (observability/redact.ts).
+   */
+  *secrets(): Iterable<string | undefined> {
+    for (const p of this.pool.all()) yield* p.secrets();
+    const jwt = this.config.gateway.jwt?.secret;
+    if (jwt) yield jwt.startsWith('env:') ? process.env[jwt.slice(4)] : jwt;
   }
 
   get maxBodyBytes(): number {
@@ -34,6 +47,7 @@ export class Engine {
   }
 
   close(): Promise<void> {
+    this.forgetSecrets();
     return this.pool.close();
   }
 }

@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import { ApiError } from '../errors.ts';
+import { redact } from '../observability/redact.ts';
 import type { Engine } from './engine.ts';
 import { UpstreamStreamError } from './formats/hub/index.ts';
 import type { HubChunk, HubRequest, StreamDecoder, WireError } from './formats/hub/index.ts';
@@ -174,9 +175,9 @@ class RefusalSink implements ReplySink {
     const text = Buffer.concat(this.parts).toString('utf8');
     let message: string | undefined;
     try {
-      message = this.errorMessage(JSON.parse(text));
+      message = redact(this.errorMessage(JSON.parse(text)) ?? '');
     } catch {
-      message = text.trim().slice(0, 500);
+      message = redact(text.trim()).slice(0, 500);
     }
     this.committed = true;
     this.init.committer.commit();

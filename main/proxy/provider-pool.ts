@@ -1,7 +1,7 @@
 // Runtime side of each configured provider: its upstream connection pool, circuit breaker and live status.
 import { Agent } from 'undici';
 import type { ProviderState, ProviderStatus } from '../../shared/admin.ts';
-import type { Config, ProviderConfig, Timeouts } from '../../shared/config.ts';
+import { SECRET_HEADER_NAME, type Config, type ProviderConfig, type Timeouts } from '../../shared/config.ts';
 import { redact } from '../observability/redact.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { type ProviderKind, providerKind } from './providers/index.ts';
@@ -13,9 +13,6 @@ export type AttemptFailure = {
   message: string;
   kind: 'connect' | 'timeout' | 'http' | 'aborted' | 'other';
 };
-
-/** Config header names whose values are credentials (scrubbed from error texts like the key). */
-const SECRET_HEADER = /auth|key|token|secret|signature|cookie|password/i;
 
 export class ProviderRuntime {
   readonly breaker: CircuitBreaker;
@@ -88,7 +85,7 @@ export class ProviderRuntime {
   *secrets(): Iterable<string> {
     yield this.key();
     for (const [name, value] of Object.entries(this.config.headers ?? {}))
-      if (SECRET_HEADER.test(name)) yield value.replace(/^(?:Bearer|Basic|Token)\s+/i, '');
+      if (SECRET_HEADER_NAME.test(name)) yield value.replace(/^(?:Bearer|Basic|Token)\s+/i, '');
   }
 
   requestHeaders(): Record<string, string> {

@@ -155,6 +155,20 @@ describe('mock anthropic: streams', () => {
     expect(err).toBeInstanceOf(Anthropic.APIError);
     expect((err as InstanceType<typeof Anthropic.APIError>).type).toBe('overloaded_error');
   });
+
+  it("says errorMessage's text (made from the request's headers) in the error event", async () => {
+    const { client } = await mock({
+      behavior: {
+        errorEventAfterChunks: 4,
+        errorMessage: (h) => `Overloaded for ${String(h['x-api-key'] ?? h.authorization)}`,
+      },
+    });
+    const err = await client.messages
+      .stream(ask)
+      .finalMessage()
+      .catch((e: unknown) => e);
+    expect((err as InstanceType<typeof Anthropic.APIError>).message).toMatch(/Overloaded for (Bearer )?x\b/);
+  });
 });
 
 describe('mock anthropic: failures and checks', () => {

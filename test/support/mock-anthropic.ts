@@ -25,7 +25,7 @@ import { callsOf, MockState, parseBodyText, sendJsonText, splitInto, startMockHt
 
 /** The shared knobs (chat requests: POST /v1/messages; models default ['claude-mock']), and: */
 export type MockAnthropicBehavior = CommonBehavior & {
-  /** Stream: send N events, then Anthropic's `event: error` (overloaded_error), and end the response. */
+  /** Stream: send N events, then Anthropic's `event: error` (overloaded_error; errorMessage's), and end the response. */
   errorEventAfterChunks?: number;
   /**
    * Usage as Anthropic reports it (cache_read_input_tokens / cache_creation_input_tokens: prompt tokens read from and
@@ -188,7 +188,12 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     return events;
   };
 
-  const answerStream = (res: http.ServerResponse, b: MockAnthropicBehavior, model: string): void => {
+  const answerStream = (
+    res: http.ServerResponse,
+    b: MockAnthropicBehavior,
+    model: string,
+    headers: http.IncomingHttpHeaders,
+  ): void => {
     const r = reply(b);
     const message = {
       id: `msg_mock${r.n}`,
@@ -211,11 +216,8 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     );
     const errorAfter = b.errorEventAfterChunks;
     if (errorAfter !== undefined) {
-      events.splice(
-        errorAfter,
-        events.length,
-        sse('error', { error: { type: 'overloaded_error', message: 'Overloaded (mock)' } }),
-      );
+      const message = b.errorMessage?.(headers) ?? 'Overloaded (mock)';
+      events.splice(errorAfter, events.length, sse('error', { error: { type: 'overloaded_error', message } }));
     }
 
     res.writeHead(200, {
@@ -244,7 +246,7 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
     const b = state.behavior;
     if (state.failing(b, isMessages)) {
       const e = anthropicError(b.status!);
-      return sendError(res, b.status!, e.type, e.message);
+      return sendError(res, b.status!, e.type, b.errorMessage?.(req.headers) ?? e.message);
     }
     if (isModels) {
       const ids = b.models ?? ['claude-mock'];
@@ -280,7 +282,7 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
       typeof forced === 'string' && b.forcedToolInput
         ? { ...b, toolCalls: undefined, toolCall: { name: forced, arguments: b.forcedToolInput } }
         : b;
-    if (request.stream === true) answerStream(res, answer, model);
+    if (request.stream === true) answerStream(res, answer, model, req.headers);
     else answerMessage(res, answer, model);
   };
 

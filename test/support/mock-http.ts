@@ -168,6 +168,13 @@ export type CommonBehavior = {
   toolCalls?: { name: string; arguments: object }[];
   /** Ids for the model list; the default is each mock's own (['mock-model'] for most). */
   models?: string[];
+  /**
+   * With status: the error's message, made from the request's headers (a provider that echoes the credential it
+   * refused). mock-provider and mock-anthropic; mock-anthropic's `event: error` (errorEventAfterChunks) says it too.
+   */
+  errorMessage?: (headers: http.IncomingHttpHeaders) => string;
+  /** With status: this text/html page, made from the request's headers, instead of the error JSON (mock-provider). */
+  errorPage?: (headers: http.IncomingHttpHeaders) => string;
 };
 
 /** The tool calls a behaviour answers with: toolCalls, else toolCall alone, else none. */

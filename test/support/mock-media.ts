@@ -26,6 +26,10 @@ export type MockMedia = {
   chatUsage: { prompt_tokens: number; completion_tokens: number };
   /** When set, every POST is answered with this status (after reading the whole body): failover tests. */
   failStatus: number;
+  /** When set, every GET (a video poll) is answered with this status. */
+  pollFailStatus: number;
+  /** The message of failStatus's and pollFailStatus's error, made from the request's headers (default: the mock's). */
+  failMessage: ((headers: http.IncomingHttpHeaders) => string) | null;
   close: () => Promise<void>;
 };
 
@@ -38,6 +42,8 @@ export async function startMockMedia(name: string): Promise<MockMedia> {
     chatDelayMs: 0,
     chatUsage: { prompt_tokens: 5, completion_tokens: 5 },
     failStatus: 0,
+    pollFailStatus: 0,
+    failMessage: null,
     close: async () => {},
   };
   const server = http.createServer((req, res) => {
@@ -52,7 +58,15 @@ export async function startMockMedia(name: string): Promise<MockMedia> {
         let fileBytes = 0;
         const hash = createHash('sha256');
         if (ct.startsWith('multipart/form-data')) {
-          const form = await new Response(body, { headers: { 'content-type': ct } }).formData();
+          // A form the platform's parser refuses is answered 400, as a provider would (the fuzz suite sends them).
+          const form = await new Response(body, { headers: { 'content-type': ct } }).formData().catch(() => null);
+          if (!form) {
+            const text = JSON.stringify({
+              error: { message: `mock ${name}: malformed multipart body`, type: 'invalid_request_error', code: null },
+            });
+            res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+            return res.end(text);
+          }
           for (const [k, v] of form.entries()) {
             if (typeof v === 'string') fields[k] = v;
             else {
@@ -82,9 +96,13 @@ export async function startMockMedia(name: string): Promise<MockMedia> {
           res.end(text);
         };
         const model = typeof fields.model === 'string' ? fields.model : 'none';
-        if (state.failStatus && req.method === 'POST')
-          return json(state.failStatus, {
-            error: { message: `mock ${name}: failing with ${state.failStatus}`, type: 'server_error' },
+        const failing = req.method === 'POST' ? state.failStatus : req.method === 'GET' ? state.pollFailStatus : 0;
+        if (failing)
+          return json(failing, {
+            error: {
+              message: state.failMessage?.(req.headers) ?? `mock ${name}: failing with ${failing}`,
+              type: 'server_error',
+            },
           });
         let m: RegExpExecArray | null;
         if (req.method === 'GET' && path === '/v1/models') return json(200, { object: 'list', data: [] });

@@ -180,6 +180,27 @@ describe('mock provider: failures', () => {
     await expect(client.models.list()).rejects.toBeInstanceOf(errorClass);
   });
 
+  it("says errorMessage's text in the status's error body, or answers errorPage's HTML (both from the request)", async () => {
+    const { mock: m, client } = await mock({
+      behavior: { status: 401, errorMessage: (h) => `Incorrect API key provided: ${String(h.authorization)}` },
+    });
+    const err = await client.chat.completions.create(ask).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).message).toBe('401 Incorrect API key provided: Bearer x');
+    m.setBehavior({
+      status: 503,
+      errorPage: (h) => `<html><pre>authorization: ${String(h.authorization)}</pre></html>`,
+    });
+    const res = await fetch(`${m.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer y' },
+      body: JSON.stringify(ask),
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('content-type')).toBe('text/html');
+    expect(await res.text()).toBe('<html><pre>authorization: Bearer y</pre></html>');
+  });
+
   it('resets the connection with destroy', async () => {
     const { mock: m, client } = await mock({ behavior: { destroy: true } });
     await expect(client.chat.completions.create(ask)).rejects.toBeInstanceOf(OpenAI.APIConnectionError);

@@ -251,9 +251,26 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     writeStream(res, later, events, { delayMs: p.behavior.chunkDelayMs ?? 0 });
   };
 
-  const answer = (res: http.ServerResponse, body: unknown, isChat: boolean, p: Plan, failing: boolean): void => {
+  /** The error answer of a failing request: the status's error body, or the page or message the behaviour makes. */
+  const answerError = (res: http.ServerResponse, p: Plan, headers: http.IncomingHttpHeaders): void => {
+    const b = p.behavior;
+    const status = b.status as number;
+    if (b.errorPage) return sendJsonText(res, status, b.errorPage(headers), { 'content-type': 'text/html' });
+    if (!b.errorMessage) return sendJson(res, status, p.errorBody);
+    const e = openAiError(status);
+    sendJson(res, status, errorJson(b.errorMessage(headers), e.type, e.code));
+  };
+
+  const answer = (
+    res: http.ServerResponse,
+    body: unknown,
+    isChat: boolean,
+    p: Plan,
+    failing: boolean,
+    headers: http.IncomingHttpHeaders,
+  ): void => {
     if (finished(res)) return;
-    if (failing) return sendJson(res, p.behavior.status as number, p.errorBody);
+    if (failing) return answerError(res, p, headers);
     if (!isChat) return sendJson(res, 200, p.modelsBody);
     if (body === null || typeof body !== 'object') {
       return sendJson(
@@ -327,8 +344,8 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     if (b.hang) return; // close() destroys the socket
     const failing = state.failing(b, isChat);
     const delay = b.firstByteDelayMs ?? 0;
-    if (delay > 0) later(() => answer(res, body, isChat, p, failing), delay);
-    else answer(res, body, isChat, p, failing);
+    if (delay > 0) later(() => answer(res, body, isChat, p, failing, req.headers), delay);
+    else answer(res, body, isChat, p, failing, req.headers);
   };
 
   mockHttp = await startMockHttp(opts.port, (req, res, chunks, receivedAt) => handle(req, res, chunks, receivedAt));

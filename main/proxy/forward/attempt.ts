@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { redact } from '../../observability/redact.ts';
 import { UpstreamStreamError, type WireError } from '../formats/hub/index.ts';
 import type { AttemptFailure, ProviderRuntime } from '../provider-pool.ts';
 import type { ResolvedCandidate } from '../routing.ts';
@@ -119,7 +120,7 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     p.completionTokens = usage?.completion ?? null;
   }
 
-  /** After commit: no failover; the client's reply ends with its format's error. */
+  /** After commit: no failover; the client's reply ends with its format's error (`message` is scrubbed already). */
   private failCommitted(message: string): void {
     this.finishProgress(502);
     const e: WireError = {
@@ -132,12 +133,14 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     this.settle({ kind: 'done', status: 502, midStreamError: message });
   }
 
-  /** A failure inside the sink (a bad upstream stream): fail over if nothing was sent yet. */
+  /** A failure inside the sink (a bad upstream stream, which may quote the provider): fail over if nothing was sent. */
   private sinkFailed(err: unknown): void {
-    const message = err instanceof UpstreamStreamError ? err.message : (err as Error).message;
-    this.controller?.abort(err as Error);
+    const message = redact(err instanceof UpstreamStreamError ? err.message : (err as Error).message);
     if (this.sink?.committed) this.failCommitted(message);
     else this.settle({ kind: 'failed', failure: { retryable: true, status: null, kind: 'other', message } });
+    // Aborted once settled: undici may call onResponseError from inside abort(), which must then not end the reply
+    // a second time (a write after end, which took the process down).
+    this.controller?.abort(err as Error);
   }
 
   onRequestStart(ctrl: Dispatcher.DispatchController): void {

@@ -1,4 +1,5 @@
 // Failure classification: which upstream failures move on to the next candidate, and what the attempt log says.
+import { redact } from '../../observability/redact.ts';
 import type { AttemptFailure } from '../provider-pool.ts';
 
 export function classify(err: unknown, aborted: boolean): AttemptFailure {
@@ -23,7 +24,7 @@ export function classify(err: unknown, aborted: boolean): AttemptFailure {
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED') {
     return { retryable: true, status: null, kind: 'connect', message: `connection lost (${code})` };
   }
-  return { retryable: true, status: null, kind: 'other', message: e?.message ?? String(err) };
+  return { retryable: true, status: null, kind: 'other', message: redact(e?.message ?? String(err)) };
 }
 
 /** 408, 429 and 5xx mean "try the next provider"; other statuses are the provider's answer to this request. */
@@ -31,14 +32,17 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-/** The message inside a failed attempt's body (OpenAI-style JSON, else the text itself), at most 300 characters. */
+/**
+ * The message inside a failed attempt's body (OpenAI-style JSON, else the text itself), at most 300 characters, with
+ * every secret scrubbed (before the cut, so that no piece of a key is left at the end).
+ */
 export function errorTextOf(text: string): string {
   try {
     const parsed = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
     const m = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.message);
-    if (m) return m.slice(0, 300);
+    if (m) return redact(m).slice(0, 300);
   } catch {
     // not JSON: use the text itself
   }
-  return text.trim().slice(0, 300);
+  return redact(text.trim()).slice(0, 300);
 }

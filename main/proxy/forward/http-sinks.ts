@@ -2,6 +2,7 @@
 // same format, or decoded to the hub and encoded in the client's format. Each commits at its first output byte.
 import type { ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
+import { redact } from '../../observability/redact.ts';
 import { UpstreamStreamError, wireErrorForStatus } from '../formats/hub/index.ts';
 import type { ClientFormat, HubChunk, ReplyContext, StreamDecoder, StreamEncoder } from '../formats/hub/index.ts';
 import type { WireError } from '../formats/hub/index.ts';
@@ -90,6 +91,46 @@ export class PassthroughSink implements ReplySink {
 
   usage(): Usage {
     return usageFromText(Buffer.concat(this.tail).toString('utf8'));
+  }
+}
+
+/**
+ * Same format on both sides, and the provider's own error answer (a non-retryable 4xx, e.g. a 401 that may quote the
+ * key it refused): read whole and sent as it came, with every secret scrubbed. A compressed body (the provider
+ * ignored accept-encoding: identity) cannot be read, and goes as it came.
+ */
+export class PassthroughErrorSink implements ReplySink {
+  committed = false;
+  private readonly parts: Buffer[] = [];
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly s: SinkInit,
+  ) {}
+
+  data(chunk: Buffer): boolean {
+    this.parts.push(chunk);
+    return true;
+  }
+
+  end(): void {
+    const raw = Buffer.concat(this.parts);
+    const encoding = this.s.headers['content-encoding'];
+    const body = encoding && encoding !== 'identity' ? raw : Buffer.from(redact(raw.toString('utf8')));
+    const headers = replyHeaders(this.s.headers, this.s.extraHeaders);
+    headers['content-length'] = String(body.length);
+    this.committed = true;
+    this.s.committer.commit();
+    this.res.writeHead(this.s.status, headers);
+    this.res.end(body);
+  }
+
+  fail(): void {
+    this.res.destroy();
+  }
+
+  usage(): Usage {
+    return NO_USAGE;
   }
 }
 
@@ -217,9 +258,9 @@ export function translatingErrorSink(
   return new WholeBodySink(res, s, (text) => {
     let message: string | undefined;
     try {
-      message = errorMessage(JSON.parse(text));
+      message = redact(errorMessage(JSON.parse(text)) ?? '');
     } catch {
-      message = text.slice(0, 500);
+      message = redact(text).slice(0, 500);
     }
     const e = wireErrorForStatus(s.status, message || `the provider answered HTTP ${s.status}`);
     return { body: JSON.stringify(client.errorBody(e)), usage: NO_USAGE };

@@ -3,7 +3,8 @@
 import type { ServerResponse } from 'node:http';
 import type { ApiError } from '../../errors.ts';
 import type { ClientFormat, ReplyContext } from '../formats/hub/index.ts';
-import { PassthroughSink, TranslatingStreamSink, translatingErrorSink, translatingJsonSink } from './http-sinks.ts';
+import { PassthroughErrorSink, PassthroughSink, TranslatingStreamSink } from './http-sinks.ts';
+import { translatingErrorSink, translatingJsonSink } from './http-sinks.ts';
 import type { AttemptPlan } from './plan.ts';
 import type { ClientListener, ReplySink, ReplyTarget, SinkInit } from './target.ts';
 
@@ -48,7 +49,10 @@ export class HttpReplyTarget implements ReplyTarget {
 
   sink(init: SinkInit, plan: AttemptPlan): ReplySink {
     const t = plan.translate;
-    if (!t) return new PassthroughSink(this.res, init, this.client, this.ctx);
+    if (!t)
+      return init.status >= 400
+        ? new PassthroughErrorSink(this.res, init)
+        : new PassthroughSink(this.res, init, this.client, this.ctx);
     if (init.status >= 400) return translatingErrorSink(this.res, init, t.errorMessage, this.client);
     if (this.stream && t.decoder && t.encoder)
       return new TranslatingStreamSink(this.res, init, t.decoder(), t.encoder());

@@ -12,5 +12,7 @@ export {
 } from './plan.ts';
 export { classify, errorTextOf, isRetryableStatus } from './classify.ts';
 export { replyHeaders } from './headers.ts';
+/** The scrubber of upstream texts, for the gateway's own relays of a provider's answer. */
+export { redact } from '../../observability/redact.ts';
 export { HttpReplyTarget, sendFormatError } from './http-target.ts';
 export type { ClientListener, ReplySink, ReplyTarget, SinkInit, Usage } from './target.ts';
