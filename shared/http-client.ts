@@ -91,6 +91,8 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
     createAgentKey,
     revokeAgentKey: ({ id }) => admin('DELETE', `/agent-keys/${encodeURIComponent(id)}`),
     checkPort: ({ port }) => admin('GET', `/port-check?port=${encodeURIComponent(String(port))}`),
+    listConfigBackups: () => admin('GET', '/config/backups'),
+    restoreConfigBackup: ({ id }) => admin('POST', `/config/backups/${encodeURIComponent(id)}/restore`, {}),
     agentApi: async ({ method, path, body }) => {
       let key = await agentKey();
       if (!key)
@@ -134,6 +136,9 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
           return key ? { 'x-api-key': key } : null;
         },
         (m) => {
+          // The server ends the stream of a revoked key with an `error` frame: make a new key on reconnecting.
+          if (m.event === 'error') opts.keyStore.set('');
+          if (m.event !== 'message') return;
           (listener as (e: AgentEvent) => void)(JSON.parse(m.data) as AgentEvent);
         },
       );

@@ -57,19 +57,31 @@ export function updateKeyFile<T, R>(file: string, change: (keys: T[]) => { keys:
   });
 }
 
-/** The server's view of a key file, by hash; re-read when the file changes, so keys made or revoked apply at once. */
+/**
+ * The server's view of a key file, by hash; re-read when the file changes, so keys made or revoked apply at once.
+ * `onChange` runs right after a re-read installs the new keys, before the read that noticed it returns.
+ */
 export class KeyIndex<T extends { sha256: string }> {
   private byHash = new Map<string, T>();
   private version = '';
 
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    private readonly onChange?: () => void,
+  ) {}
 
   async get(sha256: string): Promise<T | undefined> {
     await this.refresh();
     return this.byHash.get(sha256);
   }
 
-  private async refresh(): Promise<void> {
+  /** The keys as last read. */
+  values(): IterableIterator<T> {
+    return this.byHash.values();
+  }
+
+  /** Re-reads the file when it changed since the last read. */
+  async refresh(): Promise<void> {
     // Every write is a rename of a new file: a new inode, so (ino, mtime, size) changes even within one tick.
     const version = await fs.stat(this.file).then(
       (st) => `${st.ino}:${st.mtimeMs}:${st.size}`,
@@ -80,5 +92,6 @@ export class KeyIndex<T extends { sha256: string }> {
     const byHash = new Map((await readKeyFile<T>(this.file)).map((k) => [k.sha256, k]));
     this.byHash = byHash;
     this.version = version;
+    this.onChange?.();
   }
 }

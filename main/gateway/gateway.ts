@@ -3,7 +3,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Server } from 'node:net';
 import path from 'node:path';
-import { decodeProtectedHeader, importSPKI, jwtVerify, type JWTPayload } from 'jose';
 import micromatch from 'micromatch';
 import type { LimitsStatus, ScopeLimits } from '../../shared/admin.ts';
 import type { Config, LimitsConfig, LimitValues } from '../../shared/config.ts';
@@ -19,6 +18,10 @@ import {
   resolveLimits,
 } from '../proxy/limits.ts';
 import { ApiError } from '../errors.ts';
+import type { HttpBindings } from '@hono/node-server';
+import type { MiddlewareHandler } from 'hono';
+import { errorFormatFor, isFrontDoor } from './front-doors.ts';
+import { invalidKey, verifyJwt } from './jwt.ts';
 import { GatewayKeyRing, gatewayKeysFile, KEY_PREFIX, PAT_PREFIX, readGatewayKeys } from './keys.ts';
 import { VideoTaskStore } from './video-tasks.ts';
 
@@ -60,24 +63,25 @@ export function modeOf(config: Config, req: IncomingMessage): { mode: LimitMode;
     : { mode: 'gateway', reason: `bound to ${bound}, beyond loopback (listen_host or --host)` };
 }
 
-function bearerOf(headers: IncomingHttpHeaders): string | null {
+/**
+ * The caller's credential, where each vendor's client sends its key: `Authorization: Bearer` (OpenAI, Ollama),
+ * `x-api-key` (Anthropic), `x-goog-api-key` or `?key=` (Gemini).
+ */
+function credentialOf(headers: IncomingHttpHeaders, url: string | undefined): string | null {
   const auth = headers.authorization;
   if (typeof auth === 'string') {
     const m = /^Bearer\s+(.+)$/i.exec(auth.trim());
     if (m) return m[1]!.trim();
   }
-  const x = headers['x-api-key'];
-  return typeof x === 'string' && x !== '' ? x.trim() : null;
+  for (const name of ['x-api-key', 'x-goog-api-key'] as const) {
+    const x = headers[name];
+    if (typeof x === 'string' && x.trim() !== '') return x.trim();
+  }
+  const q = url?.indexOf('?') ?? -1;
+  if (q === -1) return null;
+  const key = new URLSearchParams(url!.slice(q + 1)).get('key');
+  return key ? key.trim() : null;
 }
-
-const invalidKey = (message: string): ApiError =>
-  new ApiError(
-    'invalid_api_key',
-    message,
-    'Send Authorization: Bearer <key> with a key from `switchboard keys create --gateway`, a PAT from `switchboard keys create --pat`, or a JWT signed with the configured gateway.jwt key.',
-  );
-
-const resolveSecret = (v: string): string => (v.startsWith('env:') ? (process.env[v.slice(4)] ?? '') : v);
 
 export class Gateway {
   readonly limiter = new Limiter();
@@ -103,7 +107,7 @@ export class Gateway {
   /** In gateway mode, the caller's credential checked (401 otherwise); in local mode null (any key accepted). */
   async authenticate(config: Config, req: IncomingMessage): Promise<Principal | null> {
     if (!isGatewayMode(config, req)) return null;
-    const token = bearerOf(req.headers);
+    const token = credentialOf(req.headers, req.url);
     if (!token)
       throw invalidKey('This Switchboard runs in gateway mode: an API key is required (Authorization: Bearer sk-...).');
     if (token.startsWith(KEY_PREFIX) || token.startsWith(PAT_PREFIX)) {
@@ -115,39 +119,8 @@ export class Gateway {
         throw invalidKey(`The ${what} "${rec.name}" (${rec.id}) expired at ${rec.expires_at}.`);
       return { scope: `${rec.kind}:${rec.name}`, name: rec.name, models: rec.models, own: rec.limits };
     }
-    if (token.split('.').length === 3) return this.verifyJwt(config, token);
+    if (token.split('.').length === 3) return verifyJwt(config, token);
     throw invalidKey('The API key is not valid.');
-  }
-
-  private async verifyJwt(config: Config, token: string): Promise<Principal> {
-    const jwt = config.gateway.jwt;
-    const secret = jwt?.secret ? resolveSecret(jwt.secret) : '';
-    const publicKey = jwt?.public_key ? resolveSecret(jwt.public_key) : '';
-    if (!secret && !publicKey)
-      throw invalidKey('A JWT was sent but no gateway.jwt.secret or gateway.jwt.public_key is configured.');
-    let payload: JWTPayload;
-    try {
-      const opts = {
-        ...(jwt?.issuer ? { issuer: jwt.issuer } : {}),
-        ...(jwt?.audience ? { audience: jwt.audience } : {}),
-      };
-      if (publicKey) {
-        const alg = decodeProtectedHeader(token).alg ?? 'RS256';
-        payload = (await jwtVerify(token, await importSPKI(publicKey, alg), { ...opts, algorithms: [alg] })).payload;
-      } else {
-        payload = (
-          await jwtVerify(token, new TextEncoder().encode(secret), { ...opts, algorithms: ['HS256', 'HS384', 'HS512'] })
-        ).payload;
-      }
-    } catch (err) {
-      throw invalidKey(`The JWT is not valid: ${(err as Error).message}.`);
-    }
-    if (typeof payload.sub !== 'string' || payload.sub === '')
-      throw invalidKey('The JWT has no "sub" claim naming the caller.');
-    const models = Array.isArray(payload.models)
-      ? payload.models.filter((m): m is string => typeof m === 'string')
-      : [];
-    return { scope: `jwt:${payload.sub}`, name: payload.sub, models, own: {} };
   }
 
   /** 403 when the credential's model globs do not allow this model. */
@@ -245,18 +218,22 @@ export function gatewayFor(engine: Engine): Gateway {
 const OWN_AUTH = /^\/(admin\/|api\/v1(\/|$)|ui(\/|$))/;
 
 /**
- * Gateway-mode auth for the Hono routes that are not front doors (GET /v1/models, video polls, count_tokens...);
- * front doors (POST) check credentials themselves, after the host guard and before reading the body.
+ * Gateway-mode auth for every Hono route but the front doors (exactly those, `isFrontDoor`: they check credentials
+ * themselves, after the host guard and before reading the body) and the routes with their own auth: model lists,
+ * /api/show, count_tokens, video polls, unknown paths. A refusal is a 401 in the route's own format.
  */
-export const gatewayAuth = (engine: () => Engine) =>
-  async function gatewayAuth(
-    c: { req: { method: string; path: string }; env: { incoming: IncomingMessage } },
-    next: () => Promise<void>,
-  ) {
+export const gatewayAuth = (engine: () => Engine): MiddlewareHandler<{ Bindings: HttpBindings }> =>
+  async function gatewayAuth(c, next) {
     const { method, path: p } = c.req;
-    if (!OWN_AUTH.test(p) && (method !== 'POST' || /count_?tokens/i.test(p))) {
+    if (!OWN_AUTH.test(p) && !isFrontDoor(method, p)) {
       const e = engine();
-      await gatewayFor(e).authenticate(e.config, c.env.incoming);
+      try {
+        await gatewayFor(e).authenticate(e.config, c.env.incoming);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        const format = errorFormatFor(p, c.env.incoming.headers, new URL(c.req.url).searchParams);
+        return c.json(format.errorBody(err.toWire()) as object, err.status as 401, err.headers);
+      }
     }
     await next();
   };

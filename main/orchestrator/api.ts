@@ -16,7 +16,7 @@ import type { KeyRing } from './keys.ts';
 import type { Orchestrator } from './orchestrator.ts';
 import { swarmRoutes, workflowRoutes } from './workflows-api.ts';
 
-type Env = { Bindings: HttpBindings; Variables: { tenant: string } };
+type Env = { Bindings: HttpBindings; Variables: { tenant: string; keyId: string } };
 export type OrchestratorApiDeps = {
   orchestrator: Orchestrator;
   wal: WalLog;
@@ -65,6 +65,14 @@ function frame(e: AgentEvent): string {
   return `id: ${e.id}\ndata: ${JSON.stringify(e)}\n\n`;
 }
 
+/** The last frames of a stream whose key was revoked: a comment and an `error` event in the API's error body. */
+function revokedFrame(keyId: string): string {
+  const message = `The agent API key ${keyId} was revoked; this stream is closed.`;
+  const e = new ApiError('unauthorized', message, 'Reconnect with a valid key made by `switchboard keys create`.');
+  const body = { error: { ...e.toBody().error, details: null } };
+  return `: ${message}\nevent: error\ndata: ${JSON.stringify(body)}\n\n`;
+}
+
 export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
   const app = new Hono<Env>();
   const o = deps.orchestrator;
@@ -105,12 +113,13 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
   );
 
   app.use('*', async function agentAuth(c, next) {
-    const tenant = await deps.keys.tenantOf(c.req.header('x-api-key'));
-    if (!tenant) {
+    const key = await deps.keys.keyOf(c.req.header('x-api-key'));
+    if (!key) {
       const action = 'Send a key made by `switchboard keys create` in the X-API-Key header.';
       throw new ApiError('unauthorized', 'X-API-Key is missing or invalid.', action);
     }
-    c.set('tenant', tenant);
+    c.set('tenant', key.tenant);
+    c.set('keyId', key.id);
     await next();
   });
 
@@ -196,12 +205,26 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
       }
       for (const e of o.store.events) if (e.id > last) send(e);
     }
-    const unsubscribe = o.store.subscribe(send, () => res.end());
-    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), deps.heartbeatMs());
-    res.once('close', () => {
+    let open = true;
+    const stop = () => {
+      if (!open) return;
+      open = false;
       clearInterval(heartbeat);
       unsubscribe();
+      stopWatching();
+    };
+    const unsubscribe = o.store.subscribe(send, () => {
+      stop();
+      res.end();
     });
+    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), deps.heartbeatMs());
+    // A revoked key's stream ends at once, saying why, and carries nothing more.
+    const keyId = c.get('keyId');
+    const stopWatching = deps.keys.onRevoked(keyId, () => {
+      stop();
+      res.end(revokedFrame(keyId));
+    });
+    res.once('close', stop);
     return RESPONSE_ALREADY_SENT;
   });
 

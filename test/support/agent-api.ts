@@ -53,7 +53,13 @@ export type EventStream = {
   events: AgentEvent[];
   ids: string[];
   comments: string[];
+  /** Frames with an `event:` name (e.g. the `error` frame of a stream closed because its key was revoked). */
+  named: { event: string; data: Json }[];
   status: number;
+  /** Resolves when the server ends the stream (not when `close` aborts it). */
+  ended: Promise<void>;
+  /** Whether the server has ended the stream. */
+  isEnded: () => boolean;
   waitFor: (pred: (events: AgentEvent[]) => boolean, timeoutMs?: number) => Promise<AgentEvent[]>;
   close: () => void;
 };
@@ -64,11 +70,16 @@ export async function openEvents(url: string, key: string, lastEventId?: number)
   const headers: Record<string, string> = { 'x-api-key': key, accept: 'text/event-stream' };
   if (lastEventId !== undefined) headers['last-event-id'] = String(lastEventId);
   const res = await fetch(url, { headers, signal: ac.signal });
+  let endedFlag = false;
+  let markEnded = () => {};
   const stream: EventStream = {
     events: [],
     ids: [],
     comments: [],
+    named: [],
     status: res.status,
+    ended: new Promise<void>((r) => (markEnded = r)),
+    isEnded: () => endedFlag,
     waitFor: async (pred, timeoutMs = 10_000) => {
       const deadline = Date.now() + timeoutMs;
       while (!pred(stream.events)) {
@@ -92,14 +103,19 @@ export async function openEvents(url: string, key: string, lastEventId?: number)
           const block = buf.slice(0, i);
           buf = buf.slice(i + 2);
           let data = '';
+          let event = '';
           for (const line of block.split('\n')) {
             if (line.startsWith(':')) stream.comments.push(line.slice(1).trim());
             else if (line.startsWith('id: ')) stream.ids.push(line.slice(4));
+            else if (line.startsWith('event: ')) event = line.slice(7);
             else if (line.startsWith('data: ')) data += line.slice(6);
           }
-          if (data) stream.events.push(JSON.parse(data) as AgentEvent);
+          if (data && event) stream.named.push({ event, data: JSON.parse(data) });
+          else if (data) stream.events.push(JSON.parse(data) as AgentEvent);
         }
       }
+      endedFlag = true;
+      markEnded();
     } catch {
       // aborted
     }
