@@ -1,9 +1,12 @@
-// The headless shell: `switchboard serve`, `switchboard config path|check`. No logic of its own.
+// The headless shell: `switchboard serve`, `switchboard config path|check|backups|restore`, `switchboard keys`. No
+// logic of its own.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Switchboard } from './app.ts';
 import { resolveConfigPath } from './config/paths.ts';
-import { ConfigError, ConfigStore } from './config/store.ts';
+import { BACKUPS_KEPT, BackupNotFoundError, backupsDir, listBackups } from './config/backups.ts';
+import { ConfigError, ConfigStore, restoreBackupFile } from './config/store.ts';
+import { problemToText } from '../shared/config.ts';
 import { PortInUseError } from './server/port-conflict.ts';
 import { VERSION } from './version.ts';
 import { createKey, keysFile, readKeys, revokeKey } from './orchestrator/keys.ts';
@@ -15,6 +18,8 @@ Usage:
   switchboard serve [--config FILE] [--port N] [--host ADDR]   start the router (headless)
   switchboard config path [--config FILE]                       print where config.json is
   switchboard config check [--config FILE]                      validate config.json and exit
+  switchboard config backups [--config FILE]                    list the backups of config.json (never the keys)
+  switchboard config restore <id|latest> [--config FILE]        restore a backup (the current file is kept first)
   switchboard keys create [--tenant T] [--config FILE]          issue an agent API key (printed once)
   switchboard keys list [--config FILE]                         list keys (id, tenant, created; never the key)
   switchboard keys revoke <id> [--config FILE]                  revoke a key
@@ -57,6 +62,46 @@ async function serve(configPath: string, port: number | undefined, host: string 
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+async function configBackups(configPath: string): Promise<void> {
+  const all = await listBackups(configPath);
+  const dir = backupsDir(configPath);
+  if (all.length === 0) return void process.stdout.write(`no backups in ${dir} yet: each save keeps one\n`);
+  for (const b of all) {
+    const what = b.valid
+      ? `${plural(b.providers, 'provider')}${b.providers ? ` (${b.provider_names.join(', ')})` : ''}, ${plural(b.rules, 'rule')}`
+      : 'not a valid config';
+    process.stdout.write(`${b.id}\t${b.saved_at}\t${b.reason}\t${b.size} bytes\t${what}\n`);
+  }
+  process.stderr.write(
+    `${plural(all.length, 'backup')} in ${dir}, newest first (the newest ${BACKUPS_KEPT} are kept); ` +
+      `restore one with: switchboard config restore <id|latest>\n`,
+  );
+}
+
+async function configRestore(configPath: string, id: string | undefined): Promise<void> {
+  if (!id) fail('usage: switchboard config restore <id|latest> (ids are shown by: switchboard config backups)', 2);
+  try {
+    const r = await restoreBackupFile(configPath, id);
+    process.stdout.write(
+      `restored ${r.restored.id} into ${configPath}` +
+        (r.backup ? `; the config it replaced is kept as backup ${r.backup.id}` : ' (it already held these bytes)') +
+        '. A running Switchboard takes it in within a second.\n',
+    );
+  } catch (err) {
+    if (err instanceof BackupNotFoundError) fail(`${err.message}; see: switchboard config backups`, 2);
+    if (err instanceof ConfigError)
+      fail(
+        `backup ${id} is not a valid config and was not restored:\n` +
+          `${err.problems.map((p) => `  - ${problemToText(p)}`).join('\n')}\n` +
+          `${configPath} is unchanged; pick another backup (switchboard config backups).`,
+        2,
+      );
+    throw err;
+  }
 }
 
 async function keys(
@@ -138,6 +183,8 @@ async function main(argv: string[]): Promise<void> {
       throw err;
     }
   }
+  if (command === 'config' && sub === 'backups') return configBackups(configPath);
+  if (command === 'config' && sub === 'restore') return configRestore(configPath, positionals[2]);
   if (command === 'keys' && (values.gateway || values.pat)) {
     const r = await gatewayKeysCommand(path.dirname(configPath), sub, positionals[2], values).catch((err: Error) =>
       fail(err.message, 2),

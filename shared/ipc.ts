@@ -1,7 +1,14 @@
 // The desktop contract: every call the UI makes (channel → request → response) and every push event, shared by
 // the Electron main process (handlers), the preload (domain methods) and the renderer (its one data client).
 import type { ConfigProblem } from './config.ts';
-import type { RequestLogEntry, RouteExplanation, StatusResponse } from './admin.ts';
+import type {
+  ConfigBackupInfo,
+  ConfigBackupList,
+  ConfigRestoreResult,
+  RequestLogEntry,
+  RouteExplanation,
+  StatusResponse,
+} from './admin.ts';
 import type { AgentEvent } from './orchestrator.ts';
 
 /** An error as the server said it: status plus the error body. */
@@ -12,7 +19,15 @@ export type ApiFailure = {
 /** Every call answers a result, never throws across the process boundary (Electron would drop the fields). */
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; failure: ApiFailure };
 
-export type ConfigDocument = { path: string; config: unknown; error: ConfigProblem[] | null };
+export type ConfigDocument = {
+  path: string;
+  config: unknown;
+  error: ConfigProblem[] | null;
+  /** After a save: the backup of the config it replaced (null when nothing changed). */
+  backup?: ConfigBackupInfo | null;
+  /** After a save that left no providers where there were some: how to get them back. */
+  warning?: string;
+};
 export type ProviderTestResult = {
   provider: string;
   ok: boolean;
@@ -59,6 +74,8 @@ export interface IpcContract {
   revokeAgentKey: { req: { id: string }; res: { id: string; revoked: boolean } };
   agentApi: { req: AgentApiRequest; res: unknown };
   checkPort: { req: { port: number }; res: PortCheck };
+  listConfigBackups: { req: void; res: ConfigBackupList };
+  restoreConfigBackup: { req: { id: string }; res: ConfigRestoreResult };
 }
 export type IpcChannel = keyof IpcContract;
 
@@ -83,6 +100,8 @@ export const IPC_CHANNELS = {
   revokeAgentKey: 'sb:revokeAgentKey',
   agentApi: 'sb:agentApi',
   checkPort: 'sb:checkPort',
+  listConfigBackups: 'sb:listConfigBackups',
+  restoreConfigBackup: 'sb:restoreConfigBackup',
 } as const satisfies Record<IpcChannel, string>;
 export const IPC_EVENTS = { log: 'sb:event:log', agentEvent: 'sb:event:agentEvent' } as const satisfies Record<
   keyof IpcEvents,

@@ -1,12 +1,12 @@
 // Writes a file so that readers see the old or the new content, never half: temp file, fsync, rename, fsync dir.
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { tempPathFor } from './stale-temp.ts';
 
 export async function writeFileAtomic(file: string, data: string | Buffer, mode = 0o600): Promise<void> {
   const dir = path.dirname(file);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = tempPathFor(file); // its name is the one stale-temp.ts cleans up after a killed save
   const handle = await fs.open(tmp, 'w', mode);
   try {
     await handle.writeFile(data);

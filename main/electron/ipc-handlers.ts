@@ -19,6 +19,8 @@ export function desktopHandlers(client: SwitchboardApi, appInfo: () => AppInfo):
     revokeAgentKey: (r) => client.revokeAgentKey(r),
     agentApi: (r) => client.agentApi(r),
     checkPort: (r) => client.checkPort(r),
+    listConfigBackups: () => client.listConfigBackups(),
+    restoreConfigBackup: (r) => client.restoreConfigBackup(r),
   };
 }
 

@@ -1,4 +1,5 @@
-// Settings: listen_port, log_requests, start_on_login, the limits in force (in words), and agent API keys.
+// Settings: listen_port, log_requests, start_on_login, the limits in force (in words), agent API keys, and the
+// backups of config.json (Restore).
 import { useEffect, useState } from 'react';
 import type { AgentKeyInfo } from '../../shared/ipc.ts';
 import { Checkbox, DangerButton, ErrorLine } from '../components/controls.tsx';
@@ -6,6 +7,7 @@ import { limitsInWords } from '../components/limits-text.ts';
 import { Problems } from '../components/Problems.tsx';
 import { failureText } from '../store/config.ts';
 import { useApi, useApp } from '../store/react.ts';
+import { ConfigBackups } from './ConfigBackups.tsx';
 import { useConfigSave } from './config-hooks.ts';
 
 export function SettingsPage() {
@@ -96,7 +98,12 @@ export function SettingsPage() {
       <button onClick={() => void save()} disabled={portTaken !== null || checking} data-testid="save-settings">
         Save settings
       </button>
-      {saved && <span className="ok"> Saved.</span>}
+      {saved && (
+        <span className="ok" data-testid="settings-saved">
+          {' '}
+          Saved.{doc?.backup ? ` Previous config kept as backup ${doc.backup.id}.` : ''}
+        </span>
+      )}
       <h3>Limits</h3>
       {limitsText && (
         <div data-testid="limits-in-force">
@@ -149,6 +156,7 @@ export function SettingsPage() {
           New key (shown once): <code className="mono">{newKey}</code>
         </p>
       )}
+      <ConfigBackups />
     </section>
   );
 }

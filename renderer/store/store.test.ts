@@ -47,6 +47,8 @@ function fakeApi(over: Partial<SwitchboardApi> = {}): SwitchboardApi {
     revokeAgentKey: notUsed,
     agentApi: notUsed,
     checkPort: notUsed,
+    listConfigBackups: notUsed,
+    restoreConfigBackup: notUsed,
     subscribe: () => () => {},
     ...over,
   } as SwitchboardApi;

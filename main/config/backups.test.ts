@@ -1,0 +1,139 @@
+// The ring of config.json backups: exact bytes, owner-only, ids in time order, the newest 10 kept, no key in a summary.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONFIG_BACKUP_ID_RE, ConfigBackupInfoSchema } from '../../shared/admin.ts';
+import { makeTempDir, type TempDir } from '../../test/support/temp.ts';
+import { BACKUPS_KEPT, backupsDir, keepBackup, listBackups, readBackup, summarize } from './backups.ts';
+
+let tmp: TempDir;
+let file: string;
+beforeEach(async () => {
+  tmp = await makeTempDir('sb-backups');
+  file = path.join(tmp.dir, 'config.json');
+});
+afterEach(() => tmp.cleanup());
+
+const configText = (n: number) =>
+  `${JSON.stringify(
+    {
+      providers: [
+        { name: `p${n}`, base_url: 'http://127.0.0.1:9/v1', api_key: `sk-secret-key-number-${n}` },
+        { name: 'other', base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-other-secret-key-00' },
+      ],
+      routing: { default_provider: `p${n}`, rules: [{ pattern: 'gpt-*', provider: 'other' }] },
+    },
+    null,
+    2,
+  )}\n`;
+const T0 = Date.UTC(2025, 0, 2, 3, 4, 5, 123);
+
+describe('keepBackup', () => {
+  it('keeps the bytes exactly in config-backups/ beside config.json, named by the UTC time and why', async () => {
+    const info = await keepBackup(file, configText(1), 'save', T0);
+    expect(info.id).toBe('20250102-030405-123-save');
+    expect(backupsDir(file)).toBe(path.join(tmp.dir, 'config-backups'));
+    expect(await fs.readFile(path.join(tmp.dir, 'config-backups', `${info.id}.json`), 'utf8')).toBe(configText(1));
+    expect(info).toEqual({
+      id: '20250102-030405-123-save',
+      saved_at: '2025-01-02T03:04:05.123Z',
+      reason: 'save',
+      size: Buffer.byteLength(configText(1)),
+      valid: true,
+      providers: 2,
+      provider_names: ['p1', 'other'],
+      rules: 1,
+    });
+    expect(ConfigBackupInfoSchema.parse(info)).toEqual(info);
+  });
+
+  it.skipIf(process.platform === 'win32')(
+    'writes each backup 0600 in a 0700 folder, even one made looser',
+    async () => {
+      await fs.mkdir(backupsDir(file), { mode: 0o755 });
+      await fs.chmod(backupsDir(file), 0o755);
+      const old = process.umask(0o000);
+      try {
+        const info = await keepBackup(file, configText(1), 'save', T0);
+        expect((await fs.stat(path.join(backupsDir(file), `${info.id}.json`))).mode & 0o777).toBe(0o600);
+        expect((await fs.stat(backupsDir(file))).mode & 0o777).toBe(0o700);
+      } finally {
+        process.umask(old);
+      }
+    },
+  );
+
+  it(`keeps the newest ${BACKUPS_KEPT}: the oldest go, newest first in the list`, async () => {
+    const made: string[] = [];
+    for (let i = 0; i < BACKUPS_KEPT + 3; i++) made.push((await keepBackup(file, configText(i), 'save', T0 + i)).id);
+    const list = await listBackups(file);
+    expect(list.map((b) => b.id)).toEqual(made.slice(3).reverse());
+    expect(await fs.readdir(backupsDir(file))).toHaveLength(BACKUPS_KEPT);
+    expect((await readBackup(file, made[2]!))?.text).toBeUndefined();
+    expect((await readBackup(file, made[3]!))?.text).toBe(configText(3));
+  });
+
+  it('gives backups kept in the same millisecond (or with the clock set back) ids in the order they were kept', async () => {
+    const a = await keepBackup(file, configText(1), 'save', T0);
+    const [b, c] = await Promise.all([
+      keepBackup(file, configText(2), 'edit', T0),
+      keepBackup(file, configText(3), 'save', T0 - 60_000),
+    ]);
+    expect([a.id, b.id, c.id]).toEqual([
+      '20250102-030405-123-save',
+      '20250102-030405-124-edit',
+      '20250102-030405-125-save',
+    ]);
+    expect((await listBackups(file)).map((x) => x.id)).toEqual([c.id, b.id, a.id]);
+  });
+
+  it('does not keep the same bytes twice in a row: it answers the newest backup holding them', async () => {
+    const a = await keepBackup(file, configText(1), 'restore', T0);
+    const again = await keepBackup(file, configText(1), 'edit', T0 + 5);
+    expect(again).toEqual(a);
+    await keepBackup(file, configText(2), 'save', T0 + 6);
+    expect((await keepBackup(file, configText(1), 'save', T0 + 7)).id).not.toBe(a.id);
+    expect(await listBackups(file)).toHaveLength(3);
+  });
+});
+
+describe('listBackups and readBackup', () => {
+  it('never show a key; a file that is not a valid config is listed as not valid', async () => {
+    await keepBackup(file, configText(1), 'save', T0);
+    await keepBackup(file, '{"providers": [{"name": "x", "api_key": "sk-in-broken-file-123456"}], ', 'edit', T0 + 1);
+    const list = await listBackups(file);
+    expect(JSON.stringify(list)).not.toMatch(/sk-/);
+    expect(list[0]).toMatchObject({ reason: 'edit', valid: false, providers: 0, rules: 0 });
+    expect(list[1]).toMatchObject({ reason: 'save', valid: true, providers: 2 });
+    // Valid JSON that is not a valid config (an unknown field): counted, but not valid.
+    expect(summarize('20250102-030405-123-save', '{"providers": [], "listen_prot": 1}')).toMatchObject({
+      valid: false,
+      providers: 0,
+    });
+  });
+
+  it('ignore files of other names; no folder is no backups', async () => {
+    expect(await listBackups(file)).toEqual([]);
+    expect(await readBackup(file, 'latest')).toBeNull();
+    await keepBackup(file, configText(1), 'save', T0);
+    await fs.writeFile(path.join(backupsDir(file), 'notes.json'), '{}');
+    await fs.writeFile(path.join(backupsDir(file), '20250102-030405-999-other.json'), '{}');
+    expect((await listBackups(file)).map((b) => b.id)).toEqual(['20250102-030405-123-save']);
+  });
+
+  it('read by id or "latest"; an id of any other shape never names a file', async () => {
+    await keepBackup(file, configText(1), 'save', T0);
+    await keepBackup(file, configText(2), 'save', T0 + 1);
+    expect((await readBackup(file, 'latest'))?.text).toBe(configText(2));
+    expect((await readBackup(file, '20250102-030405-123-save'))?.text).toBe(configText(1));
+    await fs.writeFile(path.join(tmp.dir, 'secret.json'), '{}');
+    for (const id of ['../secret', '../config', '20250102-030405-123-save/../../secret', '', 'LATEST']) {
+      expect(await readBackup(file, id)).toBeNull();
+    }
+    expect(CONFIG_BACKUP_ID_RE.test('20250102-030405-123-upgrade')).toBe(true);
+  });
+
+  it('name the folder after a config file of another name, so two configs in one folder keep apart', () => {
+    expect(backupsDir('/etc/sb/work.json')).toBe(path.join('/etc/sb', 'work-backups'));
+  });
+});

@@ -1,0 +1,148 @@
+// Backups of config.json: before Switchboard replaces the file (a save through the admin API or the UI, a restore,
+// the start-up upgrade of an older file) or takes in an edit of it (by hand, or another program), the bytes it
+// replaces are kept in `config-backups/` beside config.json (`<stem>-backups/` for another file name), one file per
+// backup named by its id (`20250102-030405-123-save.json`: UTC time to the millisecond, and why). They hold keys, so
+// the files are 0600 and the folder 0700, like config.json. The newest BACKUPS_KEPT are kept; the oldest beyond go.
+// A backup whose bytes are those of the newest one is not kept twice. Summaries (the admin API's list, `switchboard
+// config backups`) never show keys.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { CONFIG_BACKUP_ID_RE, type ConfigBackupInfo, type ConfigBackupReason } from '../../shared/admin.ts';
+import { parseConfig } from '../../shared/config.ts';
+import { writeFileAtomic } from './atomic-write.ts';
+
+export const BACKUPS_KEPT = 10;
+
+export class BackupNotFoundError extends Error {
+  constructor(
+    readonly dir: string,
+    readonly id: string,
+  ) {
+    super(id === 'latest' ? `there are no backups in ${dir}` : `no backup "${id}" in ${dir}`);
+    this.name = 'BackupNotFoundError';
+  }
+}
+
+/** The folder of config.json's backups: `config-backups/` beside it. */
+export function backupsDir(configFile: string): string {
+  return path.join(path.dirname(configFile), `${path.basename(configFile, '.json')}-backups`);
+}
+
+const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+function stampOf(ms: number): string {
+  const d = new Date(ms);
+  return (
+    `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}-` +
+    `${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}-${pad(d.getUTCMilliseconds(), 3)}`
+  );
+}
+function timeOf(id: string): number {
+  const [, y, mo, d, h, mi, s, ms] = /^(\d{4})(\d\d)(\d\d)-(\d\d)(\d\d)(\d\d)-(\d{3})/.exec(id)!.map(Number);
+  return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!, ms!);
+}
+
+/** A backup's summary from its bytes: counts and provider names, never a key. */
+export function summarize(id: string, text: string): ConfigBackupInfo {
+  let raw: unknown = undefined;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    // listed as not valid
+  }
+  const obj = (raw && typeof raw === 'object' ? raw : {}) as { providers?: unknown; routing?: { rules?: unknown } };
+  const providers = Array.isArray(obj.providers) ? (obj.providers as { name?: unknown }[]) : [];
+  const rules = obj.routing && Array.isArray(obj.routing.rules) ? obj.routing.rules.length : 0;
+  return {
+    id,
+    saved_at: new Date(timeOf(id)).toISOString(),
+    reason: id.slice(20) as ConfigBackupReason,
+    size: Buffer.byteLength(text),
+    valid: raw !== undefined && parseConfig(raw).ok,
+    providers: providers.length,
+    provider_names: providers.map((p) => (typeof p?.name === 'string' ? p.name : '(no name)')),
+    rules,
+  };
+}
+
+async function ids(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return names
+    .filter((n) => n.endsWith('.json') && CONFIG_BACKUP_ID_RE.test(n.slice(0, -5)))
+    .map((n) => n.slice(0, -5))
+    .sort()
+    .reverse();
+}
+
+/** The backup's bytes, or null when there is no such backup (an id of another shape never names a file). */
+async function readText(dir: string, id: string): Promise<string | null> {
+  if (!CONFIG_BACKUP_ID_RE.test(id)) return null;
+  try {
+    return await fs.readFile(path.join(dir, `${id}.json`), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/** Every backup, newest first. */
+export async function listBackups(configFile: string): Promise<ConfigBackupInfo[]> {
+  const dir = backupsDir(configFile);
+  const out: ConfigBackupInfo[] = [];
+  for (const id of await ids(dir)) {
+    const text = await readText(dir, id);
+    if (text !== null) out.push(summarize(id, text));
+  }
+  return out;
+}
+
+/** One backup by id, or `latest` for the newest; null when there is none. */
+export async function readBackup(
+  configFile: string,
+  id: string,
+): Promise<{ info: ConfigBackupInfo; text: string } | null> {
+  const dir = backupsDir(configFile);
+  const wanted = id === 'latest' ? (await ids(dir))[0] : id;
+  if (wanted === undefined) return null;
+  const text = await readText(dir, wanted);
+  return text === null ? null : { info: summarize(wanted, text), text };
+}
+
+/** One backup at a time per folder in this process, so ids stay in order and the ring never holds more. */
+const queues = new Map<string, Promise<unknown>>();
+
+/**
+ * Keeps `text` (the bytes of a config about to be replaced) as the newest backup and drops the oldest beyond
+ * BACKUPS_KEPT. When the newest backup holds the same bytes, nothing new is written and that one is answered.
+ */
+export function keepBackup(
+  configFile: string,
+  text: string,
+  reason: ConfigBackupReason,
+  now = Date.now(),
+): Promise<ConfigBackupInfo> {
+  const dir = backupsDir(configFile);
+  const run = (queues.get(dir) ?? Promise.resolve()).then(async () => {
+    const existing = await ids(dir);
+    const newest = existing[0];
+    if (newest !== undefined && (await readText(dir, newest)) === text) return summarize(newest, text);
+    // Ids sort in the order they were kept, even two in one millisecond or with the clock set back.
+    const at = newest !== undefined ? Math.max(now, timeOf(newest) + 1) : now;
+    const id = `${stampOf(at)}-${reason}`;
+    await writeFileAtomic(path.join(dir, `${id}.json`), text, 0o600);
+    if (process.platform !== 'win32') await fs.chmod(dir, 0o700);
+    for (const old of [id, ...existing].slice(BACKUPS_KEPT))
+      await fs.rm(path.join(dir, `${old}.json`), { force: true });
+    return summarize(id, text);
+  });
+  queues.set(
+    dir,
+    run.catch(() => {}),
+  );
+  return run;
+}
