@@ -55,6 +55,11 @@ describe('header policy', () => {
     });
   });
 
+  it('Expect is not sent on: Node already answered 100-continue, and undici refuses the header (a 502 before)', () => {
+    const h = upstreamHeaders({ ...client, expect: '100-continue' }, provider, 42, false);
+    expect(h).not.toHaveProperty('expect');
+  });
+
   it("translated: only user-agent, x-title, http-referer and x-request-id go on (the rest belong to the client's API)", () => {
     const h = upstreamHeaders(client, provider, 7, true);
     expect(h).toEqual({

@@ -2,9 +2,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ProviderRuntime } from '../provider-pool.ts';
 
-/** Request headers never sent upstream: hop-by-hop ones, the client's own credentials and our control headers. */
+/**
+ * Request headers never sent upstream: hop-by-hop ones, the client's own credentials and our control headers. Expect
+ * too: Node's server has already answered the client's 100-continue, and undici refuses the header outright.
+ */
 const DROP_REQUEST = new Set([
   'host',
+  'expect',
   'connection',
   'keep-alive',
   'proxy-connection',

@@ -39,15 +39,44 @@ export type AttemptPlan = {
   dropped?: string[];
 };
 
-/** The x-switchboard-dropped header: the names of a plan's dropped fields ("field: why" entries), comma-separated. */
+/** The longest field name, and the most names, x-switchboard-dropped carries (the request log keeps them all). */
+const DROPPED_NAME_MAX = 100;
+const DROPPED_NAMES_MAX = 32;
+
+/**
+ * A field name as a header value can carry it: some are the client's own keys (any text), so every character but
+ * printable ASCII, and the list's "," and the escape's "%", is percent-encoded as UTF-8 (a lone surrogate as U+FFFD).
+ */
+function headerSafe(name: string): string {
+  let out = '';
+  for (const ch of name) {
+    const c = ch.codePointAt(0)!;
+    out +=
+      c > 0x20 && c < 0x7f && ch !== ',' && ch !== '%'
+        ? ch
+        : encodeURIComponent(c >= 0xd800 && c <= 0xdfff ? '\ufffd' : ch);
+    if (out.length > DROPPED_NAME_MAX) return `${out.slice(0, DROPPED_NAME_MAX)}...`;
+  }
+  return out;
+}
+
+/**
+ * The x-switchboard-dropped header: the names of a plan's dropped fields ("field: why" entries), comma-separated,
+ * header-safe (headerSafe), at most DROPPED_NAMES_MAX of them and then how many more.
+ */
 export function droppedHeader(dropped: readonly string[]): string {
-  const names: string[] = [];
+  const names = new Set<string>(); // a Set: a client may send thousands of unknown keys
   for (const entry of dropped) {
     const end = entry.search(/[=:]/);
-    const name = end === -1 ? entry : entry.slice(0, end);
-    if (!names.includes(name)) names.push(name);
+    names.add(end === -1 ? entry : entry.slice(0, end));
   }
-  return names.join(',');
+  const shown: string[] = [];
+  for (const name of names) {
+    if (shown.length === DROPPED_NAMES_MAX) break;
+    shown.push(headerSafe(name));
+  }
+  if (names.size > DROPPED_NAMES_MAX) shown.push(`...(${names.size - DROPPED_NAMES_MAX} more)`);
+  return shown.join(',');
 }
 
 export type PlanTarget = {

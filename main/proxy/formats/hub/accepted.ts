@@ -6,6 +6,7 @@
 // table against its requestFromHub: a field said to be translated must change the provider's request, a dropped one
 // must not.
 import { absent, isObject } from './json.ts';
+import { shapeRefusal } from './shape.ts';
 import type { HubRequest } from './types.ts';
 
 /** One way a field is treated; `when` narrows a rule to some values (the first rule that fits applies). */
@@ -180,6 +181,9 @@ export function auditRequest(table: AcceptedFields, req: HubRequest): Audit {
   }
   if (table.carriesUnknown) return out ?? NOTHING_DROPPED;
   out ??= { dropped: [], refusal: null };
+  // A field of the wrong type (an OpenAI client's request is not checked further on its way in): refused by name.
+  out.refusal = shapeRefusal(req);
+  if (out.refusal) return out;
   auditContent(table, req, out);
   return out.dropped.length || out.refusal ? out : NOTHING_DROPPED;
 }
