@@ -13,6 +13,8 @@ const ACTIONS: Record<ErrorCode, string> = {
   model_required: 'Add "model": "<name>" to the request.',
   body_too_large: 'Send a smaller request, or raise max_body_mb in config.json.',
   unsupported_media_type: 'Send the body as JSON (or as multipart/form-data where the endpoint takes uploads).',
+  request_timeout: 'Send the whole body without pausing, or raise body_idle_timeout_ms in config.json.',
+  client_closed_request: 'Nothing to do: the client hung up before sending its whole request.',
   no_route: 'Add a routing rule for this model, or set routing.default_provider in config.json.',
   not_found: "See the README's reference section for the endpoints Switchboard serves.",
   method_not_allowed: "See the README's reference section for the methods each endpoint takes.",
@@ -105,12 +107,20 @@ export class ApiError extends Error {
 
 /**
  * Any thrown value as an ApiError: an ApiError as it is; a WalError (the log could not make a change durable) as
- * 503 wal_error with the log's own message and action; anything else as internal_error, without leaking a stack.
+ * 503 wal_error with the log's own message and action; a URIError (a malformed percent-encoding in the path) as 400
+ * invalid_request; anything else as internal_error, without leaking a stack.
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof WalError)
     return new ApiError('wal_error', `The write-ahead log failed: ${err.message}`, err.action);
+  // decodeURIComponent on a path like /v1beta/models/%ZZ:generateContent: the client's mistake, not ours.
+  if (err instanceof URIError)
+    return new ApiError(
+      'invalid_request',
+      'The request path has a malformed percent-encoding (a "%" not followed by two hex digits, or bytes that are not UTF-8).',
+      'Percent-encode the path correctly, e.g. "%25" for a literal "%".',
+    );
   return new ApiError('internal_error', 'Switchboard hit an unexpected error while handling this request.');
 }
 

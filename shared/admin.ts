@@ -128,3 +128,65 @@ export type StatusResponse = {
   recent_logs: RequestLogEntry[];
   limits: LimitsStatus;
 };
+
+// --- config.json backups (README, "Config backups") ---
+
+/** Why a backup was kept: the config it holds was replaced by a save (admin API, UI), a restore, an edit of the file
+ * picked up by the watcher (by hand or another program), or the start-up upgrade of an older file. */
+export const ConfigBackupReasonSchema = z.enum(['save', 'restore', 'edit', 'upgrade']);
+export type ConfigBackupReason = z.infer<typeof ConfigBackupReasonSchema>;
+
+/** A backup's id: the UTC time it was kept (to the millisecond) and why, e.g. `20250102-030405-123-save`. */
+export const CONFIG_BACKUP_ID_RE = /^\d{8}-\d{6}-\d{3}-(save|restore|edit|upgrade)$/;
+
+/** One backup, summarised: never its keys. */
+export const ConfigBackupInfoSchema = z.strictObject({
+  id: z.string().regex(CONFIG_BACKUP_ID_RE),
+  /** When it was kept (the time the config it holds was replaced), ISO 8601. */
+  saved_at: z.string(),
+  reason: ConfigBackupReasonSchema,
+  /** Bytes. */
+  size: z.number().int().min(0),
+  /** Whether it is a valid config (a restore of one that is not is refused). */
+  valid: z.boolean(),
+  providers: z.number().int().min(0),
+  provider_names: z.array(z.string()),
+  rules: z.number().int().min(0),
+});
+export type ConfigBackupInfo = z.infer<typeof ConfigBackupInfoSchema>;
+
+/** `GET /admin/v1/config/backups`: newest first. */
+export const ConfigBackupListSchema = z.strictObject({
+  dir: z.string(),
+  /** How many backups are kept; the oldest beyond go. */
+  keep: z.number().int().min(1),
+  data: z.array(ConfigBackupInfoSchema),
+});
+export type ConfigBackupList = z.infer<typeof ConfigBackupListSchema>;
+
+/** `GET /admin/v1/config/backups/:id`: the summary and the config it holds, keys masked as GET /config masks them. */
+export const ConfigBackupDocumentSchema = ConfigBackupInfoSchema.extend({ config: z.unknown() });
+export type ConfigBackupDocument = z.infer<typeof ConfigBackupDocumentSchema>;
+
+/** `PUT /admin/v1/config`: the config as saved (keys masked), and the backup of the one it replaced. */
+export const ConfigSaveResultSchema = z.strictObject({
+  path: z.string(),
+  config: z.unknown(),
+  error: z.null(),
+  /** The backup of the config this save replaced; null when nothing changed. */
+  backup: ConfigBackupInfoSchema.nullable(),
+  /** Said when the save left no providers where there were some: how to get them back. */
+  warning: z.string().optional(),
+});
+export type ConfigSaveResult = z.infer<typeof ConfigSaveResultSchema>;
+
+/** `POST /admin/v1/config/backups/:id/restore`: the config now in force (keys masked), what was restored, and the
+ * backup of the config the restore replaced (null when it was the same bytes). */
+export const ConfigRestoreResultSchema = z.strictObject({
+  path: z.string(),
+  config: z.unknown(),
+  error: z.null(),
+  restored: ConfigBackupInfoSchema,
+  backup: ConfigBackupInfoSchema.nullable(),
+});
+export type ConfigRestoreResult = z.infer<typeof ConfigRestoreResultSchema>;

@@ -116,15 +116,28 @@ export const LimitsConfigSchema = z.strictObject({
   per_key: z.record(z.string(), LimitValuesSchema).default({}),
 });
 export type LimitsConfig = z.infer<typeof LimitsConfigSchema>;
+/** The shortest HMAC secret per JWT algorithm, in bytes: at least the hash's size (RFC 7518 §3.2). */
+export const JWT_HMAC_MIN_BYTES = { HS256: 32, HS384: 48, HS512: 64 } as const;
+/** gateway.jwt.max_lifetime_s by default: a JWT may live a day at most (exp - iat). */
+export const JWT_MAX_LIFETIME_DEFAULT_S = 86_400;
+export const JWT_SECRET_FIX = 'make one with `openssl rand -base64 48`, or give it as env:NAME';
+const jwtSecret = z
+  .string()
+  .refine((s) => s === '' || s.startsWith('env:') || new TextEncoder().encode(s).length >= JWT_HMAC_MIN_BYTES.HS256, {
+    message:
+      `must be at least ${JWT_HMAC_MIN_BYTES.HS256} bytes (HS256; ${JWT_HMAC_MIN_BYTES.HS384} for HS384, ` +
+      `${JWT_HMAC_MIN_BYTES.HS512} for HS512): a shorter secret is guessed offline in moments; ${JWT_SECRET_FIX}`,
+  });
 /** Gateway mode (README, "Gateway mode"): keys required; JWTs verified with `jwt.secret` or `jwt.public_key`. */
 export const GatewayConfigSchema = z.strictObject({
   enabled: z.boolean().default(false),
   jwt: z
     .strictObject({
-      secret: z.string().optional(),
+      secret: jwtSecret.optional(),
       public_key: z.string().optional(),
       issuer: z.string().optional(),
       audience: z.string().optional(),
+      max_lifetime_s: z.number().int().min(60).max(31_536_000).default(JWT_MAX_LIFETIME_DEFAULT_S),
     })
     .optional(),
 });
@@ -172,6 +185,22 @@ export const QuirksConfigSchema = z.strictObject({
 });
 export type QuirksConfig = z.infer<typeof QuirksConfigSchema>;
 
+/** The HTTP server's own guards (README, "Security"): a cap on open connections, and how long a body may pause. */
+export const SERVER_DEFAULTS = { max_connections: 2048, body_idle_timeout_ms: 30_000 } as const;
+
+/**
+ * One entry of `allowed_origins`: a browser origin (scheme://host[:port], no path) that may call the proxy routes and
+ * the agent API, with CORS granted; `*` matches any run of characters ("vscode-webview://*", "http://localhost:*").
+ */
+const allowedOrigin = z
+  .string()
+  .refine((o) => o.toLowerCase() !== 'null', {
+    message: 'cannot be "null": sandboxed frames and data: pages of any site send Origin: null',
+  })
+  .refine((o) => o === '*' || o.toLowerCase() === 'null' || /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/i.test(o), {
+    message: 'must be an origin: scheme://host[:port] without a path, e.g. "app://obsidian.md" or "vscode-webview://*"',
+  });
+
 export const ConfigSchema = z
   .strictObject({
     listen_port: z
@@ -205,6 +234,17 @@ export const ConfigSchema = z
       })
       .default({ interval_ms: 60_000, timeout_ms: 5_000 }),
     max_body_mb: z.number().positive('must be a positive number of megabytes').default(20),
+    max_connections: z
+      .number()
+      .int()
+      .min(0, 'must be 0 (no cap) or a positive whole number')
+      .default(SERVER_DEFAULTS.max_connections),
+    body_idle_timeout_ms: z
+      .number()
+      .int()
+      .min(100, 'must be at least 100 milliseconds')
+      .default(SERVER_DEFAULTS.body_idle_timeout_ms),
+    allowed_origins: z.array(allowedOrigin).default([]),
     log_file: z
       .strictObject({
         max_mb: z.number().positive().default(10),
@@ -279,6 +319,9 @@ const FIELD_NAMES = [
   'circuit_breaker',
   'health_check',
   'max_body_mb',
+  'max_connections',
+  'body_idle_timeout_ms',
+  'allowed_origins',
   'log_file',
   'name',
   'base_url',
@@ -314,6 +357,7 @@ const FIELD_NAMES = [
   'public_key',
   'issuer',
   'audience',
+  'max_lifetime_s',
   'quirks',
   'provider_hosts',
   'entries',
@@ -371,7 +415,8 @@ export function describeConfigIssues(issues: readonly z.core.$ZodIssue[], input:
       }
       continue;
     }
-    const value = valueAt(input, issue.path);
+    // A secret's value is never shown (the problems go to the log and the admin API).
+    const value = issue.path.at(-1) === 'secret' ? '****' : valueAt(input, issue.path);
     let message = issue.message;
     if (issue.code === 'invalid_type') {
       message =
@@ -402,6 +447,9 @@ export function parseConfig(input: unknown): ConfigParse {
   if (r.success) return { ok: true, config: r.data };
   return { ok: false, problems: describeConfigIssues(r.error.issues, input) };
 }
+
+/** Provider header names whose values are credentials: masked like keys in the admin API, scrubbed from error texts. */
+export const SECRET_HEADER_NAME = /auth|key|token|secret|signature|cookie|password/i;
 
 /** What a masked key looks like: enough to recognise it, never enough to use it. */
 export function maskKey(key: string): string {

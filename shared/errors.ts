@@ -19,6 +19,9 @@ export const ERROR_CODES = {
   model_required: { status: 400, type: 'invalid_request_error' },
   body_too_large: { status: 413, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  request_timeout: { status: 408, type: 'invalid_request_error' },
+  // nginx's "client closed request": logged, never sent (the client is gone).
+  client_closed_request: { status: 499, type: 'invalid_request_error' },
   no_route: { status: 404, type: 'invalid_request_error' },
   not_found: { status: 404, type: 'not_found_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },

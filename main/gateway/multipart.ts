@@ -239,15 +239,7 @@ export async function spoolUpload(req: IncomingMessage, limitBytes: number): Pro
       req.once('error', fail);
       req.once('close', () => {
         if (!req.complete)
-          fail(
-            new ApiError(
-              'invalid_request',
-              'The client closed the request during the upload.',
-              undefined,
-              undefined,
-              499,
-            ),
-          );
+          fail(new ApiError('client_closed_request', 'The client closed the connection during the upload.'));
       });
       out.once('error', fail);
       out.once('finish', () => {

@@ -2,12 +2,21 @@
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import type { RouteExplanation, StatusResponse } from '../../shared/admin.ts';
-import { isMaskedKey, maskKey } from '../../shared/config.ts';
+import type {
+  ConfigBackupDocument,
+  ConfigBackupList,
+  ConfigRestoreResult,
+  ConfigSaveResult,
+  RouteExplanation,
+  StatusResponse,
+} from '../../shared/admin.ts';
+import { isMaskedKey, maskKey, SECRET_HEADER_NAME } from '../../shared/config.ts';
+import { BACKUPS_KEPT, BackupNotFoundError, backupsDir, listBackups, readBackup } from '../config/backups.ts';
 import { ConfigError, type ConfigStore } from '../config/store.ts';
 import { gatewayFor } from '../gateway/gateway.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { ApiError } from '../errors.ts';
+import { parseJsonBounded, readApiBody } from '../proxy/body.ts';
 import { VERSION } from '../version.ts';
 import { performance } from 'node:perf_hooks';
 import { fetchModels } from '../proxy/models.ts';
@@ -15,38 +24,69 @@ import { createKey, keysFile, readKeys, revokeKey } from '../orchestrator/keys.t
 import net from 'node:net';
 import { identifyPortHolder, portConflictMessage } from './port-conflict.ts';
 
-type ProviderLike = { name?: unknown; api_key?: unknown };
+type ProviderLike = { name?: unknown; api_key?: unknown; headers?: unknown };
+type ConfigLike = { providers?: ProviderLike[]; gateway?: { jwt?: { secret?: unknown } } };
+
+/**
+ * Each secret of a config (providers' api_key, their credential-like headers, gateway.jwt.secret) as a reader and
+ * a writer, keyed by where it lives, so a masked copy can be made and masked values sent back can be restored.
+ */
+function secretsOf(config: unknown): Map<string, { get: () => string; set: (v: string) => void }> {
+  const out = new Map<string, { get: () => string; set: (v: string) => void }>();
+  if (!config || typeof config !== 'object') return out;
+  const c = config as ConfigLike;
+  const at = (key: string, obj: Record<string, unknown>, field: string) => {
+    if (typeof obj[field] === 'string') out.set(key, { get: () => obj[field] as string, set: (v) => (obj[field] = v) });
+  };
+  for (const p of Array.isArray(c.providers) ? c.providers : []) {
+    if (!p || typeof p !== 'object') continue;
+    const name = typeof p.name === 'string' ? p.name : '';
+    at(`providers.${name}.api_key`, p as Record<string, unknown>, 'api_key');
+    if (p.headers && typeof p.headers === 'object')
+      for (const h of Object.keys(p.headers))
+        if (SECRET_HEADER_NAME.test(h)) at(`providers.${name}.headers.${h}`, p.headers as Record<string, unknown>, h);
+  }
+  const jwt = c.gateway && typeof c.gateway === 'object' ? c.gateway.jwt : undefined;
+  if (jwt && typeof jwt === 'object') at('gateway.jwt.secret', jwt as Record<string, unknown>, 'secret');
+  return out;
+}
 
 function maskConfig(raw: unknown): unknown {
   if (!raw || typeof raw !== 'object') return raw;
-  const copy = structuredClone(raw) as { providers?: ProviderLike[] };
-  for (const p of copy.providers ?? []) {
-    if (p && typeof p.api_key === 'string') p.api_key = maskKey(p.api_key);
-  }
+  const copy = structuredClone(raw);
+  for (const s of secretsOf(copy).values()) s.set(maskKey(s.get()));
   return copy;
 }
 
-/** A key sent back in its masked form means "keep the key this provider has". */
+/** A secret sent back in its masked form means "keep the one stored there". */
 function unmaskKeys(input: unknown, current: unknown): unknown {
   if (!input || typeof input !== 'object') return input;
-  const known = new Map<string, string>();
-  for (const p of (current as { providers?: ProviderLike[] })?.providers ?? []) {
-    if (typeof p?.name === 'string' && typeof p.api_key === 'string') known.set(p.name, p.api_key);
-  }
-  const copy = structuredClone(input) as { providers?: ProviderLike[] };
-  for (const p of Array.isArray(copy.providers) ? copy.providers : []) {
-    if (!p || typeof p.api_key !== 'string' || !isMaskedKey(p.api_key)) continue;
-    const old = typeof p.name === 'string' ? known.get(p.name) : undefined;
-    if (old !== undefined && maskKey(old) === p.api_key) p.api_key = old;
+  const known = secretsOf(current);
+  const copy = structuredClone(input);
+  for (const [where, s] of secretsOf(copy)) {
+    const given = s.get();
+    if (!isMaskedKey(given)) continue;
+    const old = known.get(where)?.get();
+    if (old !== undefined && maskKey(old) === given) s.set(old);
     else {
       throw new ApiError(
         'config_invalid',
-        `providers "${String(p.name)}": api_key is a masked key that matches no stored key.`,
-        'Send the full key, or send back exactly the masked value you read to keep the stored one.',
+        `${where.replace(/^providers\.([^.]*)\./, 'providers "$1": ')} is a masked value that matches no stored secret.`,
+        'Send the full value, or send back exactly the masked value you read to keep the stored one.',
       );
     }
   }
   return copy;
+}
+
+/** A small admin body as JSON, null when it is not JSON (the route says what it wanted); 413 past 2 MB. */
+async function lenientJson(c: { env: unknown; req: { raw: Request } }): Promise<unknown> {
+  try {
+    return parseJsonBounded(await readApiBody(c));
+  } catch (err) {
+    if (err instanceof SyntaxError) return null;
+    throw err;
+  }
 }
 
 export function adminRoutes(
@@ -79,18 +119,21 @@ export function adminRoutes(
 
   admin.put('/config', async (c) => {
     let input: unknown;
+    const raw = await readApiBody(c); // 2 MB at most, refused (413) as it streams
     try {
-      input = await c.req.json();
-    } catch {
+      input = parseJsonBounded(raw);
+    } catch (err) {
       throw new ApiError(
         'invalid_json',
-        'The config sent is not valid JSON.',
+        `The config sent is not valid JSON: ${(err as Error).message}.`,
         'Send the whole config.json object as JSON.',
       );
     }
     const merged = unmaskKeys(input, await store.readRaw());
+    const hadProviders = store.config.providers.length;
+    let saved: Awaited<ReturnType<ConfigStore['save']>>;
     try {
-      await store.save(merged);
+      saved = await store.save(merged);
     } catch (err) {
       if (err instanceof ConfigError) {
         throw new ApiError(
@@ -100,9 +143,76 @@ export function adminRoutes(
           err.problems,
         );
       }
-      throw err;
+      throw notSaved(err);
     }
-    return c.json({ path: store.file, config: maskConfig(await store.readRaw()), error: null });
+    const body: ConfigSaveResult = {
+      path: store.file,
+      config: maskConfig(await store.readRaw()),
+      error: null,
+      backup: saved.backup,
+    };
+    // Saved as asked (a reset is allowed), but said: the way back is the backup of what was there.
+    if (hadProviders > 0 && saved.config.providers.length === 0 && saved.backup) {
+      const id = saved.backup.id;
+      body.warning =
+        `The config saved has no providers (it had ${hadProviders}), so every request now gets no_route. ` +
+        `The previous config is kept as backup ${id}: restore it with POST /admin/v1/config/backups/${id}/restore, ` +
+        `the Settings page's Backups list, or \`switchboard config restore ${id}\`.`;
+    }
+    return c.json(body);
+  });
+
+  // --- config.json backups (main/config/backups.ts): list, read (keys masked), restore ---
+
+  admin.get('/config/backups', async (c) => {
+    const body: ConfigBackupList = {
+      dir: backupsDir(store.file),
+      keep: BACKUPS_KEPT,
+      data: await listBackups(store.file),
+    };
+    return c.json(body);
+  });
+
+  admin.get('/config/backups/:id', async (c) => {
+    const id = c.req.param('id');
+    const found = await readBackup(store.file, id);
+    if (!found) throw backupNotFound(id);
+    let config: unknown = null;
+    try {
+      config = maskConfig(JSON.parse(found.text));
+    } catch {
+      // not JSON: listed with valid false, no config to show
+    }
+    const body: ConfigBackupDocument = { ...found.info, config };
+    return c.json(body);
+  });
+
+  admin.post('/config/backups/:id/restore', async (c) => {
+    const id = c.req.param('id');
+    let r: Awaited<ReturnType<ConfigStore['restore']>>;
+    try {
+      r = await store.restore(id);
+    } catch (err) {
+      if (err instanceof BackupNotFoundError) throw backupNotFound(id);
+      if (err instanceof ConfigError) {
+        throw new ApiError(
+          'config_invalid',
+          `The backup "${id}" is not a valid config and was not restored: ` +
+            `${err.problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`,
+          'Restore another backup (GET /admin/v1/config/backups lists them with "valid"); config.json is unchanged.',
+          err.problems,
+        );
+      }
+      throw notSaved(err);
+    }
+    const body: ConfigRestoreResult = {
+      path: store.file,
+      config: maskConfig(await store.readRaw()),
+      error: null,
+      restored: r.restored,
+      backup: r.backup,
+    };
+    return c.json(body);
   });
 
   admin.get('/logs', (c) => {
@@ -155,7 +265,7 @@ export function adminRoutes(
 
   /** Pause or resume routing (the tray's Pause/Resume, the UI's header switch). */
   admin.post('/pause', async (c) => {
-    const body = (await c.req.json().catch(() => null)) as { paused?: unknown } | null;
+    const body = (await lenientJson(c)) as { paused?: unknown } | null;
     if (typeof body?.paused !== 'boolean')
       throw new ApiError(
         'invalid_request',
@@ -199,7 +309,7 @@ export function adminRoutes(
     return c.json({ data: keys.map(({ id, tenant, created_at }) => ({ id, tenant, created_at })) });
   });
   admin.post('/agent-keys', async (c) => {
-    const body = (await c.req.json().catch(() => ({}))) as { tenant?: unknown };
+    const body = ((await lenientJson(c)) ?? {}) as { tenant?: unknown };
     const tenant = typeof body.tenant === 'string' && body.tenant.trim() !== '' ? body.tenant.trim() : undefined;
     if (tenant !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(tenant)) {
       throw new ApiError(
@@ -255,6 +365,25 @@ export function adminRoutes(
   });
 
   return admin;
+}
+
+function backupNotFound(id: string): ApiError {
+  return new ApiError(
+    'not_found',
+    `No config backup "${id}".`,
+    'GET /admin/v1/config/backups lists the backups and their ids ("latest" is the newest).',
+  );
+}
+
+/** A save or restore that failed on the disk (the backup or the file could not be written): said, not hidden. */
+function notSaved(err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('E')) return err;
+  return new ApiError(
+    'internal_error',
+    `config.json was not changed: writing it or its backup failed (${(err as Error).message}).`,
+    'Check the disk and the permissions of the config folder and its config-backups folder, then retry.',
+  );
 }
 
 /** Binds port on host and closes at once: null when it could be bound, else the error (EADDRINUSE, EACCES...). */

@@ -11,18 +11,21 @@ import { VERSION } from '../version.ts';
 import { adminRoutes } from './admin.ts';
 import { uiRoutes } from './ui.ts';
 import type { Context } from 'hono';
-import { anthropicFormat, countTokens as anthropicCountTokens } from '../proxy/formats/anthropic/index.ts';
+import { countTokens as anthropicCountTokens } from '../proxy/formats/anthropic/index.ts';
 import { geminiFormat, countTokens as geminiCountTokens } from '../proxy/formats/gemini/index.ts';
-import type { ClientContext, ClientFormat } from '../proxy/formats/hub/index.ts';
-import { ollamaFormat } from '../proxy/formats/ollama/index.ts';
+import type { ClientContext } from '../proxy/formats/hub/index.ts';
 import { compatRoutes } from './compat.ts';
 import { anthropicMessagesDoor, completionsDoor, enginesEmbeddingsDoor, geminiGenerateDoor } from './doors.ts';
 import { ollamaChatDoor, ollamaEmbedDoor, ollamaGenerateDoor, ollamaLegacyEmbedDoor, openaiChatDoor } from './doors.ts';
 import { openaiEmbeddingsDoor, responsesDoor } from './doors.ts';
 import type { FrontDoor } from '../proxy/door.ts';
 import { handleFrontDoor } from './front-door.ts';
-import { ApiError, toApiError } from '../errors.ts';
-import { checkAdminHost, checkAdminToken, checkOrigin, checkProxyHost } from './guards.ts';
+import { agentApiBody, errorBodyFor, isAgentApi } from './error-body.ts';
+import { CHAT_ROUTE, httpMetrics, observeRaw } from './route-label.ts';
+import { ApiError } from '../errors.ts';
+import { parseJson, readRouteBody, requestError } from '../proxy/body.ts';
+import { checkAdminHost, checkAdminToken, checkOrigin, checkProxyHost, grantCors, preflightHeaders } from './guards.ts';
+import { listenerLimits } from './listener.ts';
 import { orchestratorRoutes, type OrchestratorApiDeps } from '../orchestrator/api.ts';
 import { gatewayAuth, isGatewayMode } from '../gateway/gateway.ts';
 import { gatewayRoutes } from '../gateway/routes.ts';
@@ -30,14 +33,9 @@ import { realtimeUpgrade } from '../gateway/realtime.ts';
 
 type Ctx = Context<{ Bindings: HttpBindings }>;
 
-/** A small JSON body for the helper routes (count tokens), or the error response in the route's own format. */
-async function readJson(c: Ctx, format: ClientFormat): Promise<unknown> {
-  try {
-    return await c.req.json();
-  } catch {
-    const e = new ApiError('invalid_json', 'The request body is not valid JSON.', 'Send a JSON object.');
-    return c.json(format.errorBody(e.toWire()) as object, 400);
-  }
+/** The JSON body of a helper route (count tokens), bounded by max_body_mb like the front doors' own. */
+async function readJson(c: Ctx, engine: Engine): Promise<unknown> {
+  return parseJson(await readRouteBody(c, engine.maxBodyBytes));
 }
 
 export type AppDeps = {
@@ -49,29 +47,24 @@ export type AppDeps = {
   agents?: Omit<OrchestratorApiDeps, 'engine' | 'version'>;
 };
 
-/** The agent API's error body: `details` is always present (null when absent). */
-const agentApiBody = (e: ApiError) => {
-  const b = e.toBody();
-  return { error: { ...b.error, details: b.error.details ?? null } };
-};
-const isAgentApi = (p: string) => p === '/api/v1' || p.startsWith('/api/v1/');
-/** A metrics label for a path: ids folded so the label set stays small. */
-const routeLabel = (p: string) =>
-  isAgentApi(p)
-    ? p.replace(/\/(agt|tsk)_[A-Za-z0-9]+/g, '/:id')
-    : p.startsWith('/admin/')
-      ? '/admin/*'
-      : p.startsWith('/v1beta/')
-        ? '/v1beta/*'
-        : p;
+/** An error in the shape of the API the request belongs to (its path, else the caller's headers), so each SDK reads it. */
+function errorBodyOf(c: Ctx, e: ApiError): object {
+  return errorBodyFor(c.req.path, c.env.incoming.headers, new URL(c.req.url).searchParams, e);
+}
 
 export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
   const app = new Hono<{ Bindings: HttpBindings }>();
 
   app.onError((err, c) => {
-    const e = toApiError(err);
-    if (!(err instanceof ApiError)) logger.error({ err }, e.code === 'wal_error' ? 'WAL error' : 'unexpected error');
-    return c.json(isAgentApi(c.req.path) ? agentApiBody(e) : e.toBody(), e.status as 400, e.headers);
+    const e = requestError(err, c.env.incoming);
+    if (e.code === 'client_closed_request') {
+      // Nobody is listening: nothing is written (the metrics count it as 499).
+      logger.info(`${c.req.method} ${c.req.path}: 499, the client closed the connection before its body was whole`);
+      return RESPONSE_ALREADY_SENT;
+    }
+    if (!(err instanceof ApiError) && e.status >= 500)
+      logger.error({ err }, e.code === 'wal_error' ? 'WAL error' : 'unexpected error');
+    return c.json(errorBodyOf(c, e), e.status as 400, e.headers);
   });
   app.notFound((c) => {
     const e = new ApiError(
@@ -79,34 +72,30 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
       `No route for ${c.req.method} ${c.req.path}.`,
       'See the README for the endpoints Switchboard serves.',
     );
-    // In the shape of the API the path belongs to, so each vendor's SDK shows the message.
     if (isAgentApi(c.req.path)) return c.json(agentApiBody(e), 404);
-    const body = c.req.path.startsWith('/api/')
-      ? ollamaFormat.errorBody(e.toWire())
-      : c.req.path.startsWith('/v1beta/')
-        ? geminiFormat.errorBody(e.toWire())
-        : e.toBody();
-    return c.json(body as object, 404, { 'x-switchboard-version': VERSION });
+    return c.json(errorBodyOf(c, e), 404, { 'x-switchboard-version': VERSION });
   });
 
+  // First, so a guard's refusal is counted too; labelled by route template (route-label.ts).
+  if (deps.agents) app.use('*', httpMetrics(deps.agents.metrics));
   app.use('/admin/*', async function adminGuard(c, next) {
     checkAdminHost(c.env.incoming.headers);
     checkOrigin(c.env.incoming.headers);
     checkAdminToken(c.env.incoming.headers, c.env.incoming.url ?? '', deps.adminToken);
     await next();
   });
-  if (deps.agents) {
-    const metrics = deps.agents.metrics;
-    app.use('*', async function httpMetrics(c, next) {
-      const t0 = performance.now();
-      await next();
-      metrics.observeHttp(c.req.method, routeLabel(c.req.path), c.res.status, (performance.now() - t0) / 1000);
-    });
-  }
   app.use('*', async function proxyGuard(c, next) {
     if (!c.req.path.startsWith('/admin/')) {
-      if (!isGatewayMode(deps.engine().config, c.env.incoming)) checkProxyHost(c.env.incoming.headers);
-      checkOrigin(c.env.incoming.headers);
+      const config = deps.engine().config;
+      const headers = c.env.incoming.headers;
+      if (!isGatewayMode(config, c.env.incoming)) checkProxyHost(headers);
+      // An origin of allowed_origins is granted CORS, and its preflight answered here (before any credential check).
+      const grant = checkOrigin(headers, config.allowed_origins);
+      if (grant !== null) {
+        if (c.req.method === 'OPTIONS' && headers['access-control-request-method'])
+          return c.body(null, 204, preflightHeaders(grant, headers));
+        grantCors(c.env.outgoing, grant);
+      }
     }
     await next();
   });
@@ -122,11 +111,7 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
 
   app.post('/v1/chat/completions', door(openaiChatDoor));
   app.post('/v1/messages', door(anthropicMessagesDoor));
-  app.post('/v1/messages/count_tokens', async (c) => {
-    const body = await readJson(c, anthropicFormat);
-    if (body instanceof Response) return body;
-    return c.json(anthropicCountTokens(body));
-  });
+  app.post('/v1/messages/count_tokens', async (c) => c.json(anthropicCountTokens(await readJson(c, deps.engine()))));
   app.post('/v1/responses', door(responsesDoor));
   app.post('/v1/completions', door(completionsDoor));
   app.post('/v1/embeddings', door(openaiEmbeddingsDoor));
@@ -153,11 +138,7 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
         query,
       }))(c);
     }
-    if (action === 'countTokens') {
-      const body = await readJson(c, geminiFormat);
-      if (body instanceof Response) return body;
-      return c.json(geminiCountTokens(body));
-    }
+    if (action === 'countTokens') return c.json(geminiCountTokens(await readJson(c, deps.engine())));
     const e = new ApiError(
       'not_found',
       `Gemini action "${action || '(none)'}" is not supported for model "${model}".`,
@@ -178,25 +159,81 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
   return app;
 }
 
+/** The path and query of a request line's target, as far as they can be read (the error's shape depends on them). */
+function targetOf(url: string): { path: string; query: URLSearchParams } {
+  try {
+    const u = new URL(url, 'http://localhost');
+    return { path: u.pathname, query: u.searchParams };
+  } catch {
+    return { path: '/', query: new URLSearchParams() };
+  }
+}
+
+/** An error written on the raw response, in the shape of the request's family (error-body.ts); the connection closes. */
+function sendError(req: IncomingMessage, res: ServerResponse, e: ApiError): void {
+  const { path, query } = targetOf(req.url ?? '/');
+  const body = JSON.stringify(errorBodyFor(path, req.headers, query, e));
+  res.writeHead(e.status, { 'content-type': 'application/json', connection: 'close' }).end(body);
+}
+
+/** The answer to a request Hono could not read (RequestError), in its family's shape when the request is known. */
+function unreadableRequest(err: unknown, req: IncomingMessage | null): Response {
+  const e = new ApiError(
+    'invalid_request',
+    `The request cannot be read: ${err instanceof Error ? err.message : String(err)}.`,
+    'Send a path without backslashes and a Host header naming this machine, such as localhost:11434.',
+  );
+  const { path, query } = targetOf(req?.url ?? '/');
+  return Response.json(errorBodyFor(path, req?.headers ?? {}, query, e), { status: e.status });
+}
+
 /**
  * The server's request listener. POST /v1/chat/completions, the hot path, runs on the raw Node request and
  * response (no Request/Response objects, no web streams, which cost several times the CPU); everything else is Hono.
  */
 export function buildRequestListener(deps: AppDeps): (req: IncomingMessage, res: ServerResponse) => void {
-  const hono = getRequestListener(buildHttpApp(deps).fetch);
+  // Hono refuses a request it cannot make a URL of (a backslash in the path, a malformed Host) with a bare 400 before
+  // the app sees it; errorHandler is then called at once, within the call below, so `arriving` is that request.
+  let arriving: IncomingMessage | null = null;
+  const hono = getRequestListener(buildHttpApp(deps).fetch, {
+    errorHandler: (err) => unreadableRequest(err, arriving),
+  });
+  const metrics = deps.agents?.metrics;
+  // The hot path is counted in the HTTP metrics as Hono's routes are: one counter and one histogram per request.
+  const hot = async (req: IncomingMessage, res: ServerResponse) => {
+    const t0 = performance.now();
+    await handleFrontDoor(openaiChatDoor, req, res, deps.engine());
+    if (metrics) observeRaw(metrics, 'POST', CHAT_ROUTE, t0, res);
+  };
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '';
+    // HTTP/1.1 requires a Host (RFC 9112 §3.2); Node's own refusal has no body, so the listener lets it through
+    // (requireHostHeader: false) and it is refused here, in the route's shape. HTTP/1.0 may omit it.
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      const e = new ApiError(
+        'invalid_request',
+        'An HTTP/1.1 request must carry a Host header.',
+        'Send the Host header (every HTTP client does): the address you connect to, such as localhost:11434.',
+      );
+      return void sendError(req, res, e);
+    }
     if (req.method === 'POST' && url.startsWith('/v1/chat/completions') && (url.length === 20 || url[20] === '?')) {
-      void handleFrontDoor(openaiChatDoor, req, res, deps.engine());
+      void hot(req, res);
       return;
     }
+    arriving = req;
     void hono(req, res);
+    arriving = null;
   };
   // WebSocket upgrades (/v1/realtime): the Listener wires this to the server's 'upgrade' event.
   // The server's host and origin guards run before the gateway's realtime proxy looks at the request.
   const guard = (req: IncomingMessage): void => {
-    if (!isGatewayMode(deps.engine().config, req)) checkProxyHost(req.headers);
-    checkOrigin(req.headers);
+    const config = deps.engine().config;
+    if (!isGatewayMode(config, req)) checkProxyHost(req.headers);
+    checkOrigin(req.headers, config.allowed_origins);
   };
-  return Object.assign(listener, { upgrade: realtimeUpgrade({ engine: deps.engine, guard }) });
+  return Object.assign(listener, {
+    upgrade: realtimeUpgrade({ engine: deps.engine, guard }),
+    limits: () => listenerLimits(deps.engine().config),
+  });
 }

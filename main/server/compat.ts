@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { anthropicModelList } from '../proxy/formats/anthropic/index.ts';
 import { geminiModelList } from '../proxy/formats/gemini/index.ts';
+import { parseJsonBounded, readApiBody } from '../proxy/body.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { DEFAULT_CAPABILITIES, quirkTableFor } from '../proxy/quirks.ts';
 import { VERSION } from '../version.ts';
@@ -75,10 +76,11 @@ export function compatRoutes(engine: () => Engine): Hono<{ Bindings: HttpBinding
 
   app.post('/api/show', async (c: Ctx) => {
     let body: { model?: unknown; name?: unknown };
+    const raw = await readApiBody(c); // 2 MB at most: 413 in Ollama's shape as it streams
     try {
-      body = await c.req.json();
-    } catch {
-      return c.json({ error: 'the request body is not valid JSON' }, 400);
+      body = (parseJsonBounded(raw) ?? {}) as { model?: unknown; name?: unknown };
+    } catch (err) {
+      return c.json({ error: `the request body is not valid JSON: ${(err as Error).message}` }, 400);
     }
     const model = typeof body.model === 'string' ? body.model : typeof body.name === 'string' ? body.name : '';
     if (!model) return c.json({ error: 'model is required' }, 400);

@@ -209,6 +209,37 @@ describe('admin API', () => {
     expect((await fs.stat(sb.configPath)).mode & 0o777).toBe(0o600);
   });
 
+  it('masks every secret of the config on read (credential headers, gateway.jwt.secret) and keeps them sent back masked', async () => {
+    const jwtSecret = 'jwt-secret-0123456789abcdefghijklmnopqrstuvwxyz';
+    const cfg = configFor({ alpha: a.baseUrl }) as { providers: Record<string, unknown>[] };
+    cfg.providers[0]!.headers = {
+      Authorization: 'Bearer sk-header-secret-123456789',
+      'HTTP-Referer': 'https://x.test',
+    };
+    const own = await startServe({ config: { ...cfg, gateway: { enabled: false, jwt: { secret: jwtSecret } } } });
+    try {
+      const read = (await (await own.admin('/config')).json()) as {
+        config: { providers: { headers: Record<string, string> }[]; gateway: { jwt: { secret: string } } };
+      };
+      const text = JSON.stringify(read);
+      expect(text).not.toContain('sk-header-secret');
+      expect(text).not.toContain(jwtSecret);
+      expect(read.config.providers[0]!.headers['HTTP-Referer']).toBe('https://x.test');
+      expect(read.config.gateway.jwt.secret).toMatch(/^.{3}\*{4}.{4}$/);
+      const put = await own.admin('/config', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(read.config),
+      });
+      expect(put.status).toBe(200);
+      const onDisk = JSON.parse(await fs.readFile(own.configPath, 'utf8'));
+      expect(onDisk.providers[0].headers.Authorization).toBe('Bearer sk-header-secret-123456789');
+      expect(onDisk.gateway.jwt.secret).toBe(jwtSecret);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('refuses an invalid config with details and leaves the file unchanged', async () => {
     const before = await fs.readFile(sb.configPath, 'utf8');
     const res = await sb.admin('/config', {

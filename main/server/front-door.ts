@@ -3,10 +3,10 @@
 // client's format. What a door is and how it plans each candidate's call: main/proxy/door.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { ApiError, toApiError } from '../errors.ts';
+import { ApiError } from '../errors.ts';
 import { gatewayFor, isGatewayMode } from '../gateway/gateway.ts';
 import { logger } from '../observability/logger.ts';
-import { parseJson, readBody } from '../proxy/body.ts';
+import { checkBrowserJson, parseJson, readBody, requestError } from '../proxy/body.ts';
 import { DoorPlanner, type FrontDoor, type PlanInput, type SpooledBody } from '../proxy/door.ts';
 import type { Engine } from '../proxy/engine.ts';
 import type { ClientContext, HubRequest } from '../proxy/formats/hub/index.ts';
@@ -15,7 +15,7 @@ import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
 import { checkNotPaused, newLogEntry, recordOutcome, routeRequest } from '../proxy/request.ts';
-import { checkOrigin, checkProxyHost } from './guards.ts';
+import { checkOrigin, checkProxyHost, grantCors } from './guards.ts';
 
 /** Bounded wait for the OS process lookup (a /proc scan or a process spawn). */
 const PROCESS_LOOKUP_MS = 250;
@@ -48,11 +48,13 @@ export async function handleFrontDoor(
     // Gateway mode (keys required) answers any Host; local mode keeps the DNS-rebinding guard.
     const gatewayMode = isGatewayMode(engine.config, req);
     if (!gatewayMode) checkProxyHost(req.headers);
-    checkOrigin(req.headers);
+    const grant = checkOrigin(req.headers, engine.config.allowed_origins);
+    if (grant !== null) grantCors(res, grant);
     const gateway = gatewayFor(engine);
     const principal = gatewayMode ? await gateway.authenticate(engine.config, req) : null;
     const spooling = door.spool ? door.spool(req, engine.maxBodyBytes) : null;
     if (spooling) spooled = await spooling;
+    else checkBrowserJson(req.headers);
     const body = spooled ? EMPTY : await readBody(req, engine.maxBodyBytes);
     const json = spooled ? spooled.fields : door.parseBody ? door.parseBody(body, req) : parseJson(body);
     const local = door.local?.(json);
@@ -131,10 +133,15 @@ export async function handleFrontDoor(
       sendFormatError(res, door.format, outcome.error);
     }
   } catch (err) {
-    const e = toApiError(err);
+    const e = requestError(err, req);
     entry.status = e.status;
     entry.error_code = e.code;
-    if (!(err instanceof ApiError)) logger.error({ err }, `${door.path} failed unexpectedly`);
+    if (e.code === 'client_closed_request') {
+      // Nobody is listening: nothing is written to the dead socket.
+      logger.info(`${door.path}: 499, the client closed the connection before its body was whole`);
+      return;
+    }
+    if (!(err instanceof ApiError) && e.status >= 500) logger.error({ err }, `${door.path} failed unexpectedly`);
     if (admission) Object.assign(e.headers, admission.headers);
     sendFormatError(res, door.format, e);
   } finally {

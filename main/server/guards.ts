@@ -1,6 +1,6 @@
 // Request guards: Host (DNS rebinding), Origin (cross-site browsers) and the admin token.
 import { timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
@@ -42,33 +42,82 @@ export function checkProxyHost(headers: IncomingHttpHeaders, extra: readonly str
   );
 }
 
-/** A browser page from another origin may not call us (no CORS grant). Non-browser clients send no Origin. */
-export function checkOrigin(headers: IncomingHttpHeaders): void {
+const NONE: readonly string[] = [];
+
+/**
+ * Browser pages may call only from this server's own origin (its UI), or from an origin in `allowed` (config.json's
+ * allowed_origins; the proxy routes and the agent API pass it, the admin API never does), which is then granted CORS:
+ * returns that origin for the grant, null when none is needed. A page on another port of this machine is another
+ * origin, refused like any site unless allowed. Non-browser clients send no Origin; "null" (sandboxed frames, data:
+ * pages of any site) is always refused.
+ */
+export function checkOrigin(headers: IncomingHttpHeaders, allowed: readonly string[] = NONE): string | null {
   const origin = headers.origin;
-  const site = headers['sec-fetch-site'];
-  if (site === 'cross-site') throw crossOrigin(origin ?? 'another site');
-  if (!origin || origin === 'null') {
-    if (origin === 'null') throw crossOrigin('null');
-    return;
+  if (origin === undefined) {
+    if (headers['sec-fetch-site'] === 'cross-site') throw crossOrigin('another site');
+    return null;
   }
-  let u: URL;
-  try {
-    u = new URL(origin);
-  } catch {
-    throw crossOrigin(origin);
-  }
-  const own = hostName(headers.host);
-  if (LOOPBACK_HOSTS.has(u.hostname === '[::1]' ? '[::1]' : u.hostname) && hostName(u.host) === own) return;
-  if (u.host === headers.host) return;
+  if (origin === 'null') throw crossOrigin('null');
+  if (sameOrigin(origin, headers.host)) return null;
+  if (allowed.length > 0 && originAllowed(origin, allowed)) return origin;
   throw crossOrigin(origin);
+}
+
+function sameOrigin(origin: string, host: string | undefined): boolean {
+  if (!host) return false;
+  try {
+    const u = new URL(origin);
+    return u.host === new URL(`${u.protocol}//${host}`).host;
+  } catch {
+    return false;
+  }
+}
+
+/** allowed_origins, each compiled once per config: `*` matches any run of characters, case does not matter. */
+const compiled = new WeakMap<readonly string[], RegExp[]>();
+
+export function originAllowed(origin: string, allowed: readonly string[]): boolean {
+  let patterns = compiled.get(allowed);
+  if (!patterns) {
+    patterns = allowed.map((p) => new RegExp(`^${p.split('*').map(escapeRegExp).join('.*')}$`, 'i'));
+    compiled.set(allowed, patterns);
+  }
+  return patterns.some((re) => re.test(origin));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^$()|[\]{}\\/-]/g, '\\$&');
 }
 
 function crossOrigin(origin: string): ApiError {
   return new ApiError(
     'origin_not_allowed',
     `Cross-origin requests from ${origin} are refused.`,
-    'Call Switchboard from a local program, or from the Switchboard UI itself.',
+    'Call Switchboard from a local program or from its own UI; to let a web page or app call the proxy routes, add its origin to allowed_origins in config.json.',
   );
+}
+
+/** The CORS grant on the answer to an origin of allowed_origins (set before any handler writes the head). */
+export function grantCors(res: ServerResponse, origin: string): void {
+  res.setHeader('access-control-allow-origin', origin);
+  res.setHeader('access-control-expose-headers', '*');
+  res.setHeader('vary', 'Origin');
+}
+
+/** The answer to an allowed origin's CORS preflight: 204, the methods and the headers it asked for. */
+export function preflightHeaders(origin: string, headers: IncomingHttpHeaders): Record<string, string> {
+  const asked = headers['access-control-request-headers'];
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-allow-methods': 'GET, POST, PUT, DELETE, OPTIONS',
+    'access-control-allow-headers': typeof asked === 'string' && asked !== '' ? asked : '*',
+    'access-control-max-age': '600',
+    // Chrome's Private Network Access: a public page the user allowed may reach this loopback server.
+    ...(headers['access-control-request-private-network'] === 'true'
+      ? { 'access-control-allow-private-network': 'true' }
+      : {}),
+    vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+  };
 }
 
 /** The admin token from `Authorization: Bearer`, `X-Switchboard-Token`, or `?token=` (for EventSource). */

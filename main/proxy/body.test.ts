@@ -1,0 +1,108 @@
+// The one body reader (issue 13, items 3 and 8): the content type a browser must declare on a JSON route, what a
+// failure while reading means (a hang-up is 499, a malformed path a 400), and the bound on the web-Request side.
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { ApiError, toApiError } from '../errors.ts';
+import {
+  API_BODY_BYTES,
+  checkBrowserJson,
+  isJsonContentType,
+  readApiBody,
+  readRouteBody,
+  requestError,
+} from './body.ts';
+
+const codeOf = (f: () => void) => {
+  try {
+    f();
+    return null;
+  } catch (err) {
+    return (err as ApiError).code;
+  }
+};
+
+describe('isJsonContentType', () => {
+  it('application/json and +json types, with parameters, in any case', () => {
+    for (const t of [
+      'application/json',
+      'Application/JSON; charset=utf-8',
+      'application/vnd.api+json',
+      ' application/json ',
+    ])
+      expect(isJsonContentType(t)).toBe(true);
+    for (const t of [undefined, '', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'text/json+x'])
+      expect(isJsonContentType(t)).toBe(false);
+  });
+});
+
+describe('checkBrowserJson', () => {
+  const body = { 'content-length': '12' };
+  it('a browser (Origin or Sec-Fetch-Site) with a body that is not declared JSON: 415', () => {
+    expect(codeOf(() => checkBrowserJson({ ...body, origin: 'http://x', 'content-type': 'text/plain' }))).toBe(
+      'unsupported_media_type',
+    );
+    expect(codeOf(() => checkBrowserJson({ ...body, 'sec-fetch-site': 'same-origin' }))).toBe('unsupported_media_type');
+    expect(
+      codeOf(() =>
+        checkBrowserJson({ 'transfer-encoding': 'chunked', origin: 'http://x', 'content-type': 'multipart/form-data' }),
+      ),
+    ).toBe('unsupported_media_type');
+  });
+
+  it('not a browser (curl -d, Node’s fetch with Sec-Fetch-Mode only), no body, or JSON declared: passes', () => {
+    expect(codeOf(() => checkBrowserJson({ ...body, 'content-type': 'application/x-www-form-urlencoded' }))).toBeNull();
+    expect(
+      codeOf(() => checkBrowserJson({ ...body, 'sec-fetch-mode': 'cors', 'content-type': 'text/plain' })),
+    ).toBeNull();
+    expect(codeOf(() => checkBrowserJson({ origin: 'http://x', 'content-length': '0' }))).toBeNull();
+    expect(codeOf(() => checkBrowserJson({ origin: 'http://x' }))).toBeNull();
+    expect(
+      codeOf(() => checkBrowserJson({ ...body, origin: 'http://x', 'content-type': 'application/json' })),
+    ).toBeNull();
+  });
+});
+
+describe('requestError', () => {
+  const req = (complete: boolean) => Object.assign(new IncomingMessage(new Socket()), { complete });
+  const reset = Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+
+  it('the client’s hang-up before its body was whole: 499 client_closed_request', () => {
+    expect(requestError(reset, req(false))).toMatchObject({ code: 'client_closed_request', status: 499 });
+  });
+
+  it('anything else as toApiError: a reset after the body was whole, a bug, an ApiError as it is', () => {
+    expect(requestError(reset, req(true)).code).toBe('internal_error');
+    expect(requestError(new TypeError('x'), req(false)).code).toBe('internal_error');
+    const e = new ApiError('request_timeout', 'slow');
+    expect(requestError(e, req(false))).toBe(e);
+  });
+
+  it('a malformed percent-encoding (URIError) is the client’s 400 invalid_request, not a 500', () => {
+    let err: unknown;
+    try {
+      decodeURIComponent('%ZZ');
+    } catch (e) {
+      err = e;
+    }
+    expect(toApiError(err)).toMatchObject({ code: 'invalid_request', status: 400 });
+  });
+});
+
+describe('readRouteBody without a Node request (app.request)', () => {
+  const ctx = (body: string | Uint8Array, headers: Record<string, string> = {}) => ({
+    env: {},
+    req: { raw: new Request('http://x/', { method: 'POST', body, headers }) },
+  });
+
+  it('reads the body; 413 when it streams past the limit', async () => {
+    expect((await readRouteBody(ctx('{"a":1}'), 100)).toString()).toBe('{"a":1}');
+    await expect(readRouteBody(ctx('x'.repeat(200)), 100)).rejects.toMatchObject({ code: 'body_too_large' });
+  });
+
+  it('the admin and agent APIs: 2 MB, said in the message', async () => {
+    const err = await readApiBody(ctx(new Uint8Array(API_BODY_BYTES + 1))).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'body_too_large', status: 413 });
+    expect((err as ApiError).message).toContain('2 MB');
+  });
+});
