@@ -50,6 +50,8 @@ const ACTIONS: Record<ErrorCode, string> = {
   swarm_task_not_found: 'List the tasks with GET /api/v1/swarms/<name>/tasks.',
   rate_limit_exceeded: 'Wait for the time in Retry-After, or raise the limits in config.json.',
   request_over_tpm_limit: 'Send a smaller request, or raise the TPM limit in config.json; retrying will not help.',
+  budget_exceeded:
+    'Wait for the budget period to end, or raise or remove the budget in config.json (Settings, Budgets).',
   invalid_api_key: 'Send Authorization: Bearer <key> with a valid gateway key, PAT or JWT.',
   model_not_allowed: 'Use an allowed model, or issue a credential whose models cover it.',
   video_task_not_found: 'Use the task_id returned by the create call.',

@@ -1,4 +1,6 @@
 // config.json: the zod schema every reader and writer shares (engine, CLI, desktop shell, UI), with defaults.
+import { BudgetSchema, NOTIFICATION_DEFAULTS, NotificationsConfigSchema, PriceOverrideSchema } from './usage.ts';
+import { USAGE_DEFAULTS, UsageConfigSchema } from './usage.ts';
 import { z } from 'zod';
 
 export const PROVIDER_TYPES = ['openai', 'anthropic', 'gemini', 'ollama'] as const;
@@ -255,6 +257,10 @@ export const ConfigSchema = z
     limits: LimitsConfigSchema.default(LIMITS_DEFAULTS),
     gateway: GatewayConfigSchema.default({ enabled: false }),
     quirks: QuirksConfigSchema.default({ provider_hosts: {}, entries: [] }),
+    usage: UsageConfigSchema.default(USAGE_DEFAULTS),
+    prices: z.array(PriceOverrideSchema).default([]),
+    budgets: z.array(BudgetSchema).default([]),
+    notifications: NotificationsConfigSchema.default(NOTIFICATION_DEFAULTS),
     /** electron-store / conf bookkeeping; never read by the engine. */
     __internal__: z.unknown().optional(),
   })
@@ -281,6 +287,7 @@ export const ConfigSchema = z
     cfg.app_rules.forEach((r, i) => checkRef(r.default_provider, ['app_rules', i, 'default_provider'], false));
     for (const name of Object.keys(cfg.quirks.provider_hosts))
       checkRef(name, ['quirks', 'provider_hosts', name], false);
+    cfg.prices.forEach((p, i) => p.provider !== undefined && checkRef(p.provider, ['prices', i, 'provider'], false));
   });
 
 export type Config = z.infer<typeof ConfigSchema>;

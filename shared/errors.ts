@@ -59,6 +59,7 @@ export const ERROR_CODES = {
   // The gateway (issue 8): limits, keys, video tasks.
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
   request_over_tpm_limit: { status: 413, type: 'invalid_request_error' },
+  budget_exceeded: { status: 402, type: 'rate_limit_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },
   model_not_allowed: { status: 403, type: 'permission_error' },
   video_task_not_found: { status: 404, type: 'not_found_error' },

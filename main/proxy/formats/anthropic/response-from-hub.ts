@@ -47,6 +47,8 @@ function errorTypeFromStatus(status: number): AnthropicErrorType {
       return 'invalid_request_error';
     case 401:
       return 'authentication_error';
+    case 402:
+      return 'billing_error';
     case 403:
       return 'permission_error';
     case 404:

@@ -73,6 +73,7 @@ export type AnthropicResponse = {
 export type AnthropicErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
+  | 'billing_error'
   | 'permission_error'
   | 'not_found_error'
   | 'request_too_large'
