@@ -96,9 +96,7 @@ describeWithChromium('workflows and settings in the UI', () => {
     await page.getByTestId('listen-port').fill(String(heldPort));
     const taken = page.getByTestId('port-taken');
     await taken.waitFor({ timeout: 10_000 });
-    expect(await taken.textContent()).toMatch(
-      new RegExp(`^Port ${heldPort} is in use by .*"listen_port": ${heldPort + 1}`),
-    );
+    expect(await taken.textContent()).toMatch(new RegExp(`^Port ${heldPort} is in use by .*"listen_port": \\d+`));
     expect(await page.getByTestId('save-settings').isDisabled()).toBe(true);
     await screenshot(page, 'settings-port-taken');
     expect(await fs.readFile(sb.configPath, 'utf8')).toBe(before);

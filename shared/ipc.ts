@@ -45,7 +45,8 @@ export type PortConflictInfo = {
   port: number;
   holder: string;
   message: string;
-  suggested_port: number;
+  /** A port near it that was free when the conflict was found; null when none near was free. */
+  suggested_port: number | null;
   config_path: string;
   ollama: boolean;
 };

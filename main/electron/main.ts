@@ -137,7 +137,7 @@ app.whenReady().then(async () => {
       return;
     }
     if (!(err instanceof PortInUseError)) throw err;
-    conflict = portConflictInfo(err.port, err.holder, configPath);
+    conflict = portConflictInfo(err.port, err.holder, configPath, err.suggested);
   }
   const client = httpTransport({
     base: conflict ? 'http://127.0.0.1:0' : `http://127.0.0.1:${sb.port}`,

@@ -2,7 +2,12 @@
 import type { PortConflictInfo } from '../../shared/ipc.ts';
 import { type PortHolder, portConflictMessage } from '../server/port-conflict.ts';
 
-export function portConflictInfo(port: number, holder: PortHolder, configPath: string): PortConflictInfo {
+export function portConflictInfo(
+  port: number,
+  holder: PortHolder,
+  configPath: string,
+  suggested: number | null,
+): PortConflictInfo {
   const names: Record<PortHolder['kind'], string> = {
     ollama: 'Ollama',
     switchboard: 'another Switchboard',
@@ -18,8 +23,8 @@ export function portConflictInfo(port: number, holder: PortHolder, configPath: s
   return {
     port,
     holder: holderText,
-    message: portConflictMessage(port, holder, configPath),
-    suggested_port: port === 65535 ? port - 1 : port + 1,
+    message: portConflictMessage(port, holder, configPath, suggested),
+    suggested_port: suggested,
     config_path: configPath,
     ollama: holder.kind === 'ollama',
   };

@@ -111,6 +111,7 @@ describe('port conflict page', () => {
       11434,
       { kind: 'ollama', version: '0.9.1' },
       '/home/u/.config/Switchboard/config.json',
+      11435,
     );
     expect(info).toMatchObject({
       port: 11434,
@@ -124,8 +125,15 @@ describe('port conflict page', () => {
     expect(info.message).toContain('OLLAMA_HOST');
   });
   it('names another process without the Ollama fix', () => {
-    const info = portConflictInfo(8080, { kind: 'process', name: 'nginx', pid: 42 }, '/c.json');
-    expect(info).toMatchObject({ holder: 'nginx (pid 42)', ollama: false, suggested_port: 8081 });
+    const info = portConflictInfo(8080, { kind: 'process', name: 'nginx', pid: 42 }, '/c.json', 8082);
+    expect(info).toMatchObject({ holder: 'nginx (pid 42)', ollama: false, suggested_port: 8082 });
+    expect(info.message).toContain('"listen_port": 8082');
+  });
+  it('says to pick a free port when none near was free, never naming a taken one', () => {
+    const info = portConflictInfo(8080, { kind: 'unknown' }, '/c.json', null);
+    expect(info.suggested_port).toBeNull();
+    expect(info.message).not.toMatch(/808[1-9]/);
+    expect(info.message).toContain('a free port');
   });
 });
 

@@ -21,8 +21,7 @@ import { VERSION } from '../version.ts';
 import { performance } from 'node:perf_hooks';
 import { fetchModels } from '../proxy/models.ts';
 import { createKey, keysFile, readKeys, revokeKey } from '../orchestrator/keys.ts';
-import net from 'node:net';
-import { identifyPortHolder, portConflictMessage } from './port-conflict.ts';
+import { freePortNear, identifyPortHolder, portConflictMessage, tryBind } from './port-conflict.ts';
 
 type ProviderLike = { name?: unknown; api_key?: unknown; headers?: unknown };
 type ConfigLike = { providers?: ProviderLike[]; gateway?: { jwt?: { secret?: unknown } } };
@@ -360,7 +359,7 @@ export function adminRoutes(
       free: false,
       current: false,
       holder,
-      message: portConflictMessage(port, holder, store.file),
+      message: portConflictMessage(port, holder, store.file, await freePortNear(port, host)),
     });
   });
 
@@ -384,13 +383,4 @@ function notSaved(err: unknown): unknown {
     `config.json was not changed: writing it or its backup failed (${(err as Error).message}).`,
     'Check the disk and the permissions of the config folder and its config-backups folder, then retry.',
   );
-}
-
-/** Binds port on host and closes at once: null when it could be bound, else the error (EADDRINUSE, EACCES...). */
-function tryBind(port: number, host: string): Promise<NodeJS.ErrnoException | null> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', (err: NodeJS.ErrnoException) => resolve(err));
-    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(null)));
-  });
 }

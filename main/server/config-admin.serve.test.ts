@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
-import { freePort, holdPort } from '../../test/support/ports.ts';
+import { freePort, holdPort, holdTwoInARow } from '../../test/support/ports.ts';
 import {
   configFor,
   eventually,
@@ -429,6 +429,20 @@ describe('port conflict', () => {
       expect(r.stderr).toContain(`Port ${port} is in use by node (pid ${process.pid})`);
     } finally {
       await other.close();
+    }
+  });
+
+  it('suggests a port that is free, not the next one when that is taken too', async () => {
+    const [first, second] = await holdTwoInARow();
+    try {
+      const r = await runServeToExit({ config: configFor({ alpha: a.baseUrl }), port: first.port });
+      expect(r.code).toBe(3);
+      const suggested = Number(/--port (\d+)/.exec(r.stderr)?.[1]);
+      expect([first.port, second.port]).not.toContain(suggested);
+      expect(suggested).toBeGreaterThan(1023);
+      await (await holdPort(suggested)).close(); // free: it can be bound
+    } finally {
+      await Promise.all([first.close(), second.close()]);
     }
   });
 });

@@ -8,7 +8,7 @@ import type { Config } from '../../shared/config.ts';
 import { ApiError } from '../errors.ts';
 import { logger } from '../observability/logger.ts';
 import { errorBodyFor } from './error-body.ts';
-import { PortInUseError, identifyPortHolder, portConflictMessage } from './port-conflict.ts';
+import { PortInUseError, freePortNear, identifyPortHolder, portConflictMessage } from './port-conflict.ts';
 
 /** The server's own limits, read from config.json at every new connection (so a reload applies to the next ones). */
 export type ListenerLimits = { maxConnections: number; bodyIdleMs: number };
@@ -64,7 +64,8 @@ export class Listener {
     }).catch(async (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') {
         const holder = await identifyPortHolder(port, host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
-        throw new PortInUseError(port, holder, portConflictMessage(port, holder, this.configPath));
+        const free = await freePortNear(port, host);
+        throw new PortInUseError(port, holder, portConflictMessage(port, holder, this.configPath, free), free);
       }
       throw err;
     });

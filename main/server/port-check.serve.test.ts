@@ -3,7 +3,7 @@ import net from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { MOCK_OLLAMA_VERSION, type MockOllama, startMockOllama } from '../../test/support/mock-ollama.ts';
-import { freePort, type HeldPort, holdPort } from '../../test/support/ports.ts';
+import { freePort, type HeldPort, holdPort, holdTwoInARow } from '../../test/support/ports.ts';
 import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 type PortCheck = {
@@ -49,16 +49,16 @@ describe('GET /admin/v1/port-check', () => {
       holder: { kind: 'ollama', version: MOCK_OLLAMA_VERSION },
     });
     expect(body.message).toContain(`Port ${ollama.port} is in use by Ollama ${MOCK_OLLAMA_VERSION}`);
-    expect(body.message).toContain(`"listen_port": ${ollama.port + 1} in ${sb.configPath}`);
+    expect(body.message).toMatch(
+      new RegExp(`"listen_port": \\d+ in ${sb.configPath.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
   });
 
   it('says a port held by another program is taken, and the port stays held', async () => {
     const { body } = await check(plainPort);
     expect(body.free).toBe(false);
     expect(body.holder?.kind).not.toBe('ollama');
-    expect(body.message).toMatch(
-      new RegExp(`^Port ${plainPort} is in use by .*Stop it, or set "listen_port": ${plainPort + 1}`),
-    );
+    expect(body.message).toMatch(new RegExp(`^Port ${plainPort} is in use by .*Stop it, or set "listen_port": \\d+`));
     // The holder was not disturbed.
     await new Promise<void>((resolve, reject) => {
       const s = net.connect(plainPort, '127.0.0.1', () => (s.destroy(), resolve()));
@@ -84,6 +84,22 @@ describe('GET /admin/v1/port-check', () => {
     });
     await new Promise((r) => again.close(r));
     expect((await check(sb.port)).body).toMatchObject({ port: sb.port, free: true, current: true, message: null });
+  });
+
+  it('suggests a port that is free now, not the taken one after it (it used to say port + 1 unchecked)', async () => {
+    const [a, b] = await holdTwoInARow();
+    try {
+      const { body } = await check(a.port);
+      expect(body.free).toBe(false);
+      const suggested = Number(/"listen_port": (\d+)/.exec(body.message ?? '')?.[1]);
+      expect(suggested).not.toBe(a.port);
+      expect(suggested).not.toBe(b.port);
+      // It is free: it can be bound.
+      const probe = await holdPort(suggested);
+      await probe.close();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
   });
 
   it('refuses what is not a port number', async () => {

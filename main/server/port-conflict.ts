@@ -1,4 +1,5 @@
 // When listen_port is taken: find out who holds it (Ollama answers /api/version) and say how to fix it.
+import net from 'node:net';
 import { request } from 'undici';
 import { findListeningProcess } from '../proxy/apps/os-process.ts';
 
@@ -30,16 +31,54 @@ export async function identifyPortHolder(port: number, host = '127.0.0.1'): Prom
   return { kind: 'unknown' };
 }
 
-/** The message for a port conflict: who, and two ways out. Pure, so the desktop shell can show it too. */
-export function portConflictMessage(port: number, holder: PortHolder, configPath: string): string {
-  const next = port === 65535 ? port - 1 : port + 1;
-  const moveUs = `set "listen_port": ${next} in ${configPath} (or run \`switchboard serve --port ${next}\`) and point your clients at http://localhost:${next}/v1`;
+/** Binds port on host and closes at once: null when it could be bound, else the error (EADDRINUSE, EACCES...). */
+export function tryBind(port: number, host: string): Promise<NodeJS.ErrnoException | null> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', (err: NodeJS.ErrnoException) => resolve(err));
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(null)));
+  });
+}
+
+/** How many ports after a taken one are tried for a suggestion. */
+const SUGGESTION_TRIES = 20;
+
+/**
+ * A port near `port` that can be bound on `host` now (the next ones up, then down), to suggest instead of a taken
+ * one; null when none of the SUGGESTION_TRIES nearest is free.
+ */
+export async function freePortNear(port: number, host: string): Promise<number | null> {
+  for (let i = 1; i <= SUGGESTION_TRIES; i++) {
+    for (const p of [port + i, port - i]) {
+      if (p < 1024 || p > 65535) continue;
+      if ((await tryBind(p, host)) === null) return p;
+    }
+  }
+  return null;
+}
+
+/**
+ * The message for a port conflict: who, and two ways out. Pure, so the desktop shell can show it too. `suggested`
+ * is a port checked free just now (freePortNear), or null when none was found near.
+ */
+export function portConflictMessage(
+  port: number,
+  holder: PortHolder,
+  configPath: string,
+  suggested: number | null,
+): string {
+  const next = suggested ?? 'a free port';
+  const moveUs =
+    suggested === null
+      ? `set "listen_port" in ${configPath} to a free port (or run \`switchboard serve --port <port>\`) and point your clients at it`
+      : `set "listen_port": ${next} in ${configPath} (or run \`switchboard serve --port ${next}\`; it is free now) and point your clients at http://localhost:${next}/v1`;
+  const ollamaPort = suggested ?? 11435;
   switch (holder.kind) {
     case 'ollama':
       return (
         `Port ${port} is in use by Ollama ${holder.version}. Either ${moveUs}, ` +
-        `or move Ollama to another port (set OLLAMA_HOST=127.0.0.1:11435 and restart it) and add it to Switchboard as a provider ` +
-        `with "type": "ollama" and "base_url": "http://127.0.0.1:11435" (the "local" template), so Switchboard can take ${port}.`
+        `or move Ollama to another port (set OLLAMA_HOST=127.0.0.1:${ollamaPort} and restart it) and add it to Switchboard as a provider ` +
+        `with "type": "ollama" and "base_url": "http://127.0.0.1:${ollamaPort}" (the "local" template), so Switchboard can take ${port}.`
       );
     case 'switchboard':
       return `Port ${port} is in use by another Switchboard that is already running. Use that one, stop it, or ${moveUs}.`;
@@ -55,6 +94,8 @@ export class PortInUseError extends Error {
     readonly port: number,
     readonly holder: PortHolder,
     message: string,
+    /** A port near it that was free when the conflict was found (null: none near). */
+    readonly suggested: number | null = null,
   ) {
     super(message);
     this.name = 'PortInUseError';
