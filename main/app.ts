@@ -1,7 +1,7 @@
 // Composition root: config store, engine, health checks, HTTP server; start() and stop() for both shells.
 import path from 'node:path';
 import type { Config } from '../shared/config.ts';
-import { problemToText } from '../shared/config.ts';
+import { configWarnings, problemToText } from '../shared/config.ts';
 import { loadAdminToken } from './config/admin-token.ts';
 import { keysOfferedByEnv } from './config/defaults.ts';
 import { ConfigStore } from './config/store.ts';
@@ -51,6 +51,7 @@ export class Switchboard {
     this.store = await ConfigStore.open(this.options.configPath);
     if (this.store.firstRun) this.announceFirstRun();
     for (const notice of this.store.notices) logger.warn(notice);
+    this.warnAbout(this.store.config);
     this.adminToken = await loadAdminToken(this.store.dir);
     this.forgetAdminToken = addSecretSource(() => [this.adminToken]); // scrubbed from error texts like provider keys
     this.engine = new Engine(this.store.config, this.store.file, this.requestLog);
@@ -107,12 +108,18 @@ export class Switchboard {
     this.store.watch();
   }
 
+  /** What a valid config does that is likely not meant (a rule naming a disabled provider), said in the log. */
+  private warnAbout(config: Config): void {
+    for (const w of configWarnings(config)) logger.warn(`config.json: ${w.path} ${w.message}`);
+  }
+
   private async applyConfig(next: Config, prev: Config): Promise<void> {
     this.engine.update(next);
     this.orchestrator.configure();
     this.configureRequestLog(next);
     if (next.health_check.interval_ms !== prev.health_check.interval_ms) this.health.start();
     logger.info(`config reloaded from ${this.store.file}`);
+    this.warnAbout(next);
     const portChanged = next.listen_port !== prev.listen_port || next.listen_host !== prev.listen_host;
     if (portChanged && this.options.port === undefined) {
       try {

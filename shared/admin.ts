@@ -177,6 +177,8 @@ export const ConfigSaveResultSchema = z.strictObject({
   backup: ConfigBackupInfoSchema.nullable(),
   /** Said when the save left no providers where there were some: how to get them back. */
   warning: z.string().optional(),
+  /** What the saved config does that is likely not meant (configWarnings in shared/config.ts): saved anyway. */
+  warnings: z.array(z.strictObject({ path: z.string(), value: z.unknown(), message: z.string() })),
 });
 export type ConfigSaveResult = z.infer<typeof ConfigSaveResultSchema>;
 

@@ -2,6 +2,7 @@
 import { BudgetSchema, NOTIFICATION_DEFAULTS, NotificationsConfigSchema, PriceOverrideSchema } from './usage.ts';
 import { USAGE_DEFAULTS, UsageConfigSchema } from './usage.ts';
 import { z } from 'zod';
+import { bareAppName } from './app-name.ts';
 
 export const PROVIDER_TYPES = ['openai', 'anthropic', 'gemini', 'ollama'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
@@ -285,6 +286,19 @@ export const ConfigSchema = z
     checkRef(cfg.routing.default_provider, ['routing', 'default_provider'], true);
     cfg.routing.rules.forEach((r, i) => checkRef(r.provider, ['routing', 'rules', i, 'provider'], false));
     cfg.app_rules.forEach((r, i) => checkRef(r.default_provider, ['app_rules', i, 'default_provider'], false));
+    // App names match case-folded and without a path or .exe/.app (bareAppName): a second rule for the same app
+    // would never apply.
+    const apps = new Map<string, number>();
+    cfg.app_rules.forEach((r, i) => {
+      const key = bareAppName(r.app);
+      const first = apps.get(key);
+      if (first === undefined) return void apps.set(key, i);
+      ctx.addIssue({
+        code: 'custom',
+        path: ['app_rules', i, 'app'],
+        message: `is the same app as app_rules[${first}] ("${cfg.app_rules[first]!.app}"): app names match without regard to case, so this rule would never apply; edit that rule instead`,
+      });
+    });
     for (const name of Object.keys(cfg.quirks.provider_hosts))
       checkRef(name, ['quirks', 'provider_hosts', name], false);
     cfg.prices.forEach((p, i) => p.provider !== undefined && checkRef(p.provider, ['prices', i, 'provider'], false));
@@ -468,4 +482,43 @@ export function maskKey(key: string): string {
 
 export function isMaskedKey(key: string): boolean {
   return key === '****' || /^.{3}\*{4}.{4}$/.test(key);
+}
+
+/**
+ * What a valid config does that is likely not meant, said as warnings (a save goes through): a rule, an app rule or
+ * the default provider naming a disabled provider (its requests go to the next candidate, or get no_route).
+ */
+export function configWarnings(cfg: Config): ConfigProblem[] {
+  const disabled = new Set(cfg.providers.filter((p) => !p.enabled).map((p) => p.name));
+  if (disabled.size === 0) return [];
+  const out: ConfigProblem[] = [];
+  const say = (path: string, name: string, what: string) =>
+    out.push({
+      path,
+      value: name,
+      message: `names provider "${name}", which is disabled: ${what}; enable it or pick another provider`,
+    });
+  if (disabled.has(cfg.routing.default_provider))
+    say(
+      'routing.default_provider',
+      cfg.routing.default_provider,
+      'it is skipped, so a model no enabled provider takes gets no_route',
+    );
+  cfg.routing.rules.forEach((r, i) => {
+    if (disabled.has(r.provider))
+      say(
+        `routing.rules[${i}].provider`,
+        r.provider,
+        `models matching "${r.pattern}" skip it, to the next matching rule or the default provider`,
+      );
+  });
+  cfg.app_rules.forEach((r, i) => {
+    if (disabled.has(r.default_provider))
+      say(
+        `app_rules[${i}].default_provider`,
+        r.default_provider,
+        `requests of "${r.app}" that no routing rule matches skip it, to the default provider`,
+      );
+  });
+  return out;
 }

@@ -10,7 +10,7 @@ import type {
   RouteExplanation,
   StatusResponse,
 } from '../../shared/admin.ts';
-import { isMaskedKey, maskKey, SECRET_HEADER_NAME } from '../../shared/config.ts';
+import { configWarnings, isMaskedKey, maskKey, SECRET_HEADER_NAME } from '../../shared/config.ts';
 import { BACKUPS_KEPT, BackupNotFoundError, backupsDir, listBackups, readBackup } from '../config/backups.ts';
 import { ConfigError, type ConfigStore } from '../config/store.ts';
 import { gatewayFor } from '../gateway/gateway.ts';
@@ -149,6 +149,7 @@ export function adminRoutes(
       config: maskConfig(await store.readRaw()),
       error: null,
       backup: saved.backup,
+      warnings: configWarnings(saved.config),
     };
     // Saved as asked (a reset is allowed), but said: the way back is the backup of what was there.
     if (hadProviders > 0 && saved.config.providers.length === 0 && saved.backup) {

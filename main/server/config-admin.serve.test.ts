@@ -254,6 +254,43 @@ describe('admin API', () => {
     expect(await fs.readFile(sb.configPath, 'utf8')).toBe(before);
   });
 
+  it('refuses a second app rule for the same app in another case, and says which rules name a disabled provider', async () => {
+    const read = (await (await sb.admin('/config')).json()) as { config: Record<string, unknown> };
+    const put = (body: unknown) =>
+      sb.admin('/config', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const before = await fs.readFile(sb.configPath, 'utf8');
+    const dup = await put({
+      ...read.config,
+      app_rules: [
+        { app: 'cursor', default_provider: 'alpha' },
+        { app: 'Cursor', default_provider: 'beta' },
+      ],
+    });
+    expect(dup.status).toBe(400);
+    const err = (await dup.json()) as { error: { code: string; details: { path: string; message: string }[] } };
+    expect(err.error.details).toContainEqual(expect.objectContaining({ path: 'app_rules[1].app' }));
+    expect(await fs.readFile(sb.configPath, 'utf8')).toBe(before);
+
+    const providers = (read.config.providers as { name: string; enabled?: boolean }[]).map((p) =>
+      p.name === 'beta' ? { ...p, enabled: false } : p,
+    );
+    const saved = await put({
+      ...read.config,
+      providers,
+      app_rules: [{ app: 'cursor', default_provider: 'beta' }],
+    });
+    expect(saved.status).toBe(200);
+    const body = (await saved.json()) as { warnings: { path: string; message: string }[] };
+    expect(body.warnings).toEqual([
+      expect.objectContaining({ path: 'app_rules[0].default_provider', message: expect.stringContaining('disabled') }),
+    ]);
+    await put(read.config); // back as it was, for the tests after
+  });
+
   it('status lists providers, rules and recent logs, never a key', async () => {
     await ask(sb, 'anything');
     const res = await sb.admin('/status');

@@ -6,7 +6,7 @@ import { isLoopbackAddress } from './socket-address.ts';
 import type { PlatformProcessLookup, ProcessInfo, SocketPair } from './types.ts';
 import { win32ProcessLookup } from './win32.ts';
 
-export { bareAppName } from './app-name.ts';
+export { bareAppName } from '../../../shared/app-name.ts';
 export type { ProcessInfo, SocketPair } from './types.ts';
 
 export type OsLookupOptions = {

@@ -1,0 +1,73 @@
+// The config schema's cross-field checks and its warnings (issue 15, bug 3).
+import { describe, expect, it } from 'vitest';
+import { ConfigSchema, configWarnings } from './config.ts';
+
+const providers = [
+  { name: 'a', base_url: 'http://127.0.0.1:1/v1' },
+  { name: 'b', base_url: 'http://127.0.0.1:2/v1', enabled: false },
+];
+
+describe('app_rules', () => {
+  it('refuses a second rule for the same app in another case (matching ignores case: it would never apply)', () => {
+    const r = ConfigSchema.safeParse({
+      providers,
+      app_rules: [
+        { app: 'cursor', default_provider: 'a' },
+        { app: 'Cursor', default_provider: 'a' },
+      ],
+    });
+    expect(r.success).toBe(false);
+    const issue = r.error!.issues.find((i) => i.path.join('.') === 'app_rules.1.app');
+    expect(issue?.message).toContain('same app as app_rules[0] ("cursor")');
+  });
+
+  it('counts a path or .exe as the same app too', () => {
+    const r = ConfigSchema.safeParse({
+      providers,
+      app_rules: [
+        { app: 'code', default_provider: 'a' },
+        { app: 'C:\\Program Files\\Microsoft VS Code\\Code.exe', default_provider: 'a' },
+      ],
+    });
+    expect(r.success).toBe(false);
+  });
+
+  it('takes different apps', () => {
+    const r = ConfigSchema.safeParse({
+      providers,
+      app_rules: [
+        { app: 'cursor', default_provider: 'a' },
+        { app: 'code', default_provider: 'a' },
+      ],
+    });
+    expect(r.success).toBe(true);
+  });
+});
+
+describe('configWarnings', () => {
+  it('names every rule, app rule and default that points at a disabled provider', () => {
+    const cfg = ConfigSchema.parse({
+      providers,
+      routing: {
+        default_provider: 'b',
+        rules: [
+          { pattern: 'gpt-*', provider: 'b' },
+          { pattern: '*', provider: 'a' },
+        ],
+      },
+      app_rules: [{ app: 'cursor', default_provider: 'b' }],
+    });
+    const w = configWarnings(cfg);
+    expect(w.map((x) => x.path)).toEqual([
+      'routing.default_provider',
+      'routing.rules[0].provider',
+      'app_rules[0].default_provider',
+    ]);
+    expect(w[1]!.message).toContain('"b", which is disabled');
+  });
+
+  it('says nothing when every named provider is enabled', () => {
+    const cfg = ConfigSchema.parse({ providers, routing: { default_provider: 'a', rules: [] } });
+    expect(configWarnings(cfg)).toEqual([]);
+  });
+});
