@@ -1,8 +1,12 @@
 // Agent bench: (1) tasks/s through the dispatch queue (POST /agents/:id/run → WAL → worker → instant mock model →
 // completed event) against the same number of plain chat completions through the router (the baseline: one model
-// call each, no queue, no WAL), and (2) event fan-out: events/s delivered to 100 SSE subscribers against 1 subscriber
-// in the same run. Switchboard runs in this process on a temp folder; the mock provider answers at once.
-// Run: node --import tsx bench/agents.ts   (AGENTS_BENCH_TASKS, default 300)
+// call each, no queue, no WAL), (2) event fan-out: events/s delivered to 100 SSE subscribers against 1 subscriber
+// in the same run, and (3) long answers with their output deltas coalesced in the WAL (orchestrator.event_flush_ms,
+// default 50) against one WAL record per delta (event_flush_ms: 0, the mode before issue 16): WAL records per answer
+// and tasks/s, each mode on its own Switchboard in the same run. Switchboard runs in this process on a temp folder;
+// the mock provider answers at once.
+// Run: node --import tsx bench/agents.ts   (AGENTS_BENCH_TASKS, default 300; AGENTS_BENCH_ANSWERS, default 40 answers
+// of AGENTS_BENCH_TOKENS, default 1000 deltas, for (3))
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,23 +29,21 @@ async function pool(n: number, concurrency: number, op: (i: number) => Promise<v
   );
 }
 
-export async function main(): Promise<{ table: string; pass: boolean; rows: Record<string, number> }> {
-  const tasks = Number(process.env.AGENTS_BENCH_TASKS ?? 300);
-  const mock = await startMockProvider({ name: 'mock', record: false });
+type Bench = {
+  sb: Switchboard;
+  api: string;
+  post: (p: string, body: unknown) => Promise<any>;
+  key: string;
+  close: () => Promise<void>;
+};
+
+/** A Switchboard in this process on a temp folder, its agent API and a key; `orchestrator` adds to the bench's own. */
+async function startBench(mockUrl: string, orchestrator: Record<string, unknown> = {}): Promise<Bench> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchboard-agents-bench-'));
   const configPath = path.join(dir, 'config.json');
-  await fs.writeFile(
-    configPath,
-    JSON.stringify(
-      configFor(
-        { mock: mock.baseUrl },
-        {
-          log_requests: false,
-          orchestrator: { queue_capacity: 100_000, workers: 8, run_window_ms: 0, event_retention: 1_000_000 },
-        },
-      ),
-    ),
-  );
+  const own = { queue_capacity: 100_000, workers: 8, run_window_ms: 0, event_retention: 1_000_000 };
+  const config = configFor({ mock: mockUrl }, { log_requests: false, orchestrator: { ...own, ...orchestrator } });
+  await fs.writeFile(configPath, JSON.stringify(config));
   const { key } = await createKey(keysFile(dir), 'bench');
   const sb = new Switchboard({ configPath, port: 0 });
   await sb.start();
@@ -52,6 +54,43 @@ export async function main(): Promise<{ table: string; pass: boolean; rows: Reco
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     }).then((r) => r.json() as Promise<any>);
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await sb.stop();
+      await fs.rm(dir, { recursive: true, force: true });
+    })());
+  return { sb, api, post, key, close };
+}
+
+type LongAnswers = { recordsPerAnswer: number; tasksPerSec: number };
+
+/** `answers` tasks of `tokens` deltas each, waited for with ?wait=true: WAL records per answer, and tasks/s. */
+async function longAnswers(mockUrl: string, flushMs: number, answers: number, tokens: number): Promise<LongAnswers> {
+  const b = await startBench(mockUrl, { event_flush_ms: flushMs });
+  try {
+    const agents: string[] = [];
+    for (let i = 0; i < answers; i++) agents.push((await b.post('/agents', { name: `l${i}`, model: 'mock-model' })).id);
+    const seq0 = b.sb.wal.info().lastSeq;
+    const start = performance.now();
+    await pool(answers, 8, async (i) => {
+      const done = await b.post(`/agents/${agents[i]}/run?wait=true&timeout_s=300`, { message: 'talk' });
+      if (done.status !== 'completed') throw new Error(`a long answer ended ${done.status}: ${done.error}`);
+      if ((done.result as string).length < tokens) throw new Error('a long answer came back short');
+    });
+    const seconds = (performance.now() - start) / 1000;
+    return { recordsPerAnswer: (b.sb.wal.info().lastSeq - seq0) / answers, tasksPerSec: answers / seconds };
+  } finally {
+    await b.close();
+  }
+}
+
+export async function main(): Promise<{ table: string; pass: boolean; rows: Record<string, number> }> {
+  const tasks = Number(process.env.AGENTS_BENCH_TASKS ?? 300);
+  const answers = Number(process.env.AGENTS_BENCH_ANSWERS ?? 40);
+  const tokens = Number(process.env.AGENTS_BENCH_TOKENS ?? 1000);
+  const mock = await startMockProvider({ name: 'mock', record: false });
+  const { sb, api, post, key, close } = await startBench(mock.baseUrl);
   try {
     const agents: string[] = [];
     for (let i = 0; i < tasks; i++) agents.push((await post('/agents', { name: `b${i}`, model: 'mock-model' })).id);
@@ -84,6 +123,13 @@ export async function main(): Promise<{ table: string; pass: boolean; rows: Reco
     };
     const one = await runAll(1);
     const hundred = await runAll(100);
+    await close();
+
+    // Long answers: the same work with one WAL record per delta (the old mode), then coalesced.
+    mock.setBehavior({ tokens: Array.from({ length: tokens }, (_, i) => `w${i} `) });
+    const perDelta = await longAnswers(mock.baseUrl, 0, answers, tokens);
+    const coalesced = await longAnswers(mock.baseUrl, 50, answers, tokens);
+    mock.setBehavior({});
     const rows = {
       chat_per_sec: chatPerSec,
       tasks_per_sec: one.tasksPerSec,
@@ -92,6 +138,12 @@ export async function main(): Promise<{ table: string; pass: boolean; rows: Reco
       events_per_sec_100_subscribers: hundred.eventsPerSec,
       fanout_gain: hundred.eventsPerSec / one.eventsPerSec,
       tasks_per_sec_with_100_subscribers: hundred.tasksPerSec,
+      records_per_answer_per_delta: perDelta.recordsPerAnswer,
+      records_per_answer_coalesced: coalesced.recordsPerAnswer,
+      records_ratio: coalesced.recordsPerAnswer / perDelta.recordsPerAnswer,
+      long_tasks_per_sec_per_delta: perDelta.tasksPerSec,
+      long_tasks_per_sec_coalesced: coalesced.tasksPerSec,
+      long_tasks_gain: coalesced.tasksPerSec / perDelta.tasksPerSec,
     };
     const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
     const table = [
@@ -102,12 +154,18 @@ export async function main(): Promise<{ table: string; pass: boolean; rows: Reco
       `| tasks/s through the queue vs chat completions/s through the router | ${f(chatPerSec)} | ${f(one.tasksPerSec)} | ${one.tasksPerSec / chatPerSec >= 0.01 ? (one.tasksPerSec / chatPerSec).toFixed(2) : '<0.01'}× |`,
       `| events/s delivered: 100 SSE subscribers vs 1 | ${f(one.eventsPerSec)} | ${f(hundred.eventsPerSec)} | ${(hundred.eventsPerSec / one.eventsPerSec).toFixed(1)}× |`,
       `| tasks/s with 100 subscribers vs 1 | ${f(one.tasksPerSec)} | ${f(hundred.tasksPerSec)} | ${(hundred.tasksPerSec / one.tasksPerSec).toFixed(2)}× |`,
+      '',
+      `Long answers: ${answers} tasks of ${tokens} output deltas, 8 at once; baseline: one WAL record per delta (event_flush_ms 0, before issue 16), agents: deltas coalesced (event_flush_ms 50)`,
+      '',
+      '| measure | one record per delta | coalesced | ratio |',
+      '|---|--:|--:|--:|',
+      `| WAL records per answer | ${f(perDelta.recordsPerAnswer)} | ${f(coalesced.recordsPerAnswer)} | ${rows.records_ratio.toFixed(3)}× |`,
+      `| tasks/s | ${f(perDelta.tasksPerSec)} | ${f(coalesced.tasksPerSec)} | ${rows.long_tasks_gain.toFixed(2)}× |`,
     ].join('\n');
     return { table, pass: true, rows };
   } finally {
-    await sb.stop();
+    await close();
     await mock.close();
-    await fs.rm(dir, { recursive: true, force: true });
   }
 }
 

@@ -1,4 +1,5 @@
-// `npm run bench`: runs every bench module in bench/ that exports main(), in sequence, and prints its table.
+// `npm run bench`: runs every bench module in bench/ that exports main(), in sequence, and prints its table
+// (`npm run bench -- usage agents` runs only the benches named).
 // A bench's main() takes no required argument and returns an object; its `table` (markdown) is printed, and the
 // whole object is saved as bench/results/<name>.json. `pass: false` in a result makes the run exit non-zero.
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
@@ -16,9 +17,13 @@ export async function benchFiles(dir = BENCH_DIR): Promise<string[]> {
     .sort();
 }
 
-async function runAll(): Promise<boolean> {
+async function runAll(only: readonly string[]): Promise<boolean> {
   let ok = true;
-  for (const file of await benchFiles()) {
+  const files = await benchFiles();
+  const unknown = only.filter((n) => !files.includes(`${n}.ts`));
+  if (unknown.length) throw new Error(`no bench named ${unknown.join(', ')}; there are ${files.join(', ')}`);
+  for (const file of files) {
+    if (only.length && !only.includes(path.basename(file, '.ts'))) continue;
     const mod = (await import(pathToFileURL(path.join(BENCH_DIR, file)).href)) as { main?: unknown };
     if (typeof mod.main !== 'function') continue;
     const name = path.basename(file, '.ts');
@@ -47,5 +52,5 @@ async function runAll(): Promise<boolean> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  if (!(await runAll())) process.exitCode = 1;
+  if (!(await runAll(process.argv.slice(2)))) process.exitCode = 1;
 }

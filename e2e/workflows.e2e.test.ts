@@ -30,6 +30,7 @@ describeWithChromium('workflows and settings in the UI', () => {
   it('creates a two-step workflow, runs it and shows both steps completed with their outputs', async () => {
     const page = await openUi(browser, sb, 'agents');
     await createAgentInUi(page, 'writer');
+    await page.getByTestId('agents-nav-workflows').click(); // the Agents area's Workflows sub-page
 
     // A step naming an unknown agent and a later step: the server's 422 workflow_invalid, in words.
     await page.getByTestId('workflow-name').fill('blog');
@@ -63,7 +64,7 @@ describeWithChromium('workflows and settings in the UI', () => {
     // A bad input is refused in words before anything is sent; then a real run.
     await card.getByTestId('workflow-input').fill('{topic: bees}');
     await card.getByTestId('workflow-run').click();
-    await card.getByTestId('form-error').filter({ hasText: 'not valid JSON' }).waitFor();
+    await card.getByTestId('action-error').filter({ hasText: 'not valid JSON' }).waitFor();
     await card.getByTestId('workflow-input').fill('{"topic": "honey bees"}');
     await card.getByTestId('workflow-run').click();
     await card

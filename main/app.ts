@@ -16,6 +16,10 @@ import { Metrics } from './observability/metrics.ts';
 import { KeyRing, keysFile } from './orchestrator/keys.ts';
 import { Orchestrator } from './orchestrator/orchestrator.ts';
 import { defaultWalDir, openWal, type WalLog } from './wal/index.ts';
+import { NOTIFICATION_DEFAULTS } from '../shared/usage.ts';
+import { Notifier } from './usage/notifier.ts';
+import { VERSION } from './version.ts';
+import { UsageService } from './usage/service.ts';
 
 export type SwitchboardOptions = {
   configPath: string;
@@ -32,9 +36,19 @@ export class Switchboard {
   wal!: WalLog;
   orchestrator!: Orchestrator;
   metrics!: Metrics;
+  /** The usage store, its prices and budgets (summary(range), requests(limit, before)); open once started. */
+  usage!: UsageService;
+  /**
+   * Notifications (provider down/up, failover, budgets): `notifications.subscribe(fn)` returns the unsubscribe
+   * function, and may be called before start(). GET /admin/v1/events carries the same notices.
+   */
+  readonly notifications = new Notifier(() => this.store?.config.notifications ?? NOTIFICATION_DEFAULTS);
   private health!: HealthChecker;
   private forgetAdminToken: (() => void) | null = null;
+  private forgetApprovals: (() => void) | null = null;
   private listener!: Listener;
+  /** The port move the last config change started: null once bound, or why it failed (the save answer says it). */
+  private moving: Promise<string | null> = Promise.resolve(null);
 
   constructor(readonly options: SwitchboardOptions) {}
 
@@ -63,8 +77,17 @@ export class Switchboard {
       engine: () => this.engine,
       config: () => this.store.config.orchestrator,
       dataDir,
+      mcpServers: () => this.store.config.mcp_servers,
+      version: VERSION,
     });
     await this.orchestrator.start();
+    this.forgetApprovals = this.notifyApprovals();
+    this.usage = await UsageService.open({
+      engine: this.engine,
+      config: () => this.store.config,
+      dir: path.join(dataDir, 'usage'),
+      notifier: this.notifications,
+    });
     const orch = this.orchestrator;
     this.metrics = new Metrics({
       queueDepth: () => orch.queue.depth,
@@ -84,6 +107,7 @@ export class Switchboard {
       store: this.store,
       adminToken: this.adminToken,
       listenPort: () => this.listener.port,
+      listen: { pinned: this.options.port !== undefined, moved: () => this.moving },
       agents: {
         orchestrator: this.orchestrator,
         wal: this.wal,
@@ -108,6 +132,20 @@ export class Switchboard {
     this.store.watch();
   }
 
+  /** A tool call waiting for approval becomes a notification (desktop, and `notification` on /admin/v1/events). */
+  private notifyApprovals(): () => void {
+    return this.orchestrator.store.subscribe((e) => {
+      if (e.type !== 'approval_required' || !('call_id' in e)) return;
+      const agent = this.orchestrator.store.agents.get(e.agent_id)?.name ?? e.agent_id;
+      this.notifications.notify({
+        kind: 'approval_required',
+        subject: `${e.task_id}/${e.call_id}`,
+        title: `Agent "${agent}" asks to run ${e.tool}`,
+        message: `Approve or deny it on the Agents page (task ${e.task_id}); without a decision it is denied at ${e.expires_at}.`,
+      });
+    });
+  }
+
   /** What a valid config does that is likely not meant (a rule naming a disabled provider), said in the log. */
   private warnAbout(config: Config): void {
     for (const w of configWarnings(config)) logger.warn(`config.json: ${w.path} ${w.message}`);
@@ -116,16 +154,20 @@ export class Switchboard {
   private async applyConfig(next: Config, prev: Config): Promise<void> {
     this.engine.update(next);
     this.orchestrator.configure();
+    this.usage.configure();
     this.configureRequestLog(next);
     if (next.health_check.interval_ms !== prev.health_check.interval_ms) this.health.start();
     logger.info(`config reloaded from ${this.store.file}`);
     this.warnAbout(next);
     const portChanged = next.listen_port !== prev.listen_port || next.listen_host !== prev.listen_host;
     if (portChanged && this.options.port === undefined) {
+      let settle: (failed: string | null) => void = () => {};
+      this.moving = new Promise((resolve) => (settle = resolve));
       try {
-        await this.listener.listen(next.listen_port, this.options.host ?? next.listen_host);
+        await this.listener.listen(next.listen_port, this.options.host ?? next.listen_host, () => settle(null));
         logger.info(`now listening on ${this.listener.url}`);
       } catch (err) {
+        settle((err as Error).message);
         logger.error(
           `could not move to port ${next.listen_port}: ${(err as Error).message} Still listening on ${this.listener.url}.`,
         );
@@ -156,8 +198,10 @@ export class Switchboard {
   async stop(): Promise<void> {
     this.store?.close();
     this.health?.stop();
+    this.forgetApprovals?.();
     await this.orchestrator?.close();
     await this.listener?.close();
+    await this.usage?.close();
     await this.wal?.close();
     await this.engine?.close();
     this.forgetAdminToken?.();

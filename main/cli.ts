@@ -1,5 +1,5 @@
-// The headless shell: `switchboard serve`, `switchboard config path|check|backups|restore`, `switchboard keys`. No
-// logic of its own.
+// The headless shell: `switchboard serve`, `switchboard config path|check|backups|restore`, `switchboard keys`,
+// `switchboard mcp`. No logic of its own.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Switchboard } from './app.ts';
@@ -11,6 +11,8 @@ import { PortInUseError } from './server/port-conflict.ts';
 import { VERSION } from './version.ts';
 import { createKey, keysFile, readKeys, revokeKey } from './orchestrator/keys.ts';
 import { gatewayKeysCommand } from './gateway/cli.ts';
+import { connectCommand } from './connect/cli.ts';
+import { mcpCommand } from './orchestrator/mcp/cli.ts';
 
 const HELP = `Switchboard ${VERSION}: a local LLM router.
 
@@ -20,12 +22,19 @@ Usage:
   switchboard config check [--config FILE]                      validate config.json and exit
   switchboard config backups [--config FILE]                    list the backups of config.json (never the keys)
   switchboard config restore <id|latest> [--config FILE]        restore a backup (the current file is kept first)
-  switchboard keys create [--tenant T] [--config FILE]          issue an agent API key (printed once)
-  switchboard keys list [--config FILE]                         list keys (id, tenant, created; never the key)
+  switchboard keys create [--tenant T] [--label L] [--config FILE]
+                                                                issue an agent API key (printed once)
+  switchboard keys list [--config FILE]                         list keys (id, tenant, created, label; never the key)
   switchboard keys revoke <id> [--config FILE]                  revoke a key
   switchboard keys create --gateway|--pat --name N [--models G] [--expires 30d] [--rpm N] [--tpm N] [--concurrency N]
                                                                 issue a gateway key (sk-sb-) or PAT (sbp_)
   switchboard keys list|revoke <id> --gateway                   list or revoke gateway keys and PATs
+  switchboard connect [--json]                                  every tool Connect knows: installed, where it points
+  switchboard connect <tool> [--force] | --all                  point a tool (or every installed one) at Switchboard
+  switchboard connect <tool> --undo [--force]                   put back exactly what Connect replaced
+  switchboard mcp list [--json]                                 MCP servers of config.json: transport, state, tools
+  switchboard mcp import [--from claude-desktop|claude-code|cursor|FILE]
+                                                                add the mcpServers of those tools (never overwrites)
   switchboard --version | --help
 
 config.json: --config, else $SWITCHBOARD_CONFIG, else the platform's config folder.
@@ -109,10 +118,11 @@ async function keys(
   sub: string | undefined,
   id: string | undefined,
   tenant: string | undefined,
+  label: string | undefined,
 ): Promise<void> {
   const file = keysFile(path.dirname(configPath));
   if (sub === 'create') {
-    const { key, record } = await createKey(file, tenant).catch((err: Error) => fail(err.message, 2));
+    const { key, record } = await createKey(file, tenant, label).catch((err: Error) => fail(err.message, 2));
     process.stdout.write(`${key}\n`);
     process.stderr.write(
       `created key ${record.id} for tenant "${record.tenant}" in ${file}; it is shown only now, store it safely\n`,
@@ -123,7 +133,8 @@ async function keys(
     const all = await readKeys(file);
     if (all.length === 0)
       return void process.stdout.write(`no keys in ${file}; create one with: switchboard keys create\n`);
-    for (const k of all) process.stdout.write(`${k.id}\t${k.tenant}\t${k.created_at}\n`);
+    // id, tenant, created, label (empty when none; the UI's own key says "Switchboard UI").
+    for (const k of all) process.stdout.write(`${k.id}\t${k.tenant}\t${k.created_at}\t${k.label ?? ''}\n`);
     return;
   }
   if (sub === 'revoke') {
@@ -144,6 +155,7 @@ async function main(argv: string[]): Promise<void> {
       port: { type: 'string', short: 'p' },
       host: { type: 'string' },
       tenant: { type: 'string' },
+      label: { type: 'string' },
       gateway: { type: 'boolean' },
       pat: { type: 'boolean' },
       name: { type: 'string' },
@@ -152,6 +164,11 @@ async function main(argv: string[]): Promise<void> {
       rpm: { type: 'string' },
       tpm: { type: 'string' },
       concurrency: { type: 'string' },
+      force: { type: 'boolean' },
+      undo: { type: 'boolean' },
+      all: { type: 'boolean' },
+      json: { type: 'boolean' },
+      from: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -193,7 +210,21 @@ async function main(argv: string[]): Promise<void> {
     if (r.err) process.stderr.write(r.err);
     return;
   }
-  if (command === 'keys') return keys(configPath, sub, positionals[2], values.tenant);
+  if (command === 'connect') {
+    const r = await connectCommand(configPath, sub, values);
+    process.stdout.write(r.out);
+    process.stderr.write(r.err);
+    process.exitCode = r.code;
+    return;
+  }
+  if (command === 'mcp') {
+    const r = await mcpCommand(configPath, sub, values);
+    process.stdout.write(r.out);
+    process.stderr.write(r.err);
+    process.exitCode = r.code;
+    return;
+  }
+  if (command === 'keys') return keys(configPath, sub, positionals[2], values.tenant, values.label);
   fail(`Unknown command "${positionals.join(' ')}".\n\n${HELP}`, 2);
 }
 

@@ -48,6 +48,16 @@ const ACTIONS: Record<ErrorCode, string> = {
   swarm_not_found: 'List swarms with GET /api/v1/swarms.',
   swarm_exists: 'Choose another name.',
   swarm_task_not_found: 'List the tasks with GET /api/v1/swarms/<name>/tasks.',
+  agent_exists: 'Choose another name, or change the existing agent (PUT /api/v1/agents/<id>).',
+  thread_not_found: 'List threads with GET /api/v1/threads, or leave out thread_id to start a new one.',
+  thread_busy: "Wait for the thread's task to end, or stop it (POST /api/v1/tasks/<task_id>/stop).",
+  task_running: 'Stop the task first (POST /api/v1/tasks/<task_id>/stop), then delete it.',
+  workflow_running: 'Cancel its running runs first (POST /api/v1/workflows/<name>/runs/<run_id>/cancel).',
+  swarm_running: 'Stop its running tasks first (POST /api/v1/swarms/<name>/tasks/<id>/stop).',
+  run_not_running: 'Nothing to do: the run is over.',
+  swarm_task_not_running: 'Nothing to do: the swarm task is over.',
+  approval_not_found: "List the task's approvals with GET /api/v1/tasks/<task_id>/approvals.",
+  approval_not_pending: 'Nothing to do: a call is decided once.',
   rate_limit_exceeded: 'Wait for the time in Retry-After, or raise the limits in config.json.',
   request_over_tpm_limit: 'Send a smaller request, or raise the TPM limit in config.json; retrying will not help.',
   budget_exceeded:
@@ -55,6 +65,7 @@ const ACTIONS: Record<ErrorCode, string> = {
   invalid_api_key: 'Send Authorization: Bearer <key> with a valid gateway key, PAT or JWT.',
   model_not_allowed: 'Use an allowed model, or issue a credential whose models cover it.',
   video_task_not_found: 'Use the task_id returned by the create call.',
+  connect_conflict: 'Look at the file named in the message; retry with force to replace it (a backup is kept first).',
 };
 
 /** An error in its plain form, as each wire format writes it (HTTP body or mid-stream event). */

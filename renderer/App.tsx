@@ -2,9 +2,20 @@
 import { useEffect, useState } from 'react';
 import type { AppInfo } from '../shared/ipc.ts';
 import { ErrorLine } from './components/controls.tsx';
+import {
+  LiveRegion,
+  PAUSE_QUESTION,
+  PausedBanner,
+  useFocusHeading,
+  useHashGuard,
+  useUnloadGuard,
+} from './components/shell.tsx';
 import { AgentsPage } from './pages/Agents.tsx';
 import { AppsPage } from './pages/Apps.tsx';
+import { ConfigProblemsPage } from './pages/ConfigProblems.tsx';
+import { ConnectPage } from './pages/Connect.tsx';
 import { LogsPage } from './pages/Logs.tsx';
+import { OverviewPage } from './pages/Overview.tsx';
 import { PortConflictPage } from './pages/PortConflict.tsx';
 import { ProvidersPage } from './pages/Providers.tsx';
 import { RoutingPage } from './pages/Routing.tsx';
@@ -12,6 +23,8 @@ import { SettingsPage } from './pages/Settings.tsx';
 import { useApi, useApp, useAppStore } from './store/react.ts';
 
 const PAGES = {
+  overview: 'Overview',
+  connect: 'Connect',
   providers: 'Providers',
   routing: 'Routing',
   apps: 'Apps',
@@ -22,8 +35,8 @@ const PAGES = {
 type Page = keyof typeof PAGES;
 
 function pageFromHash(): Page {
-  const h = window.location.hash.replace(/^#\/?/, '');
-  return (h in PAGES ? h : 'providers') as Page;
+  const h = window.location.hash.replace(/^#\/?/, '').split('/')[0] ?? ''; // #/agents/tasks: the Agents area
+  return (h in PAGES ? h : 'overview') as Page;
 }
 
 export function App() {
@@ -33,26 +46,31 @@ export function App() {
   const store = useAppStore();
   const status = useApp((s) => s.status);
   const statusError = useApp((s) => s.statusError);
+  const dirtyPages = useApp((s) => s.dirtyPages);
+  // Leaving a page with unsaved edits (a link, Back, closing the window) asks first; focus goes to the new heading.
+  useHashGuard(
+    () => page,
+    (p) => PAGES[p as Page] ?? p,
+    () => setPage(pageFromHash()),
+  );
+  useUnloadGuard(info !== null && info.shell !== 'electron');
+  useFocusHeading(page);
 
   useEffect(() => {
-    const onHash = () => setPage(pageFromHash());
-    window.addEventListener('hashchange', onHash);
     void api.getAppInfo().then((r) => r.ok && setInfo(r.data));
     const s = store.getState();
     void s.refreshStatus();
     void s.loadConfig();
     void api.recentLogs({ limit: 1000 }).then((r) => r.ok && store.getState().setLogs(r.data.data));
     const timer = setInterval(() => void store.getState().refreshStatus(), 3000);
-    return () => {
-      window.removeEventListener('hashchange', onHash);
-      clearInterval(timer);
-    };
+    return () => clearInterval(timer);
   }, [api, store]);
 
+  if (info?.config_problems) return <ConfigProblemsPage info={info.config_problems} />;
   if (info?.port_conflict) return <PortConflictPage conflict={info.port_conflict} />;
 
   const togglePause = async () => {
-    if (!status) return;
+    if (!status || (!status.paused && !window.confirm(PAUSE_QUESTION))) return;
     await api.setPaused({ paused: !status.paused });
     await store.getState().refreshStatus();
   };
@@ -62,8 +80,20 @@ export function App() {
       <nav>
         <h1>Switchboard</h1>
         {Object.entries(PAGES).map(([id, label]) => (
-          <a key={id} href={`#/${id}`} className={page === id ? 'active' : ''} data-testid={`nav-${id}`}>
+          <a
+            key={id}
+            href={`#/${id}`}
+            className={page === id ? 'active' : ''}
+            aria-current={page === id ? 'page' : undefined}
+            data-testid={`nav-${id}`}
+          >
             {label}
+            {dirtyPages[id] && (
+              <span className="dirty-dot" title="unsaved changes">
+                {' '}
+                ●<span className="sr-only"> (unsaved changes)</span>
+              </span>
+            )}
           </a>
         ))}
         <div className="nav-foot">
@@ -78,10 +108,13 @@ export function App() {
         </div>
       </nav>
       <main>
+        <PausedBanner onResume={() => void togglePause()} />
         <ErrorLine message={statusError} alert />
         {status?.config_error && (
           <div className="error">config.json has problems: {status.config_error.join('; ')}</div>
         )}
+        {page === 'overview' && <OverviewPage />}
+        {page === 'connect' && <ConnectPage />}
         {page === 'providers' && <ProvidersPage />}
         {page === 'routing' && <RoutingPage />}
         {page === 'apps' && <AppsPage />}
@@ -89,6 +122,7 @@ export function App() {
         {page === 'agents' && <AgentsPage />}
         {page === 'settings' && <SettingsPage />}
       </main>
+      <LiveRegion />
     </div>
   );
 }

@@ -12,8 +12,12 @@ import './styles.css';
 const api = createClient();
 const store = createAppStore(api);
 
-const logs = logBatcher<RequestLogEntry>((batch) => store.getState().appendLogs(batch), 200);
+const logs = logBatcher<RequestLogEntry>((batch) => {
+  store.getState().appendLogs(batch);
+  store.getState().noteTraffic(); // the Overview, when shown, refreshes (at most once a second)
+}, 200);
 api.subscribe('log', logs.push);
+api.subscribe('notification', (n) => store.getState().addNotice(n));
 const events = logBatcher<AgentEvent>((batch) => store.getState().appendEvents(batch), 200);
 api.subscribe('agentEvent', events.push);
 

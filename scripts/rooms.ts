@@ -53,9 +53,10 @@ export const RULES: Rule[] = [
     breaks: (i) => i.spec === 'electron' || i.spec.startsWith('electron/'),
   },
   {
-    name: 'translation, routing, the gateway, the orchestrator, the WAL and config never import the HTTP layer (main/server/)',
+    name: 'translation, routing, the gateway, the orchestrator, the usage store, Connect, the WAL and config never import the HTTP layer (main/server/)',
     // Tests included: a test of a lower room that needs the HTTP app belongs beside the HTTP app.
-    covers: (f) => /^main\/(proxy|gateway|orchestrator|wal|config|observability)\//.test(f) || f === 'main/errors.ts',
+    covers: (f) =>
+      /^main\/(proxy|gateway|orchestrator|usage|connect|wal|config|observability)\//.test(f) || f === 'main/errors.ts',
     breaks: (i) => i.target !== null && i.target.startsWith('main/server/'),
   },
   {

@@ -97,4 +97,22 @@ describe('npm test summary line', () => {
     expect(s.notes).toHaveLength(1);
     expect(s.notes[0]).toMatch(/3 e2e tests did not run: no Chromium.*apt-get install chromium.*CHROMIUM_PATH/);
   });
+
+  it('says why the Electron smoke tests did not run; they count as skipped, never as passed', () => {
+    const report = {
+      numPassedTests: 10,
+      numPendingTests: 2,
+      testResults: [
+        {
+          name: '/repo/main/electron/electron.smoke.test.ts',
+          status: 'skipped',
+          assertionResults: [{ status: 'skipped' }, { status: 'skipped' }],
+        },
+      ],
+    };
+    const s = summarize(report, { tscFailed: false, vitestStatus: 0 });
+    expect(s).toMatchObject({ line: '10 passed, 0 failed, 2 skipped', code: 0 });
+    expect(s.notes).toHaveLength(1);
+    expect(s.notes[0]).toMatch(/^2 Electron smoke tests did not run: .*ELECTRON_PATH.*Xvfb/);
+  });
 });

@@ -49,6 +49,11 @@ export type RequestLogEntry = {
   ttfb_ms: number | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  /** Prompt tokens read from and written to the provider's cache (within prompt_tokens); null: not said. */
+  cache_read_tokens?: number | null;
+  cache_write_tokens?: number | null;
+  /** Completion tokens spent on reasoning (within completion_tokens); null: not said. */
+  reasoning_tokens?: number | null;
 };
 
 export type AppSource = 'header' | 'x-title' | 'api-key' | 'process' | 'user-agent';
@@ -63,7 +68,7 @@ export type RouteExplanation = {
   requested_model: string;
   model: string;
   app: string | null;
-  app_rule: { app: string; default_provider: string; model_override?: string } | null;
+  app_rule: { app: string; default_provider?: string; model_override?: string } | null;
   candidates: RouteCandidate[];
   skipped: RouteSkip[];
   steps: string[];
@@ -168,6 +173,25 @@ export type ConfigBackupList = z.infer<typeof ConfigBackupListSchema>;
 export const ConfigBackupDocumentSchema = ConfigBackupInfoSchema.extend({ config: z.unknown() });
 export type ConfigBackupDocument = z.infer<typeof ConfigBackupDocumentSchema>;
 
+/**
+ * What a save or restore that changed listen_port (or listen_host) did to the port Switchboard listens on: `moved`
+ * (it listens on the new port now, answered once bound; the old port is released), `next_start` (this run's port was
+ * given with `serve --port`, so listen_port applies at the next start without it) or `failed` (the new port could
+ * not be bound; the old one stays). `ui_url`: the UI at the port now listened on, as the caller reached it (no token).
+ */
+export const ListenChangeSchema = z.strictObject({
+  outcome: z.enum(['moved', 'next_start', 'failed']),
+  /** The port Switchboard listens on after the save. */
+  port: z.number().int(),
+  /** The port it listened on before. */
+  previous_port: z.number().int(),
+  /** listen_port as saved in config.json. */
+  listen_port: z.number().int(),
+  ui_url: z.string(),
+  message: z.string(),
+});
+export type ListenChange = z.infer<typeof ListenChangeSchema>;
+
 /** `PUT /admin/v1/config`: the config as saved (keys masked), and the backup of the one it replaced. */
 export const ConfigSaveResultSchema = z.strictObject({
   path: z.string(),
@@ -179,6 +203,8 @@ export const ConfigSaveResultSchema = z.strictObject({
   warning: z.string().optional(),
   /** What the saved config does that is likely not meant (configWarnings in shared/config.ts): saved anyway. */
   warnings: z.array(z.strictObject({ path: z.string(), value: z.unknown(), message: z.string() })),
+  /** Present when the save changed listen_port or listen_host: what happened to the port (ListenChangeSchema). */
+  listen: ListenChangeSchema.optional(),
 });
 export type ConfigSaveResult = z.infer<typeof ConfigSaveResultSchema>;
 
@@ -190,5 +216,7 @@ export const ConfigRestoreResultSchema = z.strictObject({
   error: z.null(),
   restored: ConfigBackupInfoSchema,
   backup: ConfigBackupInfoSchema.nullable(),
+  /** Present when the restore changed listen_port or listen_host (ListenChangeSchema). */
+  listen: ListenChangeSchema.optional(),
 });
 export type ConfigRestoreResult = z.infer<typeof ConfigRestoreResultSchema>;

@@ -32,6 +32,23 @@ describe('app_rules', () => {
     expect(r.success).toBe(false);
   });
 
+  it('takes a rule with only a model override (no provider), and says nothing of it in the warnings', () => {
+    const r = ConfigSchema.safeParse({ providers, app_rules: [{ app: 'cursor', model_override: 'gpt-4o-mini' }] });
+    expect(r.success).toBe(true);
+    expect(configWarnings(r.data!)).toEqual([]);
+  });
+
+  it('refuses a rule that sets neither a provider nor a model override (it would do nothing), at default_provider', () => {
+    const r = ConfigSchema.safeParse({ providers, app_rules: [{ app: 'cursor' }] });
+    expect(r.success).toBe(false);
+    const issue = r.error!.issues.find((i) => i.path.join('.') === 'app_rules.0.default_provider');
+    expect(issue?.message).toContain('neither is model_override');
+    // An empty provider is refused too (leave the field out instead).
+    expect(ConfigSchema.safeParse({ providers, app_rules: [{ app: 'cursor', default_provider: '' }] }).success).toBe(
+      false,
+    );
+  });
+
   it('takes different apps', () => {
     const r = ConfigSchema.safeParse({
       providers,

@@ -57,11 +57,17 @@ export const RuleSchema = z.strictObject({
 });
 export type RoutingRule = z.infer<typeof RuleSchema>;
 
-export const AppRuleSchema = z.strictObject({
-  app: z.string().min(1, 'must name an application, e.g. "code" or "cursor"'),
-  default_provider: z.string().min(1, 'must name a provider'),
-  model_override: z.string().min(1).optional(),
-});
+/** An app rule: the app's own provider (used when no routing rule matches), a model override, or both. */
+export const AppRuleSchema = z
+  .strictObject({
+    app: z.string().min(1, 'must name an application, e.g. "code" or "cursor"'),
+    default_provider: z.string().min(1, 'must name a provider (or leave the field out)').optional(),
+    model_override: z.string().min(1, 'must name a model (or leave the field out)').optional(),
+  })
+  .refine((r) => r.default_provider !== undefined || r.model_override !== undefined, {
+    path: ['default_provider'],
+    message: 'is not set and neither is model_override: the rule would do nothing; set either, or remove the rule',
+  });
 export type AppRule = z.infer<typeof AppRuleSchema>;
 
 /** The agent API's settings (README, "Agents"). */
@@ -71,15 +77,29 @@ export const ORCHESTRATOR_DEFAULTS = {
   event_retention: 10_000,
   run_window_ms: 15_000,
   sse_heartbeat_ms: 15_000,
+  event_flush_ms: 50,
   http_get: { allow_private: false, allow_hosts: [] as string[], max_bytes: 1_000_000, timeout_ms: 10_000 },
   workspace_root: '',
+  approvals: {} as Record<string, ApprovalPolicy>,
+  approval_timeout_s: 600,
 };
+
+/** What happens when an agent calls a tool (README, "Approval"): run it, ask a person first, or refuse it. */
+export const APPROVAL_POLICIES = ['auto', 'ask', 'deny'] as const;
+export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
+/** Tool name or glob (`write_file`, `github.*`, `*`) → policy; in config.json's orchestrator and in each agent. */
+export const ApprovalsSchema = z.record(
+  z.string().min(1, 'must name a tool or a glob, e.g. "write_file" or "github.*"').max(200),
+  z.enum(APPROVAL_POLICIES, { message: 'must be "auto", "ask" or "deny"' }),
+);
 export const OrchestratorConfigSchema = z.strictObject({
   queue_capacity: z.number().int().min(1).max(100_000).default(ORCHESTRATOR_DEFAULTS.queue_capacity),
   workers: z.number().int().min(1).max(256).default(ORCHESTRATOR_DEFAULTS.workers),
   event_retention: z.number().int().min(1).max(10_000_000).default(ORCHESTRATOR_DEFAULTS.event_retention),
   run_window_ms: z.number().int().min(0).default(ORCHESTRATOR_DEFAULTS.run_window_ms),
   sse_heartbeat_ms: z.number().int().min(100).default(ORCHESTRATOR_DEFAULTS.sse_heartbeat_ms),
+  /** Output and thinking deltas go to the WAL at most this often, several per record (0: one record per delta). */
+  event_flush_ms: z.number().int().min(0).max(1000).default(ORCHESTRATOR_DEFAULTS.event_flush_ms),
   http_get: z
     .strictObject({
       allow_private: z.boolean().default(false),
@@ -89,8 +109,73 @@ export const OrchestratorConfigSchema = z.strictObject({
     })
     .default(ORCHESTRATOR_DEFAULTS.http_get),
   workspace_root: z.string().default(''),
+  approvals: ApprovalsSchema.default({}),
+  approval_timeout_s: z.number().int().min(1).max(604_800).default(ORCHESTRATOR_DEFAULTS.approval_timeout_s),
 });
 export type OrchestratorConfig = z.infer<typeof OrchestratorConfigSchema>;
+
+/**
+ * `mcp_servers` (README, "MCP tools"): by name, a stdio server ({command, args, env, cwd}) or a streamable HTTP one
+ * ({url, headers}). Names become the prefix of their tools (`fs.read_file`, `fs__read_file` on the wire), so they
+ * take letters, digits, "-" and single "_" only.
+ */
+export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
+export const MCP_DEFAULTS = { idle_timeout_s: 300, call_timeout_s: 60 };
+/** An MCP server's URL: http(s), checked with each `${VAR}` standing for its default (or a host). */
+const mcpUrl = z
+  .string()
+  .refine(
+    (v) =>
+      httpUrl.safeParse(
+        v.replace(/\$\{(?:env:)?[A-Za-z_][A-Za-z0-9_]*(?::-([^}]*))?\}/g, (_m, d?: string) => d ?? 'http://x'),
+      ).success,
+    'must be a full http:// or https:// address, e.g. "http://127.0.0.1:3001/mcp" (${VAR} references are allowed)',
+  );
+export const McpServerSchema = z
+  .strictObject({
+    command: z.string().min(1, 'must name the program to start, e.g. "npx"').optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+    url: mcpUrl.optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    enabled: z.boolean().default(true),
+    /** Stop the server after this long without a call (0: keep it running until Switchboard stops). */
+    idle_timeout_s: z.number().int().min(0).default(MCP_DEFAULTS.idle_timeout_s),
+    /** A call that takes longer is cancelled and the model told so. */
+    call_timeout_s: z.number().int().min(1).max(86_400).default(MCP_DEFAULTS.call_timeout_s),
+    /** Every tool of this server only reads: approval policy `auto` by default, as a tool marked readOnlyHint. */
+    read_only: z.boolean().default(false),
+  })
+  .superRefine((s, ctx) => {
+    if ((s.command === undefined) === (s.url === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['command'],
+        message: 'a server needs either "command" (a program started over stdio) or "url" (streamable HTTP), not both',
+      });
+    if (s.url !== undefined)
+      for (const f of ['args', 'env', 'cwd'] as const)
+        if (s[f] !== undefined)
+          ctx.addIssue({ code: 'custom', path: [f], message: 'applies to a "command" server only, not a "url" one' });
+    if (s.command !== undefined && s.headers !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['headers'],
+        message: 'applies to a "url" server only, not a "command" one',
+      });
+  });
+export type McpServerConfig = z.infer<typeof McpServerSchema>;
+export const McpServersSchema = z.record(z.string(), McpServerSchema).superRefine((servers, ctx) => {
+  for (const name of Object.keys(servers))
+    if (name.length > 32 || !MCP_SERVER_NAME.test(name))
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message:
+          'is not a usable server name: at most 32 letters, digits, "-" and single "_" (it prefixes its tools\' names)',
+      });
+});
 
 /**
  * Rate limits (README, "Limits"). A value left out means "no limit" in local mode and GATEWAY_LIMIT_DEFAULTS in
@@ -255,6 +340,7 @@ export const ConfigSchema = z
       })
       .default({ max_mb: 10, keep: 3 }),
     orchestrator: OrchestratorConfigSchema.default(ORCHESTRATOR_DEFAULTS),
+    mcp_servers: McpServersSchema.default({}),
     limits: LimitsConfigSchema.default(LIMITS_DEFAULTS),
     gateway: GatewayConfigSchema.default({ enabled: false }),
     quirks: QuirksConfigSchema.default({ provider_hosts: {}, entries: [] }),
@@ -285,7 +371,10 @@ export const ConfigSchema = z
     };
     checkRef(cfg.routing.default_provider, ['routing', 'default_provider'], true);
     cfg.routing.rules.forEach((r, i) => checkRef(r.provider, ['routing', 'rules', i, 'provider'], false));
-    cfg.app_rules.forEach((r, i) => checkRef(r.default_provider, ['app_rules', i, 'default_provider'], false));
+    cfg.app_rules.forEach(
+      (r, i) =>
+        r.default_provider !== undefined && checkRef(r.default_provider, ['app_rules', i, 'default_provider'], false),
+    );
     // App names match case-folded and without a path or .exe/.app (bareAppName): a second rule for the same app
     // would never apply.
     const apps = new Map<string, number>();
@@ -393,6 +482,17 @@ const FIELD_NAMES = [
   'capabilities',
   'context_length',
   'note',
+  'mcp_servers',
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'url',
+  'idle_timeout_s',
+  'call_timeout_s',
+  'read_only',
+  'approvals',
+  'approval_timeout_s',
 ];
 
 function closestField(key: string): string | undefined {
@@ -513,7 +613,7 @@ export function configWarnings(cfg: Config): ConfigProblem[] {
       );
   });
   cfg.app_rules.forEach((r, i) => {
-    if (disabled.has(r.default_provider))
+    if (r.default_provider !== undefined && disabled.has(r.default_provider))
       say(
         `app_rules[${i}].default_provider`,
         r.default_provider,

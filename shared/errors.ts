@@ -56,6 +56,18 @@ export const ERROR_CODES = {
   swarm_not_found: { status: 404, type: 'not_found_error' },
   swarm_exists: { status: 409, type: 'invalid_request_error' },
   swarm_task_not_found: { status: 404, type: 'not_found_error' },
+  // Threads, waiting and lifecycle (issue 16).
+  agent_exists: { status: 409, type: 'invalid_request_error' },
+  thread_not_found: { status: 404, type: 'not_found_error' },
+  thread_busy: { status: 409, type: 'invalid_request_error' },
+  task_running: { status: 409, type: 'invalid_request_error' },
+  workflow_running: { status: 409, type: 'invalid_request_error' },
+  swarm_running: { status: 409, type: 'invalid_request_error' },
+  run_not_running: { status: 409, type: 'invalid_request_error' },
+  swarm_task_not_running: { status: 409, type: 'invalid_request_error' },
+  // Approvals (issue 16): a tool call waiting for a person's decision.
+  approval_not_found: { status: 404, type: 'not_found_error' },
+  approval_not_pending: { status: 409, type: 'invalid_request_error' },
   // The gateway (issue 8): limits, keys, video tasks.
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
   request_over_tpm_limit: { status: 413, type: 'invalid_request_error' },
@@ -63,6 +75,8 @@ export const ERROR_CODES = {
   invalid_api_key: { status: 401, type: 'authentication_error' },
   model_not_allowed: { status: 403, type: 'permission_error' },
   video_task_not_found: { status: 404, type: 'not_found_error' },
+  // Connect (issue 14): a tool that points elsewhere, or a file changed since Connect wrote it.
+  connect_conflict: { status: 409, type: 'invalid_request_error' },
 } as const satisfies Record<string, { status: number; type: ErrorType }>;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

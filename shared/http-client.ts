@@ -2,15 +2,22 @@
 // with an agent key, SSE for pushed events. fetch only, so the renderer and the desktop shell's IPC handlers share it.
 import type { RequestLogEntry } from './admin.ts';
 import type { ApiFailure, ApiResult, CreatedAgentKey, SwitchboardApi } from './ipc.ts';
-import type { AgentEvent } from './orchestrator.ts';
+import { EVENT_TYPES, type AgentEvent } from './orchestrator.ts';
+import type { Notification } from './usage.ts';
 import { openSse } from './sse.ts';
 
 export type HttpTransportOptions = {
-  /** The server's origin, e.g. http://127.0.0.1:11434 ('' for the page's own). */
-  base: string;
-  token: string;
-  /** Where the UI keeps the agent key it made for itself (localStorage in a browser). */
-  keyStore: { get(): string | null; set(key: string): void };
+  /**
+   * The server's origin, e.g. http://127.0.0.1:11434 ('' for the page's own); a function is read at each call and
+   * each stream (re)connect, so a client follows a server that moved to another port (the desktop shell's).
+   */
+  base: string | (() => string);
+  token: string | (() => string);
+  /**
+   * Where the client caches the UI's agent key (default: in memory). The key itself is the server's one UI key
+   * (`POST /admin/v1/agent-keys/ui`), handed back to every page load and launch, never a new key each time.
+   */
+  keyStore?: { get(): string | null; set(key: string): void };
 };
 
 async function call<T>(url: string, init: RequestInit): Promise<ApiResult<T>> {
@@ -50,26 +57,39 @@ async function call<T>(url: string, init: RequestInit): Promise<ApiResult<T>> {
 }
 
 export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
-  const adminHeaders = () => ({ authorization: `Bearer ${opts.token}` });
+  const { base: b, token: t } = opts;
+  const base = typeof b === 'function' ? b : () => b;
+  const token = typeof t === 'function' ? t : () => t;
+  const adminHeaders = () => ({ authorization: `Bearer ${token()}` });
   const admin = <T>(method: string, route: string, body?: unknown) =>
-    call<T>(`${opts.base}/admin/v1${route}`, {
+    call<T>(`${base()}/admin/v1${route}`, {
       method,
       headers: { ...adminHeaders(), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
 
-  const createAgentKey = (req: { tenant?: string }) => admin<CreatedAgentKey>('POST', '/agent-keys', req);
-  /** The UI's own agent key: made once through the admin API (the token holder may make keys anyway). */
+  const createAgentKey = (req: { tenant?: string; label?: string }) =>
+    admin<CreatedAgentKey>('POST', '/agent-keys', req);
+  const keyStore =
+    opts.keyStore ??
+    (() => {
+      let key: string | null = null;
+      return { get: () => key, set: (k: string) => void (key = k || null) };
+    })();
+  /** The UI's own agent key, labelled "Switchboard UI": the server makes it once and hands it back to token holders. */
   let making: Promise<string | null> | null = null;
+  /** Why the last attempt to get the UI key failed (said by agentApi instead of a guess). */
+  let keyFailure: ApiFailure | null = null;
   const agentKey = (): Promise<string | null> => {
-    const known = opts.keyStore.get();
+    const known = keyStore.get();
     if (known) return Promise.resolve(known);
-    // One key at a time: concurrent callers (the event stream, the first page load) share it.
-    making ??= createAgentKey({}).then((made) => {
+    // One request at a time: concurrent callers (the event stream, the first page load) share it.
+    making ??= admin<CreatedAgentKey>('POST', '/agent-keys/ui', {}).then((got) => {
       making = null;
-      if (!made.ok) return null;
-      opts.keyStore.set(made.data.key);
-      return made.data.key;
+      keyFailure = got.ok ? null : got.failure;
+      if (!got.ok) return null;
+      keyStore.set(got.data.key);
+      return got.data.key;
     });
     return making;
   };
@@ -83,8 +103,10 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
     getConfig: () => admin('GET', '/config'),
     saveConfig: (config) => admin('PUT', '/config', config),
     recentLogs: ({ limit }) => admin('GET', `/logs?limit=${limit}`),
-    explainRoute: ({ model, app }) =>
-      admin('GET', `/route?model=${encodeURIComponent(model)}${app ? `&app=${encodeURIComponent(app)}` : ''}`),
+    explainRoute: ({ model, app, config }) =>
+      config !== undefined
+        ? admin('POST', '/route', { model, app, config })
+        : admin('GET', `/route?model=${encodeURIComponent(model)}${app ? `&app=${encodeURIComponent(app)}` : ''}`),
     testProvider: ({ name }) => admin('POST', `/providers/${encodeURIComponent(name)}/test`, {}),
     setPaused: (req) => admin('POST', '/pause', req),
     listAgentKeys: () => admin('GET', '/agent-keys'),
@@ -93,30 +115,43 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
     checkPort: ({ port }) => admin('GET', `/port-check?port=${encodeURIComponent(String(port))}`),
     listConfigBackups: () => admin('GET', '/config/backups'),
     restoreConfigBackup: ({ id }) => admin('POST', `/config/backups/${encodeURIComponent(id)}/restore`, {}),
+    getConnect: () => admin('GET', '/connect'),
+    connectTool: ({ tool, force }) =>
+      admin('POST', `/connect/${encodeURIComponent(tool)}`, force === undefined ? {} : { force }),
+    undoConnect: ({ tool }) => admin('POST', `/connect/${encodeURIComponent(tool)}/undo`, {}),
+    tryMessage: (req) => admin('POST', '/try', req),
+    getUsage: ({ range }) => admin('GET', `/usage?range=${encodeURIComponent(range)}`),
+    usageRequests: ({ limit, before }) => {
+      const q = new URLSearchParams();
+      if (limit !== undefined) q.set('limit', String(limit));
+      if (before !== undefined) q.set('before', before);
+      const qs = q.toString();
+      return admin('GET', `/usage/requests${qs ? `?${qs}` : ''}`);
+    },
+    getMcp: () => admin('GET', '/mcp'),
+    refreshMcp: ({ name }) => admin('POST', `/mcp/${encodeURIComponent(name)}/refresh`, {}),
+    importMcp: (req) => admin('POST', '/mcp/import', req),
+    listModels: () => call(`${base()}/v1/models`, { method: 'GET' }),
     agentApi: async ({ method, path, body }) => {
       let key = await agentKey();
       if (!key)
         return {
           ok: false,
-          failure: {
+          failure: keyFailure ?? {
             status: 401,
-            error: {
-              code: 'unauthorized',
-              message: 'The UI could not get an agent API key.',
-              action: 'Create one in Settings.',
-            },
+            error: { code: 'unauthorized', message: 'The UI could not get its agent API key.' },
           },
         };
       const send = (k: string) =>
-        call<unknown>(`${opts.base}/api/v1${path}`, {
+        call<unknown>(`${base()}/api/v1${path}`, {
           method,
           headers: { 'x-api-key': k, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
           ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
         });
       let r = await send(key);
       if (!r.ok && r.failure.status === 401) {
-        // The stored key was revoked: make a new one once.
-        opts.keyStore.set('');
+        // The UI key was revoked: ask for it again once (the server replaces a revoked UI key).
+        keyStore.set('');
         key = await agentKey();
         if (key) r = await send(key);
       }
@@ -124,21 +159,37 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
     },
     subscribe(event, listener) {
       if (event === 'log') {
-        return openSse(`${opts.base}/admin/v1/logs/stream`, adminHeaders, (m) => {
-          if (m.event === 'request') (listener as (e: RequestLogEntry) => void)(JSON.parse(m.data) as RequestLogEntry);
-        });
+        return openSse(
+          () => `${base()}/admin/v1/logs/stream`,
+          adminHeaders,
+          (m) => {
+            if (m.event === 'request')
+              (listener as (e: RequestLogEntry) => void)(JSON.parse(m.data) as RequestLogEntry);
+          },
+        );
+      }
+      if (event === 'notification') {
+        return openSse(
+          () => `${base()}/admin/v1/events`,
+          adminHeaders,
+          (m) => {
+            if (m.event === 'notification') (listener as (e: Notification) => void)(JSON.parse(m.data) as Notification);
+          },
+        );
       }
       // The key is read at each (re)connect, so a key made or replaced later is picked up.
       return openSse(
-        `${opts.base}/api/v1/events`,
+        () => `${base()}/api/v1/events`,
         async () => {
           const key = await agentKey();
           return key ? { 'x-api-key': key } : null;
         },
         (m) => {
-          // The server ends the stream of a revoked key with an `error` frame: make a new key on reconnecting.
-          if (m.event === 'error') opts.keyStore.set('');
-          if (m.event !== 'message') return;
+          // The server ends the stream of a revoked key with an `error` frame: ask for the UI key on reconnecting.
+          if (m.event === 'error') return void keyStore.set('');
+          // Every event frame is named after its type (`event: output`...); the UI follows tasks' events, so the
+          // run-level events of workflows and swarms (run_started, step_completed...) are left out here.
+          if (!(EVENT_TYPES as readonly string[]).includes(m.event)) return;
           (listener as (e: AgentEvent) => void)(JSON.parse(m.data) as AgentEvent);
         },
       );

@@ -5,11 +5,15 @@ import type {
   ConfigBackupInfo,
   ConfigBackupList,
   ConfigRestoreResult,
+  ListenChange,
   RequestLogEntry,
   RouteExplanation,
   StatusResponse,
 } from './admin.ts';
 import type { AgentEvent } from './orchestrator.ts';
+import type { ConnectOverview, ConnectResult, ConnectToolId, TryRequest, TryResult } from './connect.ts';
+import type { Notification, UsageRange, UsageRequests, UsageSummary } from './usage.ts';
+import type { McpImportRequest, McpImportResult, McpOverview, McpServerState } from './mcp.ts';
 
 /** An error as the server said it: status plus the error body. */
 export type ApiFailure = {
@@ -27,6 +31,10 @@ export type ConfigDocument = {
   backup?: ConfigBackupInfo | null;
   /** After a save that left no providers where there were some: how to get them back. */
   warning?: string;
+  /** After a save: what the saved config does that is likely not meant (a rule naming a disabled provider). */
+  warnings?: ConfigProblem[];
+  /** After a save that changed listen_port: whether Switchboard moved to it now, and where the UI is. */
+  listen?: ListenChange;
 };
 export type ProviderTestResult = {
   provider: string;
@@ -35,7 +43,10 @@ export type ProviderTestResult = {
   models: number;
   error: string | null;
 };
-export type AgentKeyInfo = { id: string; tenant: string; created_at: string };
+/** `label`: what the key is for (null when made without one); `ui`: the UI's own key ("Switchboard UI"). */
+export type AgentKeyInfo = { id: string; tenant: string; label: string | null; ui: boolean; created_at: string };
+/** The server's own model list (`GET /v1/models`, OpenAI's shape), for the UI's model pickers. */
+export type ModelList = { object: 'list'; data: { id: string; owned_by?: string }[] };
 export type CreatedAgentKey = AgentKeyInfo & { key: string };
 /** A call to the agent API (/api/v1), sent with the UI's agent key. */
 export type AgentApiRequest = { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; body?: unknown };
@@ -59,7 +70,20 @@ export type PortCheck = {
   holder: unknown;
   message: string | null;
 };
-export type AppInfo = { shell: 'electron' | 'web'; version: string; port_conflict: PortConflictInfo | null };
+/** What the desktop window shows when config.json could not be read at start: its problems in words, and where. */
+export type ConfigProblemsInfo = {
+  config_path: string;
+  /** One line per problem, e.g. `listen_port (found "eleven") must be a number`. */
+  problems: string[];
+  message: string;
+};
+export type AppInfo = {
+  shell: 'electron' | 'web';
+  version: string;
+  port_conflict: PortConflictInfo | null;
+  /** The desktop app could not start the engine: config.json is invalid (null in the browser and once it starts). */
+  config_problems?: ConfigProblemsInfo | null;
+};
 
 export interface IpcContract {
   getAppInfo: { req: void; res: AppInfo };
@@ -67,16 +91,29 @@ export interface IpcContract {
   getConfig: { req: void; res: ConfigDocument };
   saveConfig: { req: unknown; res: ConfigDocument };
   recentLogs: { req: { limit: number }; res: { data: RequestLogEntry[] } };
-  explainRoute: { req: { model: string; app: string | null }; res: RouteExplanation };
+  /** With `config`: the route that config (not saved) would give, e.g. the Routing page's edits. */
+  explainRoute: { req: { model: string; app: string | null; config?: unknown }; res: RouteExplanation };
   testProvider: { req: { name: string }; res: ProviderTestResult };
   setPaused: { req: { paused: boolean }; res: { paused: boolean } };
   listAgentKeys: { req: void; res: { data: AgentKeyInfo[] } };
-  createAgentKey: { req: { tenant?: string }; res: CreatedAgentKey };
+  createAgentKey: { req: { tenant?: string; label?: string }; res: CreatedAgentKey };
   revokeAgentKey: { req: { id: string }; res: { id: string; revoked: boolean } };
   agentApi: { req: AgentApiRequest; res: unknown };
+  listModels: { req: void; res: ModelList };
   checkPort: { req: { port: number }; res: PortCheck };
   listConfigBackups: { req: void; res: ConfigBackupList };
   restoreConfigBackup: { req: { id: string }; res: ConfigRestoreResult };
+  getConnect: { req: void; res: ConnectOverview };
+  /** `force`: replace a setting that points elsewhere (after the user confirmed). */
+  connectTool: { req: { tool: ConnectToolId; force?: boolean }; res: ConnectResult };
+  undoConnect: { req: { tool: ConnectToolId }; res: ConnectResult };
+  tryMessage: { req: TryRequest; res: TryResult };
+  getUsage: { req: { range: UsageRange }; res: UsageSummary };
+  usageRequests: { req: { limit?: number; before?: string }; res: UsageRequests };
+  /** MCP servers (GET /admin/v1/mcp), a refresh of one (start it, list its tools), an import of other tools' servers. */
+  getMcp: { req: void; res: McpOverview };
+  refreshMcp: { req: { name: string }; res: McpServerState };
+  importMcp: { req: McpImportRequest; res: McpImportResult };
 }
 export type IpcChannel = keyof IpcContract;
 
@@ -84,6 +121,8 @@ export type IpcChannel = keyof IpcContract;
 export interface IpcEvents {
   log: RequestLogEntry;
   agentEvent: AgentEvent;
+  /** A notice of the usage engine (provider down/up, failover, budgets): `event: notification` on /admin/v1/events. */
+  notification: Notification;
 }
 
 /** The wire names; `satisfies` makes a missing or extra channel a compile error. */
@@ -100,14 +139,25 @@ export const IPC_CHANNELS = {
   createAgentKey: 'sb:createAgentKey',
   revokeAgentKey: 'sb:revokeAgentKey',
   agentApi: 'sb:agentApi',
+  listModels: 'sb:listModels',
   checkPort: 'sb:checkPort',
   listConfigBackups: 'sb:listConfigBackups',
   restoreConfigBackup: 'sb:restoreConfigBackup',
+  getConnect: 'sb:getConnect',
+  connectTool: 'sb:connectTool',
+  undoConnect: 'sb:undoConnect',
+  tryMessage: 'sb:tryMessage',
+  getUsage: 'sb:getUsage',
+  usageRequests: 'sb:usageRequests',
+  getMcp: 'sb:getMcp',
+  refreshMcp: 'sb:refreshMcp',
+  importMcp: 'sb:importMcp',
 } as const satisfies Record<IpcChannel, string>;
-export const IPC_EVENTS = { log: 'sb:event:log', agentEvent: 'sb:event:agentEvent' } as const satisfies Record<
-  keyof IpcEvents,
-  string
->;
+export const IPC_EVENTS = {
+  log: 'sb:event:log',
+  agentEvent: 'sb:event:agentEvent',
+  notification: 'sb:event:notification',
+} as const satisfies Record<keyof IpcEvents, string>;
 
 /** Main's side: one handler per channel. A channel without a handler does not compile. */
 export type IpcHandlers = {

@@ -24,9 +24,12 @@ export function parseSse(buffer: string): { messages: SseMessage[]; rest: string
   return { messages, rest };
 }
 
-/** Keeps a stream open until the returned function is called; each message goes to `onMessage`. */
+/**
+ * Keeps a stream open until the returned function is called; each message goes to `onMessage`. A `url` function is
+ * read at each (re)connect (a server that moved to another port is followed).
+ */
 export function openSse(
-  url: string,
+  url: string | (() => string),
   headers: () => Promise<Record<string, string> | null> | Record<string, string> | null,
   onMessage: (m: SseMessage) => void,
 ): () => void {
@@ -37,7 +40,7 @@ export function openSse(
       try {
         const h = await headers();
         if (!h) throw new Error('no credentials yet');
-        const res = await fetch(url, {
+        const res = await fetch(typeof url === 'function' ? url() : url, {
           headers: { ...h, accept: 'text/event-stream', ...(lastId ? { 'last-event-id': lastId } : {}) },
           signal: controller.signal,
         });

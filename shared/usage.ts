@@ -61,6 +61,8 @@ export const NOTIFICATION_DEFAULTS = {
   provider_health: true,
   failover: true,
   budgets: true,
+  /** An agent's tool call waits for a person's approval (README, "Approval"). */
+  approvals: true,
   min_interval_ms: 60_000,
 };
 export const NotificationsConfigSchema = z.strictObject({
@@ -68,6 +70,7 @@ export const NotificationsConfigSchema = z.strictObject({
   provider_health: z.boolean().default(NOTIFICATION_DEFAULTS.provider_health),
   failover: z.boolean().default(NOTIFICATION_DEFAULTS.failover),
   budgets: z.boolean().default(NOTIFICATION_DEFAULTS.budgets),
+  approvals: z.boolean().default(NOTIFICATION_DEFAULTS.approvals),
   /** The same kind of notice about the same subject at most this often. */
   min_interval_ms: z.number().int().min(0).default(NOTIFICATION_DEFAULTS.min_interval_ms),
 });
@@ -160,6 +163,7 @@ export const NOTIFICATION_KINDS = [
   'failover',
   'budget_warning',
   'budget_exceeded',
+  'approval_required',
 ] as const;
 
 /** One notice: a desktop notification in the app, a `notification` event on GET /admin/v1/events headless. */

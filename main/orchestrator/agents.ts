@@ -44,7 +44,23 @@ export class AgentService {
     return resolveAgentRef(this.store.agents, ref, tenant);
   }
 
+  /**
+   * 409 agent_exists when another agent of the tenant has this name: workflows and swarms name agents, so a name
+   * must say which one (a name shared since before names were unique is still refused there as ambiguous).
+   */
+  private assertNameFree(name: string, tenant: string, self?: string): void {
+    const other = [...this.store.agents.values()].find((a) => a.tenant === tenant && a.name === name && a.id !== self);
+    if (!other) return;
+    throw new ApiError(
+      'agent_exists',
+      `An agent named "${name}" exists already (${other.id}).`,
+      `Choose another name, or change that agent (PUT /api/v1/agents/${other.id}).`,
+      { name, agent_id: other.id },
+    );
+  }
+
   async create(body: CreateAgent, tenant: string): Promise<Agent> {
+    this.assertNameFree(body.name, tenant);
     const now = new Date().toISOString();
     const agent: Agent = {
       id: agentId(),
@@ -66,6 +82,7 @@ export class AgentService {
 
   async update(id: string, body: UpdateAgent, tenant: string): Promise<Agent> {
     const a = this.get(id, tenant);
+    if (body.name !== undefined && body.name !== a.name) this.assertNameFree(body.name, tenant, id);
     const config = { ...a.config, ...body.config };
     const next: Agent = { ...a, ...body, config, updated_at: new Date().toISOString() };
     await this.store.commit({ type: 'agent.put', data: next });
@@ -84,6 +101,11 @@ export class AgentService {
         { agent_id: id, task_id: taskId },
       );
     }
-    await this.store.commit({ type: 'agent.deleted', data: { id } });
+    // Its threads go with it (a thread goes on only with the agent that started it).
+    const threads = [...this.store.threads.values()].filter((t) => t.agent_id === id);
+    await this.store.commit(
+      { type: 'agent.deleted', data: { id } },
+      ...threads.map((t) => ({ type: 'thread.deleted', data: { id: t.id } }) as const),
+    );
   }
 }

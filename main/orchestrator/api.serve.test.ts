@@ -9,7 +9,13 @@ import type { MockProvider } from '../../test/support/mock-provider.ts';
 import { eventually } from '../../test/support/serve-process.ts';
 
 const world = useAgentServe('sb-agents-', ['acme', 'globex'], {
-  orchestrator: { queue_capacity: 5, workers: 1, sse_heartbeat_ms: 300, http_get: { allow_hosts: ['127.0.0.1'] } },
+  orchestrator: {
+    queue_capacity: 5,
+    workers: 1,
+    sse_heartbeat_ms: 300,
+    http_get: { allow_hosts: ['127.0.0.1'] },
+    approvals: { http_get: 'auto' }, // these tests are about the tool, not about asking (approvals.serve.test.ts)
+  },
 });
 let mock: MockProvider;
 let sb: AgentServeProcess;

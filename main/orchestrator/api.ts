@@ -3,20 +3,26 @@
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
-import { AGENT_STATUSES, BUILTIN_TOOLS, CreateAgentSchema, RunTaskSchema } from '../../shared/orchestrator.ts';
+import { AGENT_STATUSES, CreateAgentSchema, RunTaskSchema } from '../../shared/orchestrator.ts';
 import { TASK_STATUSES, UpdateAgentSchema } from '../../shared/orchestrator.ts';
-import type { AgentEvent } from '../../shared/orchestrator.ts';
+import type { StreamEvent } from '../../shared/orchestrator.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { ApiError, invalidRequest, type FieldProblem } from '../errors.ts';
 import type { WalLog } from '../wal/index.ts';
+import { approvalRoutes, checkTools } from './approvals-api.ts';
 import { parseBody } from './body.ts';
-import { findNamed } from './catalog.ts';
 import type { KeyRing } from './keys.ts';
 import type { Orchestrator } from './orchestrator.ts';
+import { schemaProblems } from './structured-output.ts';
+import { replyWithTask, shownTask, threadRoutes } from './threads-api.ts';
+import { waitAsked } from './waiting.ts';
 import { swarmRoutes, workflowRoutes } from './workflows-api.ts';
 
-type Env = { Bindings: HttpBindings; Variables: { tenant: string; keyId: string } };
+type Env = {
+  Bindings: HttpBindings;
+  Variables: { tenant: string; keyId: string; revocations: Pick<KeyRing, 'onRevoked'> };
+};
 export type OrchestratorApiDeps = {
   orchestrator: Orchestrator;
   wal: WalLog;
@@ -29,17 +35,6 @@ export type OrchestratorApiDeps = {
 
 export const LIST_LIMIT = { default: 20, max: 100 } as const;
 const FIX = 'Fix the fields listed in error.details.';
-
-function tools(list: string[] | undefined): void {
-  const known = BUILTIN_TOOLS as readonly string[];
-  const bad = (list ?? []).map((t, i) => ({ t, i })).filter(({ t }) => !known.includes(t));
-  const message = (t: string) => `"${t}" is not a known tool (known: ${BUILTIN_TOOLS.join(', ')})`;
-  if (bad.length)
-    throw invalidRequest(
-      bad.map(({ t, i }) => ({ field: `tools.${i}`, message: message(t) })),
-      FIX,
-    );
-}
 
 type Problems = FieldProblem[];
 
@@ -61,8 +56,9 @@ function enumQuery(c: Context<Env>, name: string, values: readonly string[], pro
   return v;
 }
 
-function frame(e: AgentEvent): string {
-  return `id: ${e.id}\ndata: ${JSON.stringify(e)}\n\n`;
+/** One event's frame: its id, its type as the SSE event name (EventSource.addEventListener(type)), its JSON. */
+function frame(e: StreamEvent): string {
+  return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 }
 
 /** The last frames of a stream whose key was revoked: a comment and an `error` event in the API's error body. */
@@ -106,6 +102,8 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
         items: providers.map((p) => ({ name: p.name, state: p.state, circuit: p.circuit })),
       },
       queue: { depth: o.queue.depth, running: o.queue.running },
+      // Requests waiting for a task, run or swarm task to end (?wait=true and the wait endpoints).
+      waits: o.store.waits.count,
     });
   });
   app.get('/metrics', async (c) =>
@@ -120,12 +118,13 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
     }
     c.set('tenant', key.tenant);
     c.set('keyId', key.id);
+    c.set('revocations', deps.keys); // a long wait (waiting.ts) ends when its key is revoked
     await next();
   });
 
   app.post('/agents', async (c) => {
     const b = await parseBody(c, CreateAgentSchema, FIX);
-    tools(b.tools);
+    checkTools(b.tools, o.mcp.names());
     return c.json(await o.agents.create(b, c.get('tenant')), 201);
   });
   app.get('/agents', (c) => {
@@ -140,7 +139,7 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
   app.put('/agents/:id', async (c) => {
     o.agents.get(c.req.param('id'), c.get('tenant'));
     const b = await parseBody(c, UpdateAgentSchema, FIX);
-    tools(b.tools);
+    checkTools(b.tools, o.mcp.names());
     return c.json(await o.agents.update(c.req.param('id'), b, c.get('tenant')));
   });
   app.delete('/agents/:id', async (c) => {
@@ -149,18 +148,28 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
   });
   app.post('/agents/:id/run', async (c) => {
     o.agents.get(c.req.param('id'), c.get('tenant'));
+    const ask = waitAsked(c, false);
     const b = await parseBody(c, RunTaskSchema, FIX);
+    const schema = schemaProblems(b.context.response_format);
+    if (schema.length) throw invalidRequest(schema, FIX);
     const t = await o.tasks.run(c.req.param('id'), b, c.get('tenant'));
-    const status = o.tasks.isRunning(t.task_id) ? 'running' : t.status;
-    return c.json({ task_id: t.task_id, status, agent_id: t.agent_id });
+    if (ask) return replyWithTask(c, o, t, c.get('tenant'), ask);
+    const { status } = shownTask(o, t);
+    return c.json({ task_id: t.task_id, status, agent_id: t.agent_id, thread_id: t.thread_id ?? null });
   });
 
   app.get('/tasks', (c) => {
     const problems: Problems = [];
     const status = enumQuery(c, 'status', TASK_STATUSES, problems);
     const limit = intQuery(c, 'limit', LIST_LIMIT.default, 1, LIST_LIMIT.max, problems);
+    const offset = intQuery(c, 'offset', 0, 0, Number.MAX_SAFE_INTEGER, problems);
     if (problems.length) throw invalidRequest(problems, FIX);
-    return c.json(o.tasks.list(c.get('tenant'), { agent_id: c.req.query('agent_id') || undefined, status }, limit));
+    const filter = {
+      agent_id: c.req.query('agent_id') || undefined,
+      thread_id: c.req.query('thread_id') || undefined,
+      status,
+    };
+    return c.json(o.tasks.list(c.get('tenant'), filter, limit, offset));
   });
   app.get('/tasks/:id', (c) => c.json(o.tasks.get(c.req.param('id'), c.get('tenant'))));
   app.post('/tasks/:id/stop', async (c) => c.json(await o.tasks.stop(c.req.param('id'), c.get('tenant'))));
@@ -172,16 +181,20 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
       const action = 'Use a key of that tenant, or leave out the tenant filter.';
       throw new ApiError('tenant_forbidden', `This key belongs to another tenant than "${asked}".`, action);
     }
-    // workflow_id: a workflow's id, or its name (resolved to the id now); run_id and swarm_task_id narrow further.
+    // workflow_id and swarm_id: an id, or a name, looked up at each event (so a workflow created after the stream
+    // opened is followed too); run_id and swarm_task_id narrow further.
     const wfQuery = c.req.query('workflow_id');
-    const workflow = wfQuery && (findNamed(o.store.workflows, tenant, wfQuery)?.id ?? wfQuery);
+    const swarmQuery = c.req.query('swarm_id');
     const run = c.req.query('run_id');
     const swarmTask = c.req.query('swarm_task_id');
     const lastRaw = c.req.header('last-event-id') ?? c.req.query('last_event_id');
     const last = lastRaw !== undefined && /^\d+$/.test(lastRaw) ? Number(lastRaw) : null;
-    const wanted = (e: AgentEvent) =>
+    const named = (byId: ReadonlyMap<string, { name: string }>, id: string | null | undefined, q: string) =>
+      !!id && (id === q || byId.get(id)?.name === q);
+    const wanted = (e: StreamEvent) =>
       e.tenant === tenant &&
-      (!workflow || e.workflow_id === workflow) &&
+      (!wfQuery || named(o.store.workflows, e.workflow_id, wfQuery)) &&
+      (!swarmQuery || named(o.store.swarms, e.swarm_id, swarmQuery)) &&
       (!run || e.run_id === run) &&
       (!swarmTask || e.swarm_task_id === swarmTask);
     const res = c.env.outgoing;
@@ -192,7 +205,7 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
       'x-accel-buffering': 'no',
     });
     res.write(': connected\n\n');
-    const send = (e: AgentEvent) => {
+    const send = (e: StreamEvent) => {
       if (!wanted(e)) return;
       res.write(frame(e));
       if (res.writableLength > 16 * 1024 * 1024) res.destroy(); // a reader that stopped reading
@@ -228,8 +241,10 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
     return RESPONSE_ALREADY_SENT;
   });
 
-  app.route('/', workflowRoutes(o.workflows));
-  app.route('/', swarmRoutes(o.swarms));
+  app.route('/', threadRoutes(o));
+  app.route('/', approvalRoutes(o));
+  app.route('/', workflowRoutes(o.workflows, o.store.waits));
+  app.route('/', swarmRoutes(o.swarms, o.store.waits));
 
   app.get('/wal/status', (c) => c.json(deps.wal.status()));
   app.post('/wal/compact', async (c) => {

@@ -3,7 +3,7 @@
 import { ApiError } from '../errors.ts';
 
 type Definition = { id: string; tenant: string; name: string; created_at: string };
-type Execution = { tenant: string; created_at: string };
+type Execution = { tenant: string; created_at: string; status: string };
 
 /** What the errors call each kind, and their codes. */
 const KINDS = {
@@ -70,9 +70,15 @@ export class Catalog<D extends Definition, E extends Execution> {
     return listOf(this.executions, (e) => this.definitionOf(e) === d.id, 'newest first');
   }
 
-  /** 409 when the tenant has a definition of this name already. */
-  protected assertNameFree(name: string, tenant: string): void {
-    if (!findNamed(this.definitions, tenant, name)) return;
+  /** The named definition's executions that are still running. */
+  protected runningOf(d: D): E[] {
+    return [...this.executions.values()].filter((e) => this.definitionOf(e) === d.id && e.status === 'running');
+  }
+
+  /** 409 when the tenant has a definition of this name already (other than `self`, the one being changed). */
+  protected assertNameFree(name: string, tenant: string, self?: string): void {
+    const found = findNamed(this.definitions, tenant, name);
+    if (!found || found.id === self) return;
     const message = `A ${this.kind} named "${name}" exists already.`;
     throw new ApiError(KINDS[this.kind].exists, message, 'Choose another name.', { name });
   }

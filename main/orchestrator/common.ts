@@ -1,6 +1,23 @@
-// What the orchestrator's services share: token usage sums, the queue_full refusal and the invalid-definition error.
-import type { TokenUsage } from '../../shared/orchestrator.ts';
+// What the orchestrator's services share: token usage sums, the queue_full refusal, the invalid-definition error and
+// the run-level events of workflow runs and swarm tasks.
+import type { RunEvent, SwarmTask, TokenUsage, WorkflowRun } from '../../shared/orchestrator.ts';
 import { ApiError, type FieldProblem } from '../errors.ts';
+import type { NewEvent, OrchestratorStore } from './store.ts';
+
+/** A run-level event's own fields (the store adds id and time; workflowEvent/swarmEvent add where it comes from). */
+export type RunEventPart = Pick<RunEvent, 'type'> &
+  Partial<Omit<RunEvent, 'id' | 'time' | 'type' | 'tenant' | 'workflow_id' | 'run_id' | 'swarm_id' | 'swarm_task_id'>>;
+
+/** A run-level event of a workflow run (run_started, step_started...), as a record to commit with the run's. */
+export function workflowEvent(store: Pick<OrchestratorStore, 'event'>, r: WorkflowRun, e: RunEventPart) {
+  return store.event({ tenant: r.tenant, workflow_id: r.workflow_id, run_id: r.run_id, ...e } as NewEvent);
+}
+
+/** A run-level event of a swarm task (its steps are rounds). */
+export function swarmEvent(store: Pick<OrchestratorStore, 'event'>, t: SwarmTask, e: RunEventPart) {
+  const where = { tenant: t.tenant, workflow_id: null, swarm_id: t.swarm_id, swarm_task_id: t.id };
+  return store.event({ ...where, ...e } as NewEvent);
+}
 
 export const zeroUsage = (): TokenUsage => ({ prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 });
 

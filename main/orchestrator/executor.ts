@@ -2,14 +2,25 @@
 // the callers waiting for a task's end, and aborting running tasks (stop, shutdown).
 import path from 'node:path';
 import type { OrchestratorConfig } from '../../shared/config.ts';
-import type { AgentEvent, Task } from '../../shared/orchestrator.ts';
+import type { AgentEvent, Task, ThreadMessage } from '../../shared/orchestrator.ts';
 import { redact } from '../observability/redact.ts';
+import type { HubMessage } from '../proxy/formats/hub/index.ts';
 import type { Engine } from '../proxy/engine.ts';
+import { ApprovalService } from './approvals.ts';
+import { EventBuffer } from './event-buffer.ts';
+import type { McpManager } from './mcp/manager.ts';
 import { runAgentLoop, type ExtraTool } from './runner.ts';
-import type { OrchestratorStore } from './store.ts';
+import type { NewEvent, OrchestratorRecord, OrchestratorStore } from './store.ts';
+import type { LoopState } from './tool-calls.ts';
 import { workspaceFor } from './tools/registry.ts';
 
-export type TaskDeps = { engine: () => Engine; config: () => OrchestratorConfig; dataDir: string };
+export type TaskDeps = {
+  engine: () => Engine;
+  config: () => OrchestratorConfig;
+  dataDir: string;
+  /** The MCP servers of config.json (absent: agents get no MCP tools). */
+  mcp?: McpManager;
+};
 export type EventPart = Pick<AgentEvent, 'type'> & Partial<AgentEvent>;
 
 type Running = { controller: AbortController; done: Promise<void> };
@@ -19,6 +30,13 @@ const ACTIVE = new Set(['queued', 'running']);
 /** Queued or running: the task has not ended yet. */
 export const isActive = (t: Task): boolean => ACTIVE.has(t.status);
 
+/** The abort reason of a task that ran past its `timeout_s`. */
+class TaskTimeout extends Error {
+  constructor(readonly seconds: number) {
+    super(`timed out after ${seconds} s (the run's timeout_s)`);
+  }
+}
+
 export class TaskExecutor {
   private readonly running = new Map<string, Running>();
   /** Callers waiting for a task's end (workflow steps, swarm rounds). */
@@ -26,11 +44,29 @@ export class TaskExecutor {
   /** Tools given to one task only (a swarm coordinator's `delegate`). */
   private readonly tools = new Map<string, Record<string, ExtraTool>>();
   closed = false;
+  /** Tool calls waiting for a person's decision (approvals.ts). */
+  readonly approvals: ApprovalService;
 
   constructor(
     private readonly deps: TaskDeps,
     private readonly store: OrchestratorStore,
-  ) {}
+  ) {
+    this.approvals = new ApprovalService(
+      store,
+      deps.config,
+      (t, e) => this.eventOf(t, e),
+      () => this.closed,
+    );
+  }
+
+  /**
+   * The state a running task goes on from after a restart: it was waiting for a person's approval (nothing ran
+   * since the pending record was written). Swarm turns are not resumed (their swarm task fails at restart).
+   */
+  resumable(t: Task): LoopState | null {
+    if (t.status !== 'running' || t.origin?.kind === 'swarm' || this.running.has(t.task_id)) return null;
+    return (this.approvals.resumeOf(t.task_id)?.state as LoopState | undefined) ?? null;
+  }
 
   /** True once a worker holds the task (its "running" record may still be on its way to disk). */
   isRunning(taskId: string): boolean {
@@ -44,9 +80,18 @@ export class TaskExecutor {
   /** Runs a queued task to its end in the caller's worker slot. */
   execute(id: string): Promise<void> {
     const t0 = this.store.tasks.get(id);
-    if (!t0 || t0.status !== 'queued' || this.closed) return Promise.resolve();
+    if (!t0 || this.closed) return Promise.resolve();
+    const resume = this.resumable(t0);
+    if (t0.status !== 'queued' && !resume) return Promise.resolve();
+    if (resume) this.approvals.markResuming(id, this.approvals.resumeOf(id)!.key);
     const controller = new AbortController();
-    const done = this.executeRunning(t0, controller.signal).finally(() => this.running.delete(id));
+    // The deadline counts from now, when a worker takes the task (time in the queue is not the task's).
+    const s = t0.timeout_s;
+    const deadline = s ? setTimeout(() => controller.abort(new TaskTimeout(s)), s * 1000) : undefined;
+    const done = this.executeRunning(t0, controller.signal, resume).finally(() => {
+      clearTimeout(deadline);
+      this.running.delete(id);
+    });
     this.running.set(id, { controller, done });
     return done;
   }
@@ -74,6 +119,7 @@ export class TaskExecutor {
   /** Releases every waiter, aborts the running tasks and waits for them (their records stay as they are). */
   async close(): Promise<void> {
     this.closed = true;
+    this.approvals.close();
     for (const [id, waiters] of this.waiters) {
       this.waiters.delete(id);
       for (const w of waiters) w(null);
@@ -82,14 +128,15 @@ export class TaskExecutor {
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
-  /** The task's end: task record, its event and the agent's status, in one durable batch. */
-  async finish(t: Task, patch: Partial<Task>, event: EventPart): Promise<void> {
+  /** The task's end: task record, its event and the agent's status (and `extra`), in one durable batch. */
+  async finish(t: Task, patch: Partial<Task>, event: EventPart, extra: OrchestratorRecord[] = []): Promise<void> {
     const current = this.store.tasks.get(t.task_id) ?? t;
     const done: Task = { ...current, ...patch, finished_at: new Date().toISOString() };
     const agent = this.store.agents.get(t.agent_id);
-    const records = [
+    const records: OrchestratorRecord[] = [
       { type: 'task.put', data: done } as const,
       this.eventRecord(done, event.type === 'completed' ? { ...event, task_id: t.task_id } : event),
+      ...extra,
     ];
     // completed → the agent is "completed"; failed or stopped → back to "idle". Either may run again (after the
     // window). An agent running other tasks too (workflows and swarms may share it) stays running until the last ends.
@@ -109,6 +156,10 @@ export class TaskExecutor {
 
   /** An event of the task, tagged with the workflow run or swarm task it belongs to. */
   private eventRecord(t: Task, e: EventPart) {
+    return this.store.event(this.eventOf(t, e));
+  }
+
+  private eventOf(t: Task, e: EventPart): NewEvent {
     const o = t.origin;
     const tags =
       o?.kind === 'workflow'
@@ -116,37 +167,73 @@ export class TaskExecutor {
         : o?.kind === 'swarm'
           ? { workflow_id: null, swarm_id: o.swarm_id, swarm_task_id: o.swarm_task_id }
           : { workflow_id: null };
-    const event = { task_id: t.task_id, agent_id: t.agent_id, tenant: t.tenant, ...tags, ...e };
-    return this.store.event(event as Omit<AgentEvent, 'id' | 'time'>);
+    return { task_id: t.task_id, agent_id: t.agent_id, tenant: t.tenant, ...tags, ...e } as NewEvent;
   }
 
-  private async executeRunning(t0: Task, signal: AbortSignal): Promise<void> {
+  private async executeRunning(t0: Task, signal: AbortSignal, resume: LoopState | null): Promise<void> {
+    const cfg = this.deps.config();
+    // Output and thinking deltas are coalesced into few WAL records (event_flush_ms; 0: one record per delta).
+    const buffer = cfg.event_flush_ms > 0 ? new EventBuffer(this.store, cfg.event_flush_ms) : null;
+    let streamed = ''; // the output so far: a stopped task keeps it as its result
     try {
-      const started: Task = { ...t0, status: 'running', started_at: new Date().toISOString() };
-      await this.store.commit({ type: 'task.put', data: started });
+      // A task resumed after a restart (it was waiting for approval) is running already.
+      const started: Task = resume ? t0 : { ...t0, status: 'running', started_at: new Date().toISOString() };
+      if (!resume) await this.store.commit({ type: 'task.put', data: started });
       const agent = this.store.agents.get(t0.agent_id);
       if (!agent) throw new Error('the agent was deleted');
-      const cfg = this.deps.config();
       const workspaceRoot = cfg.workspace_root || path.join(this.deps.dataDir, 'workspaces');
+      const thread = t0.thread_id ? this.store.threads.get(t0.thread_id) : undefined;
       const outcome = await runAgentLoop(agent, started, {
         engine: this.deps.engine(),
         signal,
-        emit: (e) => this.store.commit(this.eventRecord(started, e)),
+        emit: async (e) => {
+          if (e.type === 'output' && e.content) streamed += e.content;
+          if (buffer && (e.type === 'output' || e.type === 'thinking')) return buffer.add(this.eventOf(started, e));
+          await buffer?.drain();
+          await this.store.commit(this.eventRecord(started, e));
+        },
         progress: async (iterations, usage) => {
+          await buffer?.drain();
           const cur = this.store.tasks.get(t0.task_id) as Task;
           await this.store.commit({ type: 'task.put', data: { ...cur, iterations, usage: { ...usage } } });
         },
         tool: { workspace: workspaceFor(workspaceRoot, agent.id), httpGet: cfg.http_get },
         extraTools: this.tools.get(t0.task_id),
+        history: thread?.messages.map(({ task_id: _t, ...m }) => m as HubMessage),
+        mcp: this.deps.mcp,
+        approvals: cfg.approvals,
+        approve: async (call, state) => {
+          await buffer?.drain(); // the deltas before the call stay before its approval_required event
+          return this.approvals.request(started, call, state, signal);
+        },
+        ...(resume ? { resume } : {}),
       });
       signal.throwIfAborted();
-      const { result, stop_reason } = outcome;
-      await this.finish(t0, { status: 'completed', result, stop_reason }, { type: 'completed' });
+      await buffer?.drain();
+      const { result, stop_reason, turn, error } = outcome;
+      if (stop_reason === 'invalid_output') {
+        const patch = { status: 'failed', result, error: error ?? null, stop_reason } as const;
+        await this.finish(t0, patch, { type: 'failed', error: error ?? 'invalid output' });
+        return;
+      }
+      // A completed run of a thread adds its messages to the thread's history, in the task's end record's batch.
+      const task_id = t0.task_id;
+      const messages = turn.map((m) => ({ ...m, task_id }) as ThreadMessage);
+      const at = new Date().toISOString();
+      const extra: OrchestratorRecord[] =
+        t0.thread_id && thread
+          ? [{ type: 'thread.turn', data: { thread_id: t0.thread_id, task_id, messages, at } }]
+          : [];
+      await this.finish(t0, { status: 'completed', result, stop_reason }, { type: 'completed' }, extra);
     } catch (err) {
+      await buffer?.drain().catch(() => undefined);
       try {
         if (signal.aborted && !this.closed) {
-          const patch = { status: 'stopped', error: 'stopped by request', stop_reason: 'stopped' } as const;
-          await this.finish(t0, patch, { type: 'stopped' });
+          const timeout = signal.reason instanceof TaskTimeout ? signal.reason : null;
+          const error = timeout ? timeout.message : 'stopped by request';
+          const stop_reason = timeout ? 'timeout' : 'stopped';
+          const patch = { status: 'stopped', error, stop_reason, result: streamed || null } as const;
+          await this.finish(t0, patch, timeout ? { type: 'stopped', error } : { type: 'stopped' });
         } else if (!this.closed) {
           const error = redact((err as Error)?.message ?? String(err)); // a model call's error may quote a provider
           await this.finish(t0, { status: 'failed', error, stop_reason: 'error' }, { type: 'failed', error });

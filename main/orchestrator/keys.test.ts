@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createKey, KEY_PATTERN, KeyRing, readKeys, revokeKey } from './keys.ts';
+import { createKey, KEY_PATTERN, KeyRing, readKeys, revokeKey, UI_KEY_LABEL, uiKey } from './keys.ts';
 
 it('keeps every key when many are created at once, stores only hashes, and revokes', async () => {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-keys-'));
@@ -86,5 +86,52 @@ describe('revocations reach open streams', () => {
     await Promise.resolve();
     expect(fired).toBe(1);
     expect(ring.watching).toBe(false);
+  });
+});
+
+describe("the UI's own key (issue 15, bug 8)", () => {
+  let dir: string;
+  let file: string;
+  beforeEach(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-keys-'));
+    file = path.join(dir, 'agent-keys.json');
+  });
+  afterEach(() => fs.rm(dir, { recursive: true, force: true }));
+
+  it('is made once, labelled, and handed back to ten callers at once and later', async () => {
+    const got = await Promise.all(Array.from({ length: 10 }, () => uiKey(file, 'admin-token-a')));
+    expect(new Set(got.map((g) => g.key)).size).toBe(1);
+    expect(got.filter((g) => g.created)).toHaveLength(1);
+    expect(KEY_PATTERN.test(got[0]!.key)).toBe(true);
+    const again = await uiKey(file, 'admin-token-a');
+    expect(again).toMatchObject({ key: got[0]!.key, created: false });
+    const stored = await readKeys(file);
+    expect(stored).toEqual([
+      expect.objectContaining({ tenant: 'default', label: UI_KEY_LABEL, ui: true, id: again.record.id }),
+    ]);
+    // Only its hash is on disk, and it works like any key.
+    expect(await fs.readFile(file, 'utf8')).not.toContain(again.key.slice(9));
+    expect(await new KeyRing(file).tenantOf(again.key)).toBe('default');
+  });
+
+  it('leaves other keys alone; a revoked UI key or one of another admin token is replaced, never added to', async () => {
+    await createKey(file, 'acme', 'nightly report');
+    const first = await uiKey(file, 'admin-token-a');
+    expect(await revokeKey(file, first.record.id)).toBe(true);
+    const second = await uiKey(file, 'admin-token-a');
+    expect(second.created).toBe(true);
+    expect(second.key).not.toBe(first.key);
+    const third = await uiKey(file, 'admin-token-b'); // the admin token was replaced
+    expect(third.key).not.toBe(second.key);
+    const stored = await readKeys(file);
+    expect(stored.map((k) => k.label)).toEqual(['nightly report', UI_KEY_LABEL]);
+    expect(await new KeyRing(file).tenantOf(second.key)).toBeNull();
+  });
+
+  it('refuses a label that is empty, too long or has control characters', async () => {
+    await expect(createKey(file, 'acme', '')).rejects.toThrow(/--label must be 1-100 characters/);
+    await expect(createKey(file, 'acme', 'x'.repeat(101))).rejects.toThrow(/--label/);
+    await expect(createKey(file, 'acme', 'a\nb')).rejects.toThrow(/--label/);
+    expect(await readKeys(file)).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 // Agent API keys: sk-agent-<64 hex>, stored as sha-256 hashes in agent-keys.json beside config.json (a locked key
 // file: ../config/key-file.ts). The server re-reads it when it changes, so `switchboard keys create|revoke` takes
-// effect while it runs.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+// effect while it runs. The UI's own key (`uiKey`) is one labelled record, made once and handed back to the admin
+// token holder on every page load or launch.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import path from 'node:path';
 import { KeyIndex, readKeyFile, updateKeyFile } from '../config/key-file.ts';
 import { keyId } from './ids.ts';
@@ -9,7 +10,25 @@ import { keyId } from './ids.ts';
 export const KEY_PATTERN = /^sk-agent-[a-f0-9]{64}$/;
 export const DEFAULT_TENANT = 'default';
 
-export type StoredKey = { id: string; tenant: string; sha256: string; created_at: string };
+export type StoredKey = {
+  id: string;
+  tenant: string;
+  sha256: string;
+  created_at: string;
+  /** What the key is for, in words (`keys create --label`); absent on keys made without one. */
+  label?: string;
+  /** The UI's own key (at most one): its secret is derived from the admin token (see uiKey). */
+  ui?: true;
+};
+
+/** The label of the UI's own key, shown by `switchboard keys list` and the admin API. */
+export const UI_KEY_LABEL = 'Switchboard UI';
+/** A label: 1-100 characters, no control characters. Answers the problem in words, or null. */
+export function labelProblem(label: string): string | null {
+  if (label.length < 1 || label.length > 100 || /\p{Cc}/u.test(label))
+    return 'must be 1-100 characters without control characters (e.g. "nightly report script")';
+  return null;
+}
 
 export const keysFile = (configDir: string): string => path.join(configDir, 'agent-keys.json');
 const hash = (key: string): string => createHash('sha256').update(key).digest('hex');
@@ -17,12 +36,59 @@ const hash = (key: string): string => createHash('sha256').update(key).digest('h
 export const readKeys = (file: string): Promise<StoredKey[]> => readKeyFile<StoredKey>(file);
 
 /** Creates a key; the plain key is returned once and never stored. */
-export async function createKey(file: string, tenant = DEFAULT_TENANT): Promise<{ key: string; record: StoredKey }> {
+export async function createKey(
+  file: string,
+  tenant = DEFAULT_TENANT,
+  label?: string,
+): Promise<{ key: string; record: StoredKey }> {
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(tenant)) throw new Error('--tenant must be 1-64 letters, digits, ".", "_" or "-"');
+  const problem = label === undefined ? null : labelProblem(label);
+  if (problem) throw new Error(`--label ${problem}`);
   const key = `sk-agent-${randomBytes(32).toString('hex')}`;
   const record: StoredKey = { id: keyId(), tenant, sha256: hash(key), created_at: new Date().toISOString() };
+  if (label !== undefined) record.label = label;
   await updateKeyFile<StoredKey, void>(file, (keys) => ({ keys: [...keys, record], result: undefined }));
   return { key, record };
+}
+
+/** The UI key's secret: HMAC of its record id under the admin token, so the file keeps only its hash. */
+const uiSecret = (adminToken: string, id: string): string =>
+  `sk-agent-${createHmac('sha256', adminToken).update(`switchboard-ui-agent-key:${id}`).digest('hex')}`;
+
+const uiKeyOf = (keys: StoredKey[], adminToken: string): { key: string; record: StoredKey } | null => {
+  const record = keys.find((k) => k.ui === true);
+  if (!record) return null;
+  const key = uiSecret(adminToken, record.id);
+  return hash(key) === record.sha256 ? { key, record } : null;
+};
+
+/**
+ * The UI's own agent key (tenant `default`, label "Switchboard UI"): made the first time, then the same key for
+ * every page load, browser profile and desktop launch. Its secret is never stored: it is derived from the admin
+ * token, so only an admin-token holder can have it handed back. A revoked UI key (gone from the file) or one made
+ * under another admin token is replaced, so the file never holds more than one.
+ */
+export async function uiKey(
+  file: string,
+  adminToken: string,
+): Promise<{ key: string; record: StoredKey; created: boolean }> {
+  const known = uiKeyOf(await readKeys(file), adminToken); // the usual case, without the lock
+  if (known) return { ...known, created: false };
+  return updateKeyFile<StoredKey, { key: string; record: StoredKey; created: boolean }>(file, (keys) => {
+    const mine = uiKeyOf(keys, adminToken); // made meanwhile by another page or process
+    if (mine) return { keys: null, result: { ...mine, created: false } };
+    const id = keyId();
+    const key = uiSecret(adminToken, id);
+    const record: StoredKey = {
+      id,
+      tenant: DEFAULT_TENANT,
+      sha256: hash(key),
+      created_at: new Date().toISOString(),
+      label: UI_KEY_LABEL,
+      ui: true,
+    };
+    return { keys: [...keys.filter((k) => k.ui !== true), record], result: { key, record, created: true } };
+  });
 }
 
 export function revokeKey(file: string, id: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Agent, Swarm, SwarmTask, Workflow, WorkflowRun } from '../../shared/orchestrator.ts';
+import type { Agent, Swarm, SwarmTask, Thread, Workflow, WorkflowRun } from '../../shared/orchestrator.ts';
 import { useTempDir } from '../../test/support/wal/temp-dir.ts';
 import { openWal, type WalLog } from '../wal/index.ts';
 import { OrchestratorStore } from './store.ts';
@@ -120,6 +120,67 @@ describe('OrchestratorStore', () => {
     expect(s2.runs.get('run_1')?.status).toBe('completed');
     expect(s2.swarms.get('swm_1')).toEqual(swarm);
     expect(s2.swarmTasks.get('stk_1')).toEqual(st);
+    await again.close();
+  });
+
+  it('keeps threads and their turns, batched events and deletions across a snapshot and the WAL after it', async () => {
+    const { wal, store: s1 } = await openStore(100);
+    const at = '2026-01-01T00:00:00.000Z';
+    const thread: Thread = {
+      id: 'thr_1',
+      agent_id: 'agt_1',
+      tenant: 't',
+      messages: [],
+      turns: 0,
+      last_task_id: null,
+      created_at: at,
+      updated_at: at,
+    };
+    const turn = (n: number) => ({
+      thread_id: 'thr_1',
+      task_id: `tsk_${n}`,
+      at: `2026-01-0${n + 1}T00:00:00.000Z`,
+      messages: [
+        { role: 'user' as const, content: `q${n}`, task_id: `tsk_${n}` },
+        { role: 'assistant' as const, content: `a${n}`, task_id: `tsk_${n}` },
+      ],
+    });
+    const delta = (content: string) => ({
+      type: 'output' as const,
+      task_id: 'tsk_1',
+      agent_id: 'agt_1',
+      tenant: 't',
+      workflow_id: null,
+      content,
+    });
+    await s1.commit(
+      { type: 'agent.put', data: agent('agt_1') },
+      { type: 'thread.put', data: thread },
+      { type: 'thread.put', data: { ...thread, id: 'thr_2' } },
+      { type: 'thread.turn', data: turn(1) },
+      s1.eventBatch([delta('a'), delta('b'), delta('c')]),
+    );
+    await wal.compact();
+    await s1.commit(
+      { type: 'thread.turn', data: turn(2) },
+      { type: 'thread.deleted', data: { id: 'thr_2' } },
+      s1.eventBatch([delta('d'), delta('e')]),
+    );
+    await wal.close();
+
+    const { wal: again, store: s2 } = await openStore(100);
+    expect([...s2.threads.keys()]).toEqual(['thr_1']);
+    expect(s2.threads.get('thr_1')).toMatchObject({ turns: 2, last_task_id: 'tsk_2', updated_at: turn(2).at });
+    expect(s2.threads.get('thr_1')?.messages.map((m) => m.content)).toEqual(['q1', 'a1', 'q2', 'a2']);
+    // Five events in two records, each with its own id and content, in order.
+    expect(s2.events.map((e) => [e.id, (e as { content?: string }).content])).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+      [4, 'd'],
+      [5, 'e'],
+    ]);
+    expect(s2.nextEventId).toBe(6);
     await again.close();
   });
 });

@@ -1,28 +1,53 @@
 // The orchestrator's state (agents, tasks, event history) and the WAL records that change it. Every change is
 // appended to the WAL first and applied only once durable, so what a client was told is what a restart rebuilds.
 import type { WalLog } from '../wal/index.ts';
-import type { Agent, AgentEvent, Swarm, SwarmTask, Task, Workflow, WorkflowRun } from '../../shared/orchestrator.ts';
+import type { Agent, Swarm, SwarmTask, Task, Workflow, WorkflowRun } from '../../shared/orchestrator.ts';
+import type { StreamEvent, Thread, ThreadMessage } from '../../shared/orchestrator.ts';
+import { Waits } from './waits.ts';
+import { approvalKey, type StoredApproval } from './approvals.ts';
+
+/** A new event as its maker gives it: the store adds the id (and the time, unless given). */
+export type NewEvent = StreamEvent extends infer E
+  ? E extends StreamEvent
+    ? Omit<E, 'id' | 'time'> & { time?: string }
+    : never
+  : never;
 
 export type OrchestratorRecord =
   | { type: 'agent.put'; data: Agent }
   | { type: 'agent.deleted'; data: { id: string } }
   | { type: 'task.put'; data: Task }
-  | { type: 'event'; data: AgentEvent }
+  | { type: 'event'; data: StreamEvent }
+  // Several events in one record: a task's output and thinking deltas, coalesced (orchestrator.event_flush_ms).
+  | { type: 'events'; data: StreamEvent[] }
+  | { type: 'task.deleted'; data: { id: string } }
+  | { type: 'thread.put'; data: Thread }
+  // A completed run's messages, appended to its thread.
+  | { type: 'thread.turn'; data: { thread_id: string; task_id: string; messages: ThreadMessage[]; at: string } }
+  | { type: 'thread.deleted'; data: { id: string } }
+  | { type: 'workflow.deleted'; data: { id: string } }
+  | { type: 'swarm.deleted'; data: { id: string } }
   | { type: 'workflow.put'; data: Workflow }
   | { type: 'run.put'; data: WorkflowRun }
   | { type: 'swarm.put'; data: Swarm }
-  | { type: 'swarm_task.put'; data: SwarmTask };
+  | { type: 'swarm_task.put'; data: SwarmTask }
+  // A tool call waiting for a person's decision, or decided (approvals.ts).
+  | { type: 'approval.put'; data: StoredApproval };
 
 type SnapshotData = {
   agents: Agent[];
   tasks: Task[];
-  events: AgentEvent[];
+  events: StreamEvent[];
   nextEventId: number;
   // Absent in snapshots written before workflows and swarms existed.
   workflows?: Workflow[];
   runs?: WorkflowRun[];
   swarms?: Swarm[];
   swarmTasks?: SwarmTask[];
+  // Absent in snapshots written before threads existed.
+  threads?: Thread[];
+  // Absent in snapshots written before approvals existed.
+  approvals?: StoredApproval[];
 };
 
 export class OrchestratorStore {
@@ -33,12 +58,18 @@ export class OrchestratorStore {
   readonly runs = new Map<string, WorkflowRun>();
   readonly swarms = new Map<string, Swarm>();
   readonly swarmTasks = new Map<string, SwarmTask>();
+  /** Keyed by id (thr_…). */
+  readonly threads = new Map<string, Thread>();
+  /** Keyed by `<task_id>/<call_id>`. */
+  readonly approvals = new Map<string, StoredApproval>();
+  /** Callers waiting for a task, run or swarm task to end: told of every record applied (by its id). */
+  readonly waits = new Waits();
   /** The event history, oldest first, at most `retention` long. */
-  events: AgentEvent[] = [];
+  events: StreamEvent[] = [];
   nextEventId = 1;
   private appliedSeq = 0;
-  private readonly listeners = new Set<(e: AgentEvent) => void>();
-  private readonly enders = new Map<(e: AgentEvent) => void, () => void>();
+  private readonly listeners = new Set<(e: StreamEvent) => void>();
+  private readonly enders = new Map<(e: StreamEvent) => void, () => void>();
 
   constructor(
     readonly wal: WalLog,
@@ -58,6 +89,8 @@ export class OrchestratorStore {
       for (const r of d.runs ?? []) this.runs.set(r.run_id, r);
       for (const w of d.swarms ?? []) this.swarms.set(w.id, w);
       for (const t of d.swarmTasks ?? []) this.swarmTasks.set(t.id, t);
+      for (const t of d.threads ?? []) this.threads.set(t.id, t);
+      for (const a of d.approvals ?? []) this.approvals.set(approvalKey(a.task_id, a.call_id), a);
       this.events = d.events;
       this.nextEventId = d.nextEventId;
       this.appliedSeq = snap.seq;
@@ -76,12 +109,21 @@ export class OrchestratorStore {
   }
 
   /** A new event with the next id (the id is taken now, so ids follow call order). */
-  event(e: Omit<AgentEvent, 'id' | 'time'>): OrchestratorRecord {
-    return { type: 'event', data: { id: this.nextEventId++, time: new Date().toISOString(), ...e } as AgentEvent };
+  event(e: NewEvent): OrchestratorRecord {
+    return { type: 'event', data: this.withId(e) };
+  }
+
+  /** Several new events in one record, with consecutive ids (taken now). */
+  eventBatch(list: NewEvent[]): OrchestratorRecord {
+    return { type: 'events', data: list.map((e) => this.withId(e)) };
+  }
+
+  private withId(e: NewEvent): StreamEvent {
+    return { id: this.nextEventId++, time: new Date().toISOString(), ...e } as StreamEvent;
   }
 
   /** `onEnd` is called when the service shuts down (the SSE response ends so the server can close at once). */
-  subscribe(fn: (e: AgentEvent) => void, onEnd?: () => void): () => void {
+  subscribe(fn: (e: StreamEvent) => void, onEnd?: () => void): () => void {
     this.listeners.add(fn);
     if (onEnd) this.enders.set(fn, onEnd);
     return () => {
@@ -92,6 +134,7 @@ export class OrchestratorStore {
 
   endSubscriptions(): void {
     for (const end of [...this.enders.values()]) end();
+    this.waits.close();
   }
 
   get subscriberCount(): number {
@@ -108,28 +151,70 @@ export class OrchestratorStore {
         break;
       case 'task.put':
         this.tasks.set(r.data.task_id, r.data);
+        if (live) this.waits.changed(r.data.task_id);
+        break;
+      case 'task.deleted':
+        this.tasks.delete(r.data.id);
+        break;
+      case 'thread.put':
+        this.threads.set(r.data.id, r.data);
+        break;
+      case 'thread.turn': {
+        const t = this.threads.get(r.data.thread_id);
+        if (!t) break;
+        const { task_id, messages, at } = r.data;
+        this.threads.set(t.id, {
+          ...t,
+          messages: [...t.messages, ...messages],
+          turns: t.turns + 1,
+          last_task_id: task_id,
+          updated_at: at,
+        });
+        break;
+      }
+      case 'thread.deleted':
+        this.threads.delete(r.data.id);
+        break;
+      case 'workflow.deleted':
+        this.workflows.delete(r.data.id);
+        for (const [id, run] of this.runs) if (run.workflow_id === r.data.id) this.runs.delete(id);
+        break;
+      case 'swarm.deleted':
+        this.swarms.delete(r.data.id);
+        for (const [id, st] of this.swarmTasks) if (st.swarm_id === r.data.id) this.swarmTasks.delete(id);
         break;
       case 'workflow.put':
         this.workflows.set(r.data.id, r.data);
         break;
       case 'run.put':
         this.runs.set(r.data.run_id, r.data);
+        if (live) this.waits.changed(r.data.run_id);
         break;
       case 'swarm.put':
         this.swarms.set(r.data.id, r.data);
         break;
+      case 'approval.put':
+        this.approvals.set(approvalKey(r.data.task_id, r.data.call_id), r.data);
+        break;
       case 'swarm_task.put':
         this.swarmTasks.set(r.data.id, r.data);
+        if (live) this.waits.changed(r.data.id);
         break;
-      case 'event': {
-        this.events.push(r.data);
-        this.nextEventId = Math.max(this.nextEventId, r.data.id + 1);
-        const over = this.events.length - this.retention();
-        if (over > 0) this.events.splice(0, over);
-        if (live) for (const fn of this.listeners) fn(r.data);
+      case 'event':
+        this.addEvent(r.data, live);
         break;
-      }
+      case 'events':
+        for (const e of r.data) this.addEvent(e, live);
+        break;
     }
+  }
+
+  private addEvent(e: StreamEvent, live: boolean): void {
+    this.events.push(e);
+    this.nextEventId = Math.max(this.nextEventId, e.id + 1);
+    const over = this.events.length - this.retention();
+    if (over > 0) this.events.splice(0, over);
+    if (live) for (const fn of this.listeners) fn(e);
   }
 
   private snapshot(): SnapshotData {
@@ -142,6 +227,8 @@ export class OrchestratorStore {
       runs: [...this.runs.values()],
       swarms: [...this.swarms.values()],
       swarmTasks: [...this.swarmTasks.values()],
+      threads: [...this.threads.values()],
+      approvals: [...this.approvals.values()],
     };
   }
 }

@@ -1,10 +1,11 @@
 // Swarms: a coordinator agent that delegates to member agents through a `delegate` tool (handoffs), proposes an
-// answer, and (with consensus_required) puts it to every member's vote, for at most max_rounds rounds.
+// answer, and (with consensus_required) puts it to every member's vote, for at most max_rounds rounds. Changing,
+// deleting, stopping a swarm task, and its run-level events (a swarm's steps are its rounds).
 import { SwarmTaskSchema } from '../../shared/orchestrator.ts';
 import type { Swarm, SwarmRound, SwarmTask, Task, TaskOrigin } from '../../shared/orchestrator.ts';
 import { ApiError, invalidRequest, issuesToProblems } from '../errors.ts';
 import { Catalog } from './catalog.ts';
-import { addUsage, queueFull, zeroUsage } from './common.ts';
+import { addUsage, queueFull, swarmEvent, zeroUsage, type RunEventPart } from './common.ts';
 import { swarmId, swarmTaskId } from './ids.ts';
 import type { ExtraTool } from './runner.ts';
 import { checkSwarm } from './swarms-definition.ts';
@@ -34,10 +35,57 @@ const origin = (r: Round, role: 'coordinator' | 'member' | 'vote'): TaskOrigin =
   role,
 });
 
+const STOPPED = 'stopped by request';
+/** How long POST .../stop waits for the swarm task's end record before answering with it as it is. */
+const STOP_WAIT_MS = 10_000;
+
 /** Swarms and their tasks (byName, list, execution, executionsOf: see Catalog). */
 export class SwarmService extends Catalog<Swarm, SwarmTask> {
+  /** Swarm tasks asked to stop, and the task each one waits for now (a coordinator turn or a vote). */
+  private readonly stopping = new Set<string>();
+  private readonly waitingOn = new Map<string, string>();
+
   constructor(private readonly host: TaskHost) {
     super('swarm', host.store.swarms, host.store.swarmTasks, (t) => t.swarm_id);
+  }
+
+  /** PUT /swarms/:name: a whole new definition (checked as on create); running swarm tasks keep the one they had. */
+  async update(name: string, raw: unknown, tenant: string): Promise<Swarm> {
+    const old = this.byName(name, tenant);
+    const d = checkSwarm(raw, (ref) => this.host.resolveAgent(ref, tenant));
+    this.assertNameFree(d.name, tenant, old.id);
+    const swarm: Swarm = { ...old, ...d, updated_at: new Date().toISOString() };
+    await this.host.store.commit({ type: 'swarm.put', data: swarm });
+    return swarm;
+  }
+
+  /** DELETE /swarms/:name: the swarm and its tasks; 409 swarm_running while one of its tasks goes on. */
+  async delete(name: string, tenant: string): Promise<void> {
+    const swarm = this.byName(name, tenant);
+    const running = this.runningOf(swarm).map((t) => t.id);
+    if (running.length) {
+      throw new ApiError(
+        'swarm_running',
+        `Swarm "${name}" has ${running.length} running task(s) (${running.join(', ')}).`,
+        `Stop them first (POST /api/v1/swarms/${name}/tasks/<id>/stop), then delete it.`,
+        { swarm_task_ids: running },
+      );
+    }
+    await this.host.store.commit({ type: 'swarm.deleted', data: { id: swarm.id } });
+  }
+
+  /** POST /swarms/:name/tasks/:id/stop: stops the turn or vote going on (and the member it waits for). */
+  async stop(name: string, id: string, tenant: string): Promise<SwarmTask> {
+    const st = this.execution(name, id, tenant);
+    if (st.status !== 'running') {
+      const message = `Swarm task "${id}" is ${st.status}; only a running one can be stopped.`;
+      throw new ApiError('swarm_task_not_running', message, 'Nothing to do.', { id, status: st.status });
+    }
+    this.stopping.add(id);
+    const taskId = this.waitingOn.get(id);
+    if (taskId) await this.host.stop(taskId, tenant).catch(() => undefined);
+    await this.host.store.waits.wait(id, () => this.current(id).status !== 'running', STOP_WAIT_MS);
+    return this.current(id);
   }
 
   /** Every problem at once (422 swarm_invalid), then 409 swarm_exists when the name is taken. */
@@ -82,12 +130,20 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
       started_at: now,
       finished_at: null,
     };
-    await this.host.store.commit({ type: 'swarm_task.put', data: task });
-    void this.drive(task.id).catch(async (err) => {
-      if (this.host.closed) return;
-      const error = `internal: ${(err as Error).message}`;
-      await this.end(task.id, { status: 'failed', error }).catch(() => undefined);
-    });
+    await this.host.store.commit(
+      { type: 'swarm_task.put', data: task },
+      swarmEvent(this.host.store, task, { type: 'run_started' }),
+    );
+    void this.drive(task.id)
+      .catch(async (err) => {
+        if (this.host.closed) return;
+        const error = `internal: ${(err as Error).message}`;
+        await this.end(task.id, { status: 'failed', error }).catch(() => undefined);
+      })
+      .finally(() => {
+        this.stopping.delete(task.id);
+        this.waitingOn.delete(task.id);
+      });
     return task;
   }
 
@@ -109,12 +165,36 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
     return next;
   }
 
-  private async update(id: string, change: (t: SwarmTask) => void): Promise<void> {
-    await this.host.store.commit({ type: 'swarm_task.put', data: this.changed(id, change) });
+  /** The swarm task changed, with the run-level events the change makes, in one durable batch. */
+  private async save(id: string, change: (t: SwarmTask) => void, events: RunEventPart[] = []): Promise<void> {
+    const next = this.changed(id, change);
+    const records = events.map((e) => swarmEvent(this.host.store, next, e));
+    await this.host.store.commit({ type: 'swarm_task.put', data: next }, ...records);
   }
 
+  /** Its end, and run_completed or run_failed (with the status: failed or stopped). */
   private end(id: string, patch: Partial<SwarmTask>): Promise<void> {
-    return this.update(id, (t) => Object.assign(t, patch, { finished_at: new Date().toISOString() }));
+    const ended: RunEventPart =
+      patch.status === 'completed'
+        ? { type: 'run_completed', output: patch.final_answer ?? null }
+        : { type: 'run_failed', status: patch.status ?? 'failed', error: patch.error ?? '' };
+    return this.save(id, (t) => Object.assign(t, patch, { finished_at: new Date().toISOString() }), [ended]);
+  }
+
+  /** A stop was asked: the swarm task ends `stopped` (the round that ran keeps what it had). */
+  private endStopped(id: string, round: number): Promise<void> {
+    return this.end(id, { status: 'stopped', error: `${STOPPED} (in round ${round})` });
+  }
+
+  /** Waits for one of the swarm task's tasks, which a stop of the swarm task stops. */
+  private async follow(id: string, taskId: string): Promise<Task | null> {
+    this.waitingOn.set(id, taskId);
+    if (this.stopping.has(id)) await this.host.stop(taskId, this.current(id).tenant).catch(() => undefined);
+    try {
+      return await this.host.waitForTask(taskId);
+    } finally {
+      this.waitingOn.delete(id);
+    }
   }
 
   private addUsage(t: SwarmTask, task: Task): void {
@@ -127,25 +207,33 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
     const members = swarm.agents.map((name, i) => ({ name, id: swarm.agent_ids[i] as string }));
     for (let round = 1; round <= swarm.config.max_rounds; round++) {
       if (this.host.closed) return;
+      if (this.stopping.has(id)) return this.endStopped(id, round);
       const r: Round = { swarm, st, round, members };
-      await this.update(id, (t) => void t.rounds.push(newRound(round)));
+      await this.save(id, (t) => void t.rounds.push(newRound(round)), [{ type: 'step_started', round }]);
       const coord = await this.coordinatorTurn(r);
       if (!coord) return;
+      const where = { round, task_id: coord.task_id, agent_id: coord.agent_id };
       if (coord.status !== 'completed') {
-        await this.update(id, (x) => this.addUsage(x, coord));
         const error = `the coordinator's round ${round} ${coord.status}: ${coord.error ?? ''}`;
+        await this.save(id, (x) => this.addUsage(x, coord), [{ type: 'step_failed', ...where, error }]);
+        if (this.stopping.has(id)) return this.endStopped(id, round);
         return this.end(id, { status: 'failed', error });
       }
       const proposal = coord.result ?? '';
-      await this.update(id, (x) => {
+      const proposed = (x: SwarmTask) => {
         roundOf(x).proposal = proposal;
         this.addUsage(x, coord);
-      });
+      };
       if (!swarm.config.consensus_required) {
+        await this.save(id, proposed, [{ type: 'step_completed', ...where, output: proposal }]);
         return this.end(id, { status: 'completed', final_answer: proposal, consensus: null });
       }
+      await this.save(id, proposed);
       if (!(await this.vote(r, proposal))) return;
-      if (roundOf(this.current(id)).approvals === members.length) {
+      if (this.stopping.has(id)) return this.endStopped(id, round);
+      const approvals = roundOf(this.current(id)).approvals;
+      await this.save(id, () => undefined, [{ type: 'step_completed', ...where, output: proposal }]);
+      if (approvals === members.length) {
         return this.end(id, { status: 'completed', final_answer: proposal, consensus: true });
       }
     }
@@ -163,7 +251,7 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
       tools: { delegate: this.delegateTool(r) },
       records: (t) => [{ type: 'swarm_task.put', data: named(t.task_id) }],
     });
-    return this.host.waitForTask(ct.task_id);
+    return this.follow(id, ct.task_id);
   }
 
   /** `delegate` runs the member's task in the coordinator's worker slot and returns its answer. */
@@ -207,7 +295,7 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
           .waitForTask(sub.task_id)
           .finally(() => signal.removeEventListener('abort', onAbort));
         if (!done) throw new Error('shutting down');
-        await this.update(id, (x) => {
+        await this.save(id, (x) => {
           const c = roundOf(x).contributions.find((k) => k.task_id === sub.task_id);
           const output = done.status === 'completed' ? done.result : done.error;
           if (c) Object.assign(c, { status: done.status, output });
@@ -222,15 +310,16 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
   /** Every member votes on the proposal, one after another (in the order of `agents`); false when closing. */
   private async vote(r: Round, proposal: string): Promise<boolean> {
     for (const m of r.members) {
+      if (this.stopping.has(r.st.id)) return true;
       const body = { message: votePrompt(r.st, proposal), context: {} };
       const vt = await this.host.submitInternal(m.id, body, r.st.tenant, origin(r, 'vote'));
-      const v = await this.host.waitForTask(vt.task_id);
+      const v = await this.follow(r.st.id, vt.task_id);
       if (!v) return false;
       const vote =
         v.status === 'completed'
           ? parseVote(v.result ?? '')
           : { approve: false, reasons: `the vote ${v.status}: ${v.error ?? ''}` };
-      await this.update(r.st.id, (x) => {
+      await this.save(r.st.id, (x) => {
         const last = roundOf(x);
         last.votes.push({ agent: m.name, agent_id: m.id, task_id: v.task_id, ...vote });
         last.approvals = last.votes.filter((k) => k.approve).length;

@@ -14,8 +14,14 @@ export type InternalTaskOptions = {
 };
 
 export interface TaskHost {
-  /** Commit records; read workflows, runs, swarms and swarm tasks (and whether an agent still exists). */
-  readonly store: Pick<OrchestratorStore, 'commit' | 'agents' | 'workflows' | 'runs' | 'swarms' | 'swarmTasks'>;
+  /**
+   * Commit records and make events; read workflows, runs, swarms and swarm tasks (and whether an agent still exists);
+   * wait for a run's or swarm task's record to change.
+   */
+  readonly store: Pick<
+    OrchestratorStore,
+    'commit' | 'event' | 'waits' | 'agents' | 'workflows' | 'runs' | 'swarms' | 'swarmTasks'
+  >;
   /** True once the service is closing: nothing new starts, and a caller in the middle of work leaves it as it is. */
   readonly closed: boolean;
   /** True when new submissions are refused: the dispatch queue is 80 % full or more. */

@@ -1,19 +1,21 @@
 // Tasks: the dispatch queue, runs (the 15 s window, backpressure), internal tasks, stop, lists, and recovery after a
 // restart. It is the TaskHost workflows and swarms run on; the TaskExecutor runs each task to its end.
-import type { RunTask, Task, TaskOrigin } from '../../shared/orchestrator.ts';
-import { ApiError } from '../errors.ts';
+import type { RunTask, Task, TaskOrigin, Thread } from '../../shared/orchestrator.ts';
+import { ApiError, invalidRequest } from '../errors.ts';
 import type { AgentRef, AgentService } from './agents.ts';
 import { queueFull, zeroUsage } from './common.ts';
 import { isActive, TaskExecutor, type TaskDeps } from './executor.ts';
 import { taskId } from './ids.ts';
 import { DispatchQueue } from './queue.ts';
-import type { OrchestratorStore } from './store.ts';
+import type { OrchestratorRecord, OrchestratorStore } from './store.ts';
 import type { InternalTaskOptions, TaskHost } from './task-host.ts';
+import { ThreadService } from './threads.ts';
 
 const INTERRUPTED =
   'interrupted: Switchboard stopped while this task was running; it was not run again (resubmit it to run it)';
 
 function newTask(agentId: string, body: RunTask, tenant: string, time: string, origin?: TaskOrigin): Task {
+  const { thread_id, timeout_s } = body;
   return {
     task_id: taskId(),
     agent_id: agentId,
@@ -30,13 +32,19 @@ function newTask(agentId: string, body: RunTask, tenant: string, time: string, o
     started_at: null,
     finished_at: null,
     ...(origin ? { origin } : {}),
+    ...(thread_id ? { thread_id } : {}),
+    ...(timeout_s ? { timeout_s } : {}),
   };
 }
 
 export class TaskService implements TaskHost {
   readonly queue: DispatchQueue<string>;
   readonly executor: TaskExecutor;
-  /** Agents whose run submission is between its checks and its durable record. */
+  readonly threads: ThreadService;
+  /**
+   * Runs between their checks and their durable record: the agent's id for a run that starts a new thread, the
+   * thread's id for one that continues a thread.
+   */
   private readonly submitting = new Set<string>();
 
   constructor(
@@ -46,6 +54,7 @@ export class TaskService implements TaskHost {
   ) {
     const c = deps.config();
     this.executor = new TaskExecutor(deps, store);
+    this.threads = new ThreadService(store, (id) => this.activeTaskOfThread(id));
     this.queue = new DispatchQueue(c.queue_capacity, c.workers, (id) => this.executor.execute(id));
   }
 
@@ -64,8 +73,15 @@ export class TaskService implements TaskHost {
   /** After a restart: running tasks are failed (interrupted), their agents idle again, queued tasks queued again. */
   async recover(): Promise<void> {
     const tasks = [...this.store.tasks.values()].sort((a, b) => a.created_at.localeCompare(b.created_at));
+    const resumed: string[] = [];
     for (const t of tasks) {
       if (t.status !== 'running') continue;
+      // Waiting for a person's approval: it goes on from there, and the approval can still be given (approvals.ts).
+      if (this.executor.resumable(t)) {
+        resumed.push(t.task_id);
+        continue;
+      }
+      await this.executor.approvals.cancel(t.task_id, 'Switchboard stopped while the task was running');
       const patch = { status: 'failed', error: INTERRUPTED, stop_reason: 'interrupted' } as const;
       await this.executor.finish(t, patch, { type: 'failed', error: INTERRUPTED });
     }
@@ -73,6 +89,7 @@ export class TaskService implements TaskHost {
       if (a.status !== 'running' || this.activeTaskOf(a.id)) continue;
       await this.store.commit({ type: 'agent.put', data: { ...a, status: 'idle' } });
     }
+    for (const id of resumed) this.queue.push(id);
     for (const t of tasks) {
       if (t.status !== 'queued') continue;
       if (t.origin?.kind !== 'swarm') {
@@ -101,11 +118,18 @@ export class TaskService implements TaskHost {
   }
 
   isSubmitting(agentId: string): boolean {
-    return this.submitting.has(agentId);
+    if (this.submitting.has(agentId)) return true;
+    for (const key of this.submitting) if (this.store.threads.get(key)?.agent_id === agentId) return true;
+    return false;
   }
 
   activeTaskOf(agentId: string): Task | undefined {
     for (const t of this.store.tasks.values()) if (t.agent_id === agentId && isActive(t)) return t;
+    return undefined;
+  }
+
+  activeTaskOfThread(threadId: string): Task | undefined {
+    for (const t of this.store.tasks.values()) if (t.thread_id === threadId && isActive(t)) return t;
     return undefined;
   }
 
@@ -117,37 +141,86 @@ export class TaskService implements TaskHost {
     return t;
   }
 
-  list(tenant: string, filter: { agent_id?: string; status?: string }, limit: number) {
+  list(tenant: string, filter: { agent_id?: string; status?: string; thread_id?: string }, limit: number, offset = 0) {
     const all = [...this.store.tasks.values()]
       .filter((t) => t.tenant === tenant && (!filter.agent_id || t.agent_id === filter.agent_id))
-      .filter((t) => !filter.status || t.status === filter.status)
-      .sort((a, b) => b.created_at.localeCompare(a.created_at));
-    return { data: all.slice(0, limit), total: all.length, limit };
+      .filter(
+        (t) =>
+          (!filter.status || t.status === filter.status) && (!filter.thread_id || t.thread_id === filter.thread_id),
+      )
+      .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.task_id.localeCompare(a.task_id));
+    return { data: all.slice(offset, offset + limit), total: all.length, limit, offset };
   }
 
-  /** POST /agents/:id/run: the 15 s window, one task per agent at a time, backpressure, then a durable queued task. */
+  /** DELETE /tasks/:id: a task that is over leaves the list (its events stay in the history); 409 while active. */
+  async delete(id: string, tenant: string): Promise<void> {
+    const t = this.get(id, tenant);
+    if (isActive(t) || this.executor.isRunning(id)) {
+      throw new ApiError(
+        'task_running',
+        `Task "${id}" is ${t.status}; only a task that is over can be deleted.`,
+        `Stop it first (POST /api/v1/tasks/${id}/stop), then delete it.`,
+        { task_id: id, status: t.status },
+      );
+    }
+    await this.store.commit({ type: 'task.deleted', data: { id } });
+  }
+
+  /**
+   * POST /agents/:id/run: a run that starts a new thread is held to the 15 s window of the agent; one that goes on
+   * with a thread, to one task at a time in that thread. Then backpressure, then a durable queued task (and the new
+   * thread, if any, in the same batch).
+   */
   async run(id: string, body: RunTask, tenant: string): Promise<Task> {
     const agent = this.agents.get(id, tenant);
+    const thread = body.thread_id ? this.threads.get(body.thread_id, tenant) : undefined;
+    if (thread && thread.agent_id !== id) {
+      const message = `belongs to agent ${thread.agent_id}; a thread goes on with the agent that started it`;
+      throw invalidRequest([{ field: 'thread_id', message }], 'Run that agent, or leave out thread_id.');
+    }
     const now = Date.now();
-    const lastRun = agent.last_run_at ? Date.parse(agent.last_run_at) : 0;
-    const active = this.activeTaskOf(id);
-    if (this.submitting.has(id) || now - lastRun < this.deps.config().run_window_ms || active) {
-      throw this.busy(id, active, lastRun, now);
+    const key = thread?.id ?? id;
+    if (thread) {
+      const active = this.activeTaskOfThread(thread.id);
+      if (this.submitting.has(key) || active) throw this.threadBusy(id, thread, active);
+    } else {
+      const lastRun = agent.last_run_at ? Date.parse(agent.last_run_at) : 0;
+      if (this.submitting.has(key) || now - lastRun < this.deps.config().run_window_ms) {
+        throw this.busy(id, undefined, lastRun, now);
+      }
     }
     if (this.queue.saturated) throw queueFull({ depth: this.queue.depth, capacity: this.deps.config().queue_capacity });
-    this.submitting.add(id);
+    this.submitting.add(key);
     try {
       const time = new Date(now).toISOString();
-      const task = newTask(id, body, tenant, time);
-      await this.store.commit(
+      const fresh = thread ? null : this.threads.create(id, tenant, time);
+      const task = newTask(id, { ...body, thread_id: thread?.id ?? fresh?.id }, tenant, time);
+      // A new thread moves the agent's last_run_at (the window counts from it); a thread's next turn does not.
+      const records: OrchestratorRecord[] = [
+        ...(fresh ? [{ type: 'thread.put', data: fresh } as const] : []),
         { type: 'task.put', data: task },
-        { type: 'agent.put', data: { ...agent, status: 'running', last_run_at: time } },
-      );
+        { type: 'agent.put', data: { ...agent, status: 'running', ...(fresh ? { last_run_at: time } : {}) } },
+      ];
+      await this.store.commit(...records);
       this.queue.push(task.task_id);
       return this.store.tasks.get(task.task_id) as Task;
     } finally {
-      this.submitting.delete(id);
+      this.submitting.delete(key);
     }
+  }
+
+  /** 409 agent_busy for a thread: its previous run is still queued or running (one run per thread at a time). */
+  private threadBusy(agentId: string, thread: Thread, active: Task | undefined): ApiError {
+    const details = {
+      agent_id: agentId,
+      thread_id: thread.id,
+      running_task_id: active?.task_id ?? null,
+      retry_after_seconds: null,
+      available_at: null,
+      reason: 'the thread has a queued or running task; it may go on when that task ends (or is stopped)',
+    };
+    const action = active ? `Wait for task ${active.task_id} to end, or stop it.` : 'Retry in a moment.';
+    return new ApiError('agent_busy', `Thread "${thread.id}" of agent "${agentId}" is still running.`, action, details);
   }
 
   /** 429 agent_busy: the agent runs a task (wait for it) or ran less than the window ago (Retry-After). */
@@ -216,6 +289,11 @@ export class TaskService implements TaskHost {
     } else if (t.status === 'queued' && this.queue.remove((q) => q === id)) {
       const error = 'stopped by request before it started';
       await this.executor.finish(t, { status: 'stopped', error, stop_reason: 'stopped' }, { type: 'stopped' });
+    } else if (t.status === 'running' && this.queue.remove((q) => q === id)) {
+      // Waiting (after a restart) for a worker to go on from its approval: it ends here.
+      await this.executor.approvals.cancel(id, 'the task was stopped');
+      const patch = { status: 'stopped', error: 'stopped by request', stop_reason: 'stopped' } as const;
+      await this.executor.finish(t, patch, { type: 'stopped' });
     } else {
       throw new ApiError(
         'task_not_running',

@@ -6,12 +6,19 @@ import { ModelCatalog } from './models.ts';
 import { ProviderPool } from './provider-pool.ts';
 import { Router } from './routing.ts';
 
+/** The budgets' check before a model request is forwarded (main/usage/budgets.ts): throws 402 budget_exceeded. */
+export interface BudgetGate {
+  check(app: string | null): void;
+}
+
 export class Engine {
   router: Router;
   readonly pool: ProviderPool;
   readonly models: ModelCatalog;
   /** Pause from the tray: requests get 503 routing_paused until resumed. */
   paused = false;
+  /** The enforced budgets (set by the usage store; null: none checked). */
+  budgets: BudgetGate | null = null;
   private readonly forgetSecrets: () => void;
 
   constructor(

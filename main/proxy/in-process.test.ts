@@ -1,4 +1,5 @@
 // The orchestrator's way in: chat through routing and failover from inside the process, no socket on our side.
+import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config.ts';
 import { RequestLog } from '../observability/request-log.ts';
@@ -175,5 +176,36 @@ describe('chatInProcess', () => {
       error_code: 'upstream_error',
     });
     a.setBehavior({});
+  });
+
+  // Issue 16: the reader's wait for the next chunks once added a `close` listener per wait and never removed it
+  // (MaxListenersExceededWarning after a dozen waits of one stream). A stream read in many waits, and many calls on
+  // one task's signal, leave no listener behind and raise no warning.
+  it('adds no listener per wait: 40 waits of one stream and 30 calls on one signal leave none behind', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const signal = new AbortController().signal;
+      a.setBehavior({ tokens: Array.from({ length: 40 }, (_, i) => `t${i} `), chunkDelayMs: 2 });
+      let during = -1;
+      const chunks: HubChunk[] = [];
+      for await (const c of chatInProcess(engine, { model: 'm', messages: [] }, { app: 'x', signal })) {
+        chunks.push(c);
+        during = Math.max(during, getEventListeners(signal, 'abort').length);
+      }
+      expect(foldChunks(chunks).choices[0]!.message.content).toMatch(/^t0 t1 .* t39 $/);
+      expect(during).toBe(1); // one abort listener while the call runs
+      a.setBehavior({ tokens: ['x'] });
+      for (let i = 0; i < 30; i++) {
+        for await (const _ of chatInProcess(engine, { model: 'm', messages: [] }, { app: 'x', signal })) void _;
+      }
+      expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+      await new Promise((r) => setImmediate(r)); // warnings are emitted on the next tick
+      expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      a.setBehavior({});
+    }
   });
 });

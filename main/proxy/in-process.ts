@@ -11,9 +11,9 @@ import type { HubChunk, HubRequest, StreamDecoder, WireError } from './formats/h
 import { providerFormat } from './formats/index.ts';
 import { forwardWithFailover, hubForProvider } from './forward/index.ts';
 import type { AttemptPlan, ClientListener, Planner, PlanTarget, ReplySink, ReplyTarget } from './forward/index.ts';
-import type { SinkInit, Usage } from './forward/index.ts';
+import { NO_USAGE, type SinkInit, type Usage, usageOfHub } from './forward/index.ts';
 import { type QuirkTable, quirkTableFor } from './quirks.ts';
-import { newLogEntry, recordOutcome, routeRequest } from './request.ts';
+import { checkBudget, newLogEntry, recordOutcome, routeRequest } from './request.ts';
 
 /** Chunks queued for the reader past which the upstream read pauses until the reader catches up. */
 const HIGH_WATER = 256;
@@ -111,7 +111,7 @@ class InProcessTarget implements ReplyTarget {
 class HubStreamSink implements ReplySink {
   committed = false;
   private readonly text = new StringDecoder('utf8');
-  private counted: Usage = { prompt: null, completion: null };
+  private counted: Usage = NO_USAGE;
 
   constructor(
     private readonly target: InProcessTarget,
@@ -125,8 +125,7 @@ class HubStreamSink implements ReplySink {
       this.committed = true;
       this.init.committer.commit();
     }
-    for (const c of chunks)
-      if (c.usage) this.counted = { prompt: c.usage.prompt_tokens, completion: c.usage.completion_tokens };
+    for (const c of chunks) if (c.usage) this.counted = usageOfHub(c.usage);
     return this.target.push(chunks);
   }
 
@@ -190,7 +189,7 @@ class RefusalSink implements ReplySink {
   }
 
   usage(): Usage {
-    return { prompt: null, completion: null };
+    return NO_USAGE;
   }
 }
 
@@ -213,6 +212,7 @@ export async function* chatInProcess(
   const onAbort = () => target.stop();
   try {
     const route = routeRequest(engine, req.model, opts.app, entry);
+    checkBudget(engine, opts.app);
     const hub: HubRequest = { ...req, model: route.model, stream: true, stream_options: { include_usage: true } };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) target.stop();

@@ -14,6 +14,14 @@ export type AttemptFailure = {
   kind: 'connect' | 'timeout' | 'http' | 'aborted' | 'other';
 };
 
+/** Told of what the notifications say (main/usage/): providers going down and back, failover serving a route. */
+export interface PoolWatcher {
+  /** The provider went down (its state became failed, or its circuit opened) or came back (it answered again). */
+  providerHealth(provider: ProviderRuntime, down: boolean): void;
+  /** A request for `model` was served by `served` after the route's earlier candidate `first` failed (`why`). */
+  failover(model: string, first: string, served: string, why: string): void;
+}
+
 export class ProviderRuntime {
   readonly breaker: CircuitBreaker;
   agent: Agent;
@@ -27,6 +35,9 @@ export class ProviderRuntime {
   /** Epoch ms; rendered as ISO 8601 only when status is read (keeps the hot path free of date formatting). */
   lastCheckedAt = 0;
   lastOkAt = 0;
+  /** Set by the pool: told when the provider goes down or comes back. */
+  watcher: PoolWatcher | null = null;
+  private down = false;
   private agentKey = '';
 
   constructor(
@@ -97,6 +108,15 @@ export class ProviderRuntime {
     this.state = 'ok';
     this.lastLatencyMs = Math.round(latencyMs);
     this.lastCheckedAt = this.lastOkAt = Date.now();
+    if (this.down) this.healthChanged();
+  }
+
+  /** Down: failed, or its circuit open. The watcher hears each change. */
+  private healthChanged(): void {
+    const down = this.state === 'failed' || this.breaker.state === 'open';
+    if (down === this.down) return;
+    this.down = down;
+    this.watcher?.providerHealth(this, down);
   }
 
   /** A reachable provider that refused us (e.g. 401 bad key): failed state, but the breaker is not involved. */
@@ -106,6 +126,7 @@ export class ProviderRuntime {
     this.lastError = redact(message);
     this.lastLatencyMs = Math.round(latencyMs);
     this.lastCheckedAt = Date.now();
+    this.healthChanged();
   }
 
   recordFailure(failure: AttemptFailure, latencyMs: number): void {
@@ -118,6 +139,7 @@ export class ProviderRuntime {
     this.lastError = redact(failure.message);
     this.lastLatencyMs = Math.round(latencyMs);
     this.lastCheckedAt = Date.now();
+    this.healthChanged();
   }
 
   status(): ProviderStatus {
@@ -146,6 +168,8 @@ export class ProviderRuntime {
 /** All providers of the running config, kept across reloads so breakers and status survive an edit. */
 export class ProviderPool {
   private readonly byName = new Map<string, ProviderRuntime>();
+  /** Told of providers going down and back and of failover (the notifications, main/usage/). */
+  watcher: PoolWatcher | null = null;
 
   constructor(config: Config) {
     this.update(config);
@@ -157,7 +181,7 @@ export class ProviderPool {
       keep.add(p.name);
       const existing = this.byName.get(p.name);
       if (existing) existing.configure(p, config);
-      else this.byName.set(p.name, new ProviderRuntime(p, config));
+      else this.byName.set(p.name, Object.assign(new ProviderRuntime(p, config), { watcher: this.watcher }));
     }
     for (const [name, rt] of this.byName) {
       if (!keep.has(name)) {
@@ -165,6 +189,12 @@ export class ProviderPool {
         this.byName.delete(name);
       }
     }
+  }
+
+  /** Sets the watcher of every provider, present and to come. */
+  watch(watcher: PoolWatcher | null): void {
+    this.watcher = watcher;
+    for (const p of this.byName.values()) p.watcher = watcher;
   }
 
   get(name: string): ProviderRuntime | undefined {

@@ -27,6 +27,9 @@ export function newLogEntry(path: string): RequestLogEntry {
     ttfb_ms: null,
     prompt_tokens: null,
     completion_tokens: null,
+    cache_read_tokens: null,
+    cache_write_tokens: null,
+    reasoning_tokens: null,
   };
 }
 
@@ -39,11 +42,19 @@ export function recordOutcome(entry: RequestLogEntry, o: ForwardOutcome): void {
   entry.ttfb_ms = o.ttfbMs;
   entry.prompt_tokens = o.promptTokens;
   entry.completion_tokens = o.completionTokens;
+  entry.cache_read_tokens = o.cacheReadTokens;
+  entry.cache_write_tokens = o.cacheWriteTokens;
+  entry.reasoning_tokens = o.reasoningTokens;
 }
 
 /** Routing is paused from the tray: every model request is refused until it is resumed. */
 export function checkNotPaused(engine: Engine): void {
   if (engine.paused) throw new ApiError('routing_paused', 'Routing is paused in Switchboard.');
+}
+
+/** 402 budget_exceeded when an enforced budget of this app (or of every request) is spent: before forwarding. */
+export function checkBudget(engine: Engine, app: string | null): void {
+  engine.budgets?.check(app);
 }
 
 /** 404 no_route: nothing routes this model, with the route's steps and skipped providers in details. */

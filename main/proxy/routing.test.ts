@@ -59,6 +59,25 @@ describe('Router.resolve', () => {
     expect(only.resolve('gpt-4o', 'cursor').candidates.map((c) => c.provider)).toEqual(['a', 'c']);
   });
 
+  it('an app rule with only a model override rewrites the model, then falls through to the rules and the default', () => {
+    const only = router({
+      providers,
+      routing: { default_provider: 'c', rules: [{ pattern: 'gpt-*', provider: 'a' }] },
+      app_rules: [{ app: 'cursor', model_override: 'gpt-4o-mini' }],
+    });
+    const matched = only.resolve('claude-3', 'Cursor');
+    expect(matched.model).toBe('gpt-4o-mini');
+    expect(matched.candidates.map((c) => c.reason)).toEqual(['rule:gpt-*', 'default']);
+    const fallThrough = router({
+      providers,
+      routing: { default_provider: 'c', rules: [{ pattern: 'gpt-*', provider: 'a' }] },
+      app_rules: [{ app: 'cursor', model_override: 'llama3' }],
+    }).resolve('gpt-4o', 'cursor');
+    expect(fallThrough.model).toBe('llama3');
+    expect(fallThrough.candidates.map((c) => c.reason)).toEqual(['default']);
+    expect(fallThrough.steps).toContain('app rule "cursor" sets no default_provider (model_override only)');
+  });
+
   it('has no candidate when nothing matches and there is no default; the message names the config path', () => {
     const none = router({
       providers,

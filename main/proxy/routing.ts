@@ -90,9 +90,11 @@ export class Router {
     });
     if (matched === 0) {
       steps.push(`no routing rule matches "${model}"`);
-      if (appRule) {
+      if (appRule?.default_provider) {
         steps.push(`app default_provider → ${appRule.default_provider}`);
         add(appRule.default_provider, `app:${appRule.app}`);
+      } else if (appRule) {
+        steps.push(`app rule "${appRule.app}" sets no default_provider (model_override only)`);
       }
     }
     const def = this.config.routing.default_provider;

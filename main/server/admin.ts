@@ -10,18 +10,22 @@ import type {
   RouteExplanation,
   StatusResponse,
 } from '../../shared/admin.ts';
-import { configWarnings, isMaskedKey, maskKey, SECRET_HEADER_NAME } from '../../shared/config.ts';
+import { configWarnings, isMaskedKey, maskKey, parseConfig, SECRET_HEADER_NAME } from '../../shared/config.ts';
 import { BACKUPS_KEPT, BackupNotFoundError, backupsDir, listBackups, readBackup } from '../config/backups.ts';
 import { ConfigError, type ConfigStore } from '../config/store.ts';
 import { gatewayFor } from '../gateway/gateway.ts';
 import type { Engine } from '../proxy/engine.ts';
-import { ApiError } from '../errors.ts';
+import { type ResolvedRoute, Router } from '../proxy/routing.ts';
+import { ApiError, invalidRequest } from '../errors.ts';
 import { parseJsonBounded, readApiBody } from '../proxy/body.ts';
 import { VERSION } from '../version.ts';
 import { performance } from 'node:perf_hooks';
 import { fetchModels } from '../proxy/models.ts';
-import { createKey, keysFile, readKeys, revokeKey } from '../orchestrator/keys.ts';
+import { createKey, keysFile, labelProblem, readKeys, revokeKey, uiKey } from '../orchestrator/keys.ts';
 import { freePortNear, identifyPortHolder, portConflictMessage, tryBind } from './port-conflict.ts';
+import { usageRoutes } from './usage-routes.ts';
+import { connectRoutes } from './connect-routes.ts';
+import { listenChange, type ListenControl } from './listen-change.ts';
 
 type ProviderLike = { name?: unknown; api_key?: unknown; headers?: unknown };
 type ConfigLike = { providers?: ProviderLike[]; gateway?: { jwt?: { secret?: unknown } } };
@@ -45,6 +49,17 @@ function secretsOf(config: unknown): Map<string, { get: () => string; set: (v: s
       for (const h of Object.keys(p.headers))
         if (SECRET_HEADER_NAME.test(h)) at(`providers.${name}.headers.${h}`, p.headers as Record<string, unknown>, h);
   }
+  // MCP servers: env values and headers with credential-like names (a bare "${VAR}" reference is not a secret).
+  const mcp = (config as { mcp_servers?: unknown }).mcp_servers;
+  for (const [name, srv] of Object.entries(mcp && typeof mcp === 'object' ? mcp : {})) {
+    for (const field of ['env', 'headers']) {
+      const map = srv && typeof srv === 'object' ? (srv as Record<string, unknown>)[field] : undefined;
+      if (!map || typeof map !== 'object') continue;
+      for (const [k, v] of Object.entries(map))
+        if (SECRET_HEADER_NAME.test(k) && !/^\$\{[^}]+\}$/.test(String(v)))
+          at(`mcp_servers.${name}.${field}.${k}`, map as Record<string, unknown>, k);
+    }
+  }
   const jwt = c.gateway && typeof c.gateway === 'object' ? c.gateway.jwt : undefined;
   if (jwt && typeof jwt === 'object') at('gateway.jwt.secret', jwt as Record<string, unknown>, 'secret');
   return out;
@@ -57,16 +72,39 @@ function maskConfig(raw: unknown): unknown {
   return copy;
 }
 
-/** A secret sent back in its masked form means "keep the one stored there". */
+/**
+ * The stored secret a renamed provider's masked secret stands for: the same field of a provider whose name the config
+ * sent no longer has, with the same mask, when exactly one fits (a rename in the UI sends the key back masked).
+ */
+function renamedSecret(
+  where: string,
+  given: string,
+  known: Map<string, { get: () => string }>,
+  sentNames: Set<string>,
+): string | undefined {
+  const field = /^providers\.[^.]*\.(.*)$/.exec(where)?.[1];
+  if (field === undefined) return undefined;
+  const fits = [...known].filter(([k, v]) => {
+    const m = /^providers\.([^.]*)\.(.*)$/.exec(k);
+    return m !== null && m[2] === field && !sentNames.has(m[1]!) && maskKey(v.get()) === given;
+  });
+  return fits.length === 1 ? fits[0]![1].get() : undefined;
+}
+
+/** A secret sent back in its masked form means "keep the one stored there" (or, for a renamed provider, its own). */
 function unmaskKeys(input: unknown, current: unknown): unknown {
   if (!input || typeof input !== 'object') return input;
   const known = secretsOf(current);
   const copy = structuredClone(input);
+  const sent = (copy as ConfigLike).providers;
+  const sentNames = new Set((Array.isArray(sent) ? sent : []).map((p) => (typeof p?.name === 'string' ? p.name : '')));
   for (const [where, s] of secretsOf(copy)) {
     const given = s.get();
     if (!isMaskedKey(given)) continue;
     const old = known.get(where)?.get();
+    const renamed = old === undefined ? renamedSecret(where, given, known, sentNames) : undefined;
     if (old !== undefined && maskKey(old) === given) s.set(old);
+    else if (renamed !== undefined) s.set(renamed);
     else {
       throw new ApiError(
         'config_invalid',
@@ -92,6 +130,10 @@ export function adminRoutes(
   engine: () => Engine,
   store: ConfigStore,
   listenPort: () => number,
+  /** The admin token: the UI's own agent key is derived from it. */
+  adminToken: () => string,
+  /** How a listen_port change is applied (absent: never moved, as with `--port`). */
+  listen?: ListenControl,
 ): Hono<{ Bindings: HttpBindings }> {
   const admin = new Hono<{ Bindings: HttpBindings }>();
 
@@ -130,6 +172,7 @@ export function adminRoutes(
     }
     const merged = unmaskKeys(input, await store.readRaw());
     const hadProviders = store.config.providers.length;
+    const [before, portBefore] = [store.config, listenPort()];
     let saved: Awaited<ReturnType<ConfigStore['save']>>;
     try {
       saved = await store.save(merged);
@@ -151,6 +194,8 @@ export function adminRoutes(
       backup: saved.backup,
       warnings: configWarnings(saved.config),
     };
+    const moved = await listenChange(before, saved.config, portBefore, listenPort, listen, c.req.header('host'));
+    if (moved) body.listen = moved;
     // Saved as asked (a reset is allowed), but said: the way back is the backup of what was there.
     if (hadProviders > 0 && saved.config.providers.length === 0 && saved.backup) {
       const id = saved.backup.id;
@@ -189,6 +234,7 @@ export function adminRoutes(
 
   admin.post('/config/backups/:id/restore', async (c) => {
     const id = c.req.param('id');
+    const [before, portBefore] = [store.config, listenPort()];
     let r: Awaited<ReturnType<ConfigStore['restore']>>;
     try {
       r = await store.restore(id);
@@ -212,6 +258,8 @@ export function adminRoutes(
       restored: r.restored,
       backup: r.backup,
     };
+    const moved = await listenChange(before, r.config, portBefore, listenPort, listen, c.req.header('host'));
+    if (moved) body.listen = moved;
     return c.json(body);
   });
 
@@ -235,17 +283,9 @@ export function adminRoutes(
     }),
   );
 
-  admin.get('/route', (c) => {
-    const model = c.req.query('model');
-    if (!model)
-      throw new ApiError(
-        'invalid_request',
-        'The query parameter "model" is required.',
-        'Call /admin/v1/route?model=<name>&app=<app>.',
-      );
-    const app = c.req.query('app') || null;
+  /** A route explained as the API answers it, with each candidate's circuit in the running engine. */
+  const explained = (route: ResolvedRoute, app: string | null) => {
     const e = engine();
-    const route = e.router.resolve(model, app);
     const explanation: RouteExplanation & { circuits: Record<string, string> } = {
       requested_model: route.requested_model,
       model: route.model,
@@ -258,7 +298,54 @@ export function adminRoutes(
         route.candidates.map((cand) => [cand.provider, e.pool.get(cand.provider)?.breaker.state ?? 'closed']),
       ),
     };
-    return c.json(explanation);
+    return explanation;
+  };
+
+  admin.get('/route', (c) => {
+    const model = c.req.query('model');
+    if (!model)
+      throw new ApiError(
+        'invalid_request',
+        'The query parameter "model" is required.',
+        'Call /admin/v1/route?model=<name>&app=<app>.',
+      );
+    const app = c.req.query('app') || null;
+    return c.json(explained(engine().router.resolve(model, app), app));
+  });
+
+  /**
+   * The route a config not saved yet would give (the Routing page's tester explains the edits on screen): the body is
+   * {model, app?, config}; the config is validated like a save (400 config_invalid naming its problems), nothing is
+   * saved or changed.
+   */
+  admin.post('/route', async (c) => {
+    const body = (await lenientJson(c)) as { model?: unknown; app?: unknown; config?: unknown } | null;
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new ApiError(
+        'invalid_request',
+        'The body must be a JSON object: {"model": "<name>", "app": "<app>", "config": {…}}.',
+        'Send the model, the app (optional) and the whole config to explain the route with.',
+      );
+    if (typeof body.model !== 'string' || body.model === '')
+      throw new ApiError('invalid_request', 'The field "model" is required (a model name).', 'Send "model": "<name>".');
+    if (body.app !== undefined && body.app !== null && typeof body.app !== 'string')
+      throw new ApiError('invalid_request', 'The field "app" must be a string or null.', 'Send "app": "<app>".');
+    if (body.config === undefined)
+      throw new ApiError(
+        'invalid_request',
+        'The field "config" is required (the config to explain the route with).',
+        'Send "config": the whole config.json object, or call GET /admin/v1/route for the saved one.',
+      );
+    const parsed = parseConfig(body.config);
+    if (!parsed.ok)
+      throw new ApiError(
+        'config_invalid',
+        `The config sent is not valid: ${parsed.problems.map((p) => `${p.path} ${p.message}`).join('; ')}.`,
+        'Fix the fields listed in error.details, then explain again.',
+        parsed.problems,
+      );
+    const app = typeof body.app === 'string' && body.app !== '' ? body.app : null;
+    return c.json(explained(new Router(parsed.config, store.file).resolve(body.model, app), app));
   });
 
   // --- Routes the desktop UI needs (issue 6) ---
@@ -306,10 +393,18 @@ export function adminRoutes(
   /** Agent API keys (Settings page): list, create (the key is shown once), revoke. Same file as `switchboard keys`. */
   admin.get('/agent-keys', async (c) => {
     const keys = await readKeys(keysFile(store.dir));
-    return c.json({ data: keys.map(({ id, tenant, created_at }) => ({ id, tenant, created_at })) });
+    return c.json({
+      data: keys.map(({ id, tenant, created_at, label, ui }) => ({
+        id,
+        tenant,
+        label: label ?? null,
+        ui: ui === true,
+        created_at,
+      })),
+    });
   });
   admin.post('/agent-keys', async (c) => {
-    const body = ((await lenientJson(c)) ?? {}) as { tenant?: unknown };
+    const body = ((await lenientJson(c)) ?? {}) as { tenant?: unknown; label?: unknown };
     const tenant = typeof body.tenant === 'string' && body.tenant.trim() !== '' ? body.tenant.trim() : undefined;
     if (tenant !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(tenant)) {
       throw new ApiError(
@@ -318,8 +413,34 @@ export function adminRoutes(
         'Use 1-64 letters, digits, ".", "_" or "-".',
       );
     }
-    const { key, record } = await createKey(keysFile(store.dir), tenant);
-    return c.json({ key, id: record.id, tenant: record.tenant, created_at: record.created_at }, 201);
+    let label: string | undefined;
+    if (body.label !== undefined && body.label !== null) {
+      const problem = typeof body.label === 'string' ? labelProblem(body.label.trim()) : 'must be a string';
+      if (problem) throw invalidRequest([{ field: 'label', message: problem }], 'Send a short label, or leave it out.');
+      label = (body.label as string).trim();
+    }
+    const { key, record } = await createKey(keysFile(store.dir), tenant, label);
+    return c.json(
+      {
+        key,
+        id: record.id,
+        tenant: record.tenant,
+        label: record.label ?? null,
+        ui: false,
+        created_at: record.created_at,
+      },
+      201,
+    );
+  });
+  /**
+   * The UI's own agent key, labelled "Switchboard UI": made the first time, the same key for every later page
+   * load, browser profile and desktop launch (its secret is derived from the admin token, so only a token holder
+   * gets it). 201 when it was made now, 200 when it existed.
+   */
+  admin.post('/agent-keys/ui', async (c) => {
+    const { key, record, created } = await uiKey(keysFile(store.dir), adminToken());
+    const { id, tenant, created_at } = record;
+    return c.json({ key, id, tenant, label: record.label ?? null, ui: true, created_at, created }, created ? 201 : 200);
   });
   admin.delete('/agent-keys/:id', async (c) => {
     const id = c.req.param('id');
@@ -364,6 +485,8 @@ export function adminRoutes(
     });
   });
 
+  admin.route('/', usageRoutes(engine)); // usage, usage/requests, events (usage-routes.ts)
+  admin.route('/', connectRoutes(engine, store, listenPort)); // connect, connect/:tool[/undo], try
   return admin;
 }
 

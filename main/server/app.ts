@@ -9,6 +9,8 @@ import type { Engine } from '../proxy/engine.ts';
 import { logger } from '../observability/logger.ts';
 import { VERSION } from '../version.ts';
 import { adminRoutes } from './admin.ts';
+import type { ListenControl } from './listen-change.ts';
+import { mcpRoutes } from './mcp-routes.ts';
 import { uiRoutes } from './ui.ts';
 import type { Context } from 'hono';
 import { countTokens as anthropicCountTokens } from '../proxy/formats/anthropic/index.ts';
@@ -43,6 +45,8 @@ export type AppDeps = {
   store: ConfigStore;
   adminToken: string;
   listenPort: () => number;
+  /** How a listen_port change is applied, for the save answer (absent: never moved, as with `--port`). */
+  listen?: ListenControl;
   /** The agent API under /api/v1 (absent in tests of the router alone). */
   agents?: Omit<OrchestratorApiDeps, 'engine' | 'version'>;
 };
@@ -154,7 +158,11 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
     gatewayRoutes({ engine: deps.engine, runDoor: (d, req, res) => handleFrontDoor(d, req, res, deps.engine()) }),
   );
 
-  app.route('/admin/v1', adminRoutes(deps.engine, deps.store, deps.listenPort));
+  app.route(
+    '/admin/v1',
+    adminRoutes(deps.engine, deps.store, deps.listenPort, () => deps.adminToken, deps.listen),
+  );
+  if (deps.agents) app.route('/admin/v1', mcpRoutes(deps.agents.orchestrator.mcp, deps.store)); // MCP servers
   app.route('/ui', uiRoutes());
   return app;
 }

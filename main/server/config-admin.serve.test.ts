@@ -209,6 +209,35 @@ describe('admin API', () => {
     expect((await fs.stat(sb.configPath)).mode & 0o777).toBe(0o600);
   });
 
+  it('keeps the stored key of a renamed provider sent back masked; a masked key of no stored provider is refused', async () => {
+    const own = await startServe({ config: configFor({ alpha: a.baseUrl, beta: b.baseUrl }) });
+    try {
+      const read = (await (await own.admin('/config')).json()) as {
+        config: { providers: { name: string; api_key: string }[]; routing: { default_provider: string } };
+      };
+      const put = (config: unknown) =>
+        own.admin('/config', {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(config),
+        });
+      // A new provider sent with a masked key that is alpha's (alpha still there): not alpha's to give.
+      const stolen = structuredClone(read.config);
+      stolen.providers.push({ ...stolen.providers[0]!, name: 'gamma' });
+      expect((await put(stolen)).status).toBe(400);
+      // alpha renamed to omega (the Providers page's rename): its key is kept.
+      const renamed = structuredClone(read.config);
+      renamed.providers[0]!.name = 'omega';
+      renamed.routing.default_provider = 'omega';
+      expect((await put(renamed)).status).toBe(200);
+      const onDisk = JSON.parse(await fs.readFile(own.configPath, 'utf8'));
+      expect(onDisk.providers.map((p: { name: string }) => p.name)).toEqual(['omega', 'beta']);
+      expect(onDisk.providers[0].api_key).toBe('sk-alpha-secret-key-123456');
+    } finally {
+      await own.stop();
+    }
+  });
+
   it('masks every secret of the config on read (credential headers, gateway.jwt.secret) and keeps them sent back masked', async () => {
     const jwtSecret = 'jwt-secret-0123456789abcdefghijklmnopqrstuvwxyz';
     const cfg = configFor({ alpha: a.baseUrl }) as { providers: Record<string, unknown>[] };

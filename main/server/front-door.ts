@@ -14,7 +14,7 @@ import { forwardWithFailover, HttpReplyTarget, sendFormatError } from '../proxy/
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
-import { checkNotPaused, newLogEntry, recordOutcome, routeRequest } from '../proxy/request.ts';
+import { checkBudget, checkNotPaused, newLogEntry, recordOutcome, routeRequest } from '../proxy/request.ts';
 import { checkOrigin, checkProxyHost, grantCors } from './guards.ts';
 
 /** Bounded wait for the OS process lookup (a /proc scan or a process spawn). */
@@ -97,6 +97,7 @@ export async function handleFrontDoor(
     }
     const route = routeRequest(engine, model, app?.name ?? null, entry, untranslatable);
     gateway.checkModel(principal, route.model);
+    checkBudget(engine, app?.name ?? null);
     const textBytes = door.parseBody || spooled ? Buffer.byteLength(JSON.stringify(json)) : body.length;
     admission = gateway.admit(engine.config, principal, app?.name ?? null, estimateTokens(textBytes));
     const rerouted = route.model !== model;

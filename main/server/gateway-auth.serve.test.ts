@@ -114,7 +114,7 @@ describe('every registered route, without a credential, in gateway mode', () => 
       adminToken: 'unused',
       listenPort: () => 0,
       agents: {
-        orchestrator: { workflows: {}, swarms: {} },
+        orchestrator: { workflows: {}, swarms: {}, store: { waits: {} }, tasks: {} },
         wal: {},
         keys: {},
         metrics: {},

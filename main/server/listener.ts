@@ -34,8 +34,11 @@ export class Listener {
     return `http://${h}:${this.port}`;
   }
 
-  /** Binds; on EADDRINUSE rejects with a PortInUseError that says who holds the port and how to fix it. */
-  async listen(port: number, host: string): Promise<void> {
+  /**
+   * Binds; on EADDRINUSE rejects with a PortInUseError that says who holds the port and how to fix it. A rebind
+   * calls `onBound` once the new port is bound, before the old one is closed (closing waits for open requests).
+   */
+  async listen(port: number, host: string, onBound?: () => void): Promise<void> {
     const server = http.createServer(
       // requireHostHeader: a request without Host is refused by the app, in the route's own shape (app.ts).
       { keepAliveTimeout: 30_000, requestTimeout: 300_000, requireHostHeader: false },
@@ -73,6 +76,7 @@ export class Listener {
     this.server = server;
     this.port = (server.address() as AddressInfo).port;
     this.host = host;
+    onBound?.();
     if (old) await closeServer(old);
   }
 

@@ -1,4 +1,5 @@
 // Routing through `switchboard serve` with the official openai client: globs, default, app rules, overrides.
+import fs from 'node:fs/promises';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultBehaviorBeforeEach, shutDownAfterAll } from '../../test/support/lifecycle.ts';
@@ -30,6 +31,7 @@ beforeAll(async () => {
           { app: 'keyed', default_provider: 'beta' },
           { app: 'curl', default_provider: 'beta' },
           { app: 'override-app', default_provider: 'alpha', model_override: 'claude-override' },
+          { app: 'override-only', model_override: 'claude-only' },
         ],
       },
     ),
@@ -118,6 +120,13 @@ describe('app rules by each way of naming the app', () => {
     expect(response.headers.get('x-switchboard-route')).toBe('rule:claude-*');
   });
 
+  it('an app rule with only a model override (no provider) rewrites the model and routes by the rules', async () => {
+    const { data, response } = await ask(client({ defaultHeaders: { 'X-Switchboard-App': 'override-only' } }));
+    expect(data.choices[0]!.message.content).toContain('beta');
+    expect(b.requests.at(-1)!.body.model).toBe('claude-only');
+    expect(response.headers.get('x-switchboard-route')).toBe('rule:claude-*');
+  });
+
   it('logs the app and how it was named', async () => {
     await ask(client({ defaultHeaders: { 'X-Title': 'Titled App' } }));
     const logs = (await (await sb.admin('/logs?limit=5')).json()) as {
@@ -140,6 +149,50 @@ describe('route explain', () => {
     expect(body.candidates.map((c) => c.provider)).toEqual(['beta', 'alpha']);
     expect(body.steps.join('\n')).toContain('model_override');
     expect(a.chatCount() + b.chatCount()).toBe(before);
+  });
+
+  it('explains the route of a config sent in the body (edits not saved), and saves nothing', async () => {
+    const onDisk = await fs.readFile(sb.configPath, 'utf8');
+    const edited = JSON.parse(onDisk) as { routing: { rules: { pattern: string; provider: string }[] } };
+    edited.routing.rules = [
+      { pattern: 'gpt-*', provider: 'beta' },
+      { pattern: 'gpt-*', provider: 'alpha' },
+    ];
+    const post = (body: unknown) =>
+      sb.admin('/route', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const res = await post({ model: 'gpt-4o', app: null, config: edited });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { candidates: { provider: string; reason: string }[]; steps: string[] };
+    expect(body.candidates.map((c) => c.provider)).toEqual(['beta', 'alpha']);
+    expect(body.steps[0]).toBe('rule 1 "gpt-*" matches → beta');
+    // The saved config still routes as before, and config.json is untouched.
+    const saved = (await (await sb.admin('/route?model=gpt-4o')).json()) as { candidates: { provider: string }[] };
+    expect(saved.candidates.map((c) => c.provider)).toEqual(['alpha']);
+    expect(await fs.readFile(sb.configPath, 'utf8')).toBe(onDisk);
+  });
+
+  it('refuses an invalid config with its problems by path, and a body without model or config', async () => {
+    const post = (body: unknown) =>
+      sb.admin('/route', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const bad = await post({
+      model: 'gpt-4o',
+      config: { providers: [], routing: { rules: [{ pattern: '', provider: 'nobody' }] } },
+    });
+    expect(bad.status).toBe(400);
+    const err = ((await bad.json()) as { error: { code: string; details: { path: string }[] } }).error;
+    expect(err.code).toBe('config_invalid');
+    expect(err.details.map((d) => d.path)).toEqual(['routing.rules[0].pattern', 'routing.rules[0].provider']);
+    expect((await post({ config: {} })).status).toBe(400);
+    expect((await post({ model: 'gpt-4o' })).status).toBe(400);
+    expect((await post([1])).status).toBe(400);
   });
 });
 

@@ -1,93 +1,81 @@
-// Agents: agents (create, run, delete), tasks with stop, the live event stream, workflows and runs, swarms, and
-// WAL status with Compact.
-import { useEffect } from 'react';
-import { useShallow } from 'zustand/shallow';
-import { DangerButton, ErrorLine, Form, Table } from '../components/controls.tsx';
-import { useDraft, useOutcome, useTextPerRow } from '../components/hooks.ts';
-import { Problems } from '../components/Problems.tsx';
+// The Agents area: its own sub-navigation (hash routes #/agents, #/agents/tasks[/<task_id>], #/agents/workflows,
+// #/agents/swarms, #/agents/wal), the banner saying when the agent API cannot be read (gone as soon as it answers
+// again), and the sub-page. The lists are read every 2 s while the area is shown.
+import { useEffect, useRef, useState } from 'react';
+import { ErrorLine } from '../components/controls.tsx';
 import { useApp, useAppStore } from '../store/react.ts';
+import { AgentList } from './agents/AgentList.tsx';
+import { PendingApprovals } from './agents/Approvals.tsx';
+import { RunView } from './agents/RunView.tsx';
+import { TaskList } from './agents/Tasks.tsx';
+import { WalPage } from './agents/Wal.tsx';
 import { SwarmsSection, WorkflowsSection } from './Workflows.tsx';
+
+export const AGENT_SUBPAGES = {
+  '': 'Agents',
+  tasks: 'Tasks',
+  workflows: 'Workflows',
+  swarms: 'Swarms',
+  wal: 'Write-ahead log',
+} as const;
+export type AgentSubpage = keyof typeof AGENT_SUBPAGES;
+
+/** `#/agents/tasks/tsk_1` → { sub: 'tasks', id: 'tsk_1' }; anything unknown is the agents list. */
+export function agentsRoute(hash: string): { sub: AgentSubpage; id: string | null } {
+  const [, sub = '', id] = hash.replace(/^#\/?/, '').split('/');
+  if (!(sub in AGENT_SUBPAGES)) return { sub: '', id: null };
+  return { sub: sub as AgentSubpage, id: sub === 'tasks' && id ? decodeURIComponent(id) : null };
+}
 
 export function AgentsPage() {
   const store = useAppStore();
-  const { agents, tasks, events, wal, error } = useApp(
-    useShallow((s) => ({ agents: s.agents, tasks: s.tasks, events: s.events, wal: s.wal, error: s.agentsError })),
-  );
-  const { draft, reset, text } = useDraft({ name: '', model: '', system_prompt: '' });
-  const message = useTextPerRow();
-  const { problems, run } = useOutcome();
+  const error = useApp((s) => s.agentsError);
+  const [route, setRoute] = useState(() => agentsRoute(window.location.hash));
+  const heading = useRef<HTMLHeadingElement>(null);
+  const first = useRef(true);
 
+  useEffect(() => {
+    const onHash = () => setRoute(agentsRoute(window.location.hash));
+    window.addEventListener('hashchange', onHash);
+    return () => window.removeEventListener('hashchange', onHash);
+  }, []);
   useEffect(() => {
     void store.getState().refreshAgents();
     const t = setInterval(() => void store.getState().refreshAgents(), 2000);
     return () => clearInterval(t);
   }, [store]);
+  // Moving between sub-pages moves the focus to the sub-page's heading (not on the area's first showing).
+  useEffect(() => {
+    if (first.current) first.current = false;
+    else heading.current?.focus();
+  }, [route.sub, route.id]);
 
-  const s = store.getState();
+  const title = route.id ? "A task's run" : AGENT_SUBPAGES[route.sub];
   return (
-    <section data-testid="page-agents">
-      <h2>Agents</h2>
-      <ErrorLine message={error} />
-      <Form
-        className="row"
-        onSubmit={() =>
-          void run(s.createAgent({ name: draft.name, model: draft.model, system_prompt: draft.system_prompt }), reset)
-        }
-      >
-        <input placeholder="name" {...text('name')} data-testid="agent-name" />
-        <input placeholder="model" {...text('model')} data-testid="agent-model" />
-        <input placeholder="system prompt" {...text('system_prompt')} />
-        <button type="submit" data-testid="agent-create">
-          Create agent
-        </button>
-      </Form>
-      <Problems messages={problems} />
-      <Table>
-        {agents.map((a) => (
-          <tr key={a.id} data-testid="agent-row">
-            <td>{a.name}</td>
-            <td className="mono">{a.model}</td>
-            <td>{a.status}</td>
-            <td className="row">
-              <input placeholder="message" {...message.text(a.id)} data-testid="agent-message" />
-              <button onClick={() => void run(s.runAgent(a.id, message.get(a.id) || 'Hello'))} data-testid="agent-run">
-                Run
-              </button>
-              <DangerButton onClick={() => void run(s.deleteAgent(a.id))}>Delete</DangerButton>
-            </td>
-          </tr>
+    <section className="agents-area" data-testid="page-agents" aria-labelledby="agents-heading">
+      <h2 id="agents-heading">Agents</h2>
+      <nav className="subnav" aria-label="Agents area">
+        {Object.entries(AGENT_SUBPAGES).map(([id, label]) => (
+          <a
+            key={id}
+            href={id ? `#/agents/${id}` : '#/agents'}
+            aria-current={route.sub === id ? 'page' : undefined}
+            data-testid={`agents-nav-${id || 'agents'}`}
+          >
+            {label}
+          </a>
         ))}
-      </Table>
-      <h3>Tasks</h3>
-      <Table>
-        {tasks.map((t) => (
-          <tr key={t.task_id} data-testid="task-row">
-            <td className="mono">{t.task_id}</td>
-            <td>{t.status}</td>
-            <td className="small">{t.result ?? t.error ?? ''}</td>
-            <td>
-              {(t.status === 'running' || t.status === 'queued') && (
-                <button onClick={() => void s.stopTask(t.task_id)}>Stop</button>
-              )}
-            </td>
-          </tr>
-        ))}
-      </Table>
-      <h3>Activity</h3>
-      <div className="events" data-testid="agent-events">
-        {events.slice(-200).map((e) => (
-          <div key={e.id} className={`event ${e.type}`} data-testid="agent-event">
-            <span className="mono">#{e.id}</span> <strong>{e.type}</strong> {e.content ?? e.tool ?? e.error ?? ''}
-          </div>
-        ))}
-      </div>
-      <WorkflowsSection />
-      <SwarmsSection />
-      <h3>Write-ahead log</h3>
-      <pre className="small" data-testid="wal-status">
-        {wal ? JSON.stringify(wal, null, 2) : '—'}
-      </pre>
-      <button onClick={() => void run(s.compactWal())}>Compact</button>
+      </nav>
+      <ErrorLine message={error} alert testId="agents-error" />
+      <PendingApprovals />
+      <h3 ref={heading} tabIndex={-1} className="subpage-heading" data-testid="agents-subpage-heading">
+        {title}
+      </h3>
+      {route.sub === '' && <AgentList />}
+      {route.sub === 'tasks' && (route.id ? <RunView key={route.id} taskId={route.id} /> : <TaskList />)}
+      {route.sub === 'workflows' && <WorkflowsSection />}
+      {route.sub === 'swarms' && <SwarmsSection />}
+      {route.sub === 'wal' && <WalPage />}
     </section>
   );
 }

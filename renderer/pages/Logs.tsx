@@ -1,9 +1,14 @@
-// Logs: the live tail, virtualised; filters by app, provider, status and model; details of one request; pause.
+// Logs: the live tail, virtualised (rows measured, so wrapped text never overlaps); filters by app, provider, status
+// and model; new rows never move what the reader is looking at; a drawer with one request's details; rows reachable
+// and openable by keyboard; export of the rows shown (JSON Lines, CSV); pause.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef } from 'react';
+import { type KeyboardEvent, type ReactNode, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/shallow';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import { Select } from '../components/controls.tsx';
+import { download, toCsv, toJsonl } from '../components/log-export.ts';
+import { attemptsText, formatTime, providerCell, tokensText } from '../components/log-text.ts';
+import { LogDrawer } from '../components/LogDrawer.tsx';
 import { filterLogs } from '../store/logs.ts';
 import { useApp, useAppStore } from '../store/react.ts';
 
@@ -13,6 +18,23 @@ const SEEN_FILTERS = ['app', 'provider'] as const;
 /** The distinct values of one field across the log, sorted, for a filter's options. */
 const valuesOf = (logs: RequestLogEntry[], key: (typeof SEEN_FILTERS)[number]) =>
   [...new Set(logs.map((e) => e[key]).filter((v): v is string => !!v))].sort();
+
+/**
+ * One cell of a row: the column's name said before the value and a pause after it for a screen reader (the header
+ * row is hidden from it), so a row reads "14:03:22.123, app cursor, model gpt-4o, …" as its visible text.
+ */
+function Cell({ name, className, children }: { name?: string; className?: string; children: ReactNode }) {
+  return (
+    <span className={className}>
+      {name && <span className="sr-only">{name} </span>}
+      {children}
+      <span className="sr-only">, </span>
+    </span>
+  );
+}
+
+/** How far from the top (px) still counts as reading the newest rows. */
+const AT_NEWEST_PX = 4;
 
 export function LogsPage() {
   const store = useAppStore();
@@ -28,22 +50,75 @@ export function LogsPage() {
   const shown = useMemo(() => filterLogs(logs, filter), [logs, filter]);
   const seen = useMemo(() => ({ app: valuesOf(logs, 'app'), provider: valuesOf(logs, 'provider') }), [logs]);
   const parent = useRef<HTMLDivElement>(null);
+  // Reading the newest rows (at the top): new rows show as they come. Scrolled down: the rows in view stay put.
+  const [atNewest, setAtNewest] = useState(true);
   const rows = useVirtualizer({
     count: shown.length,
     getScrollElement: () => parent.current,
-    estimateSize: () => 28,
+    estimateSize: () => 30,
+    getItemKey: (i) => shown[i]!.id,
     overscan: 10,
+    anchorTo: atNewest ? 'start' : 'end',
   });
   const detail = selected ? logs.find((e) => e.id === selected) : undefined;
   const s = store.getState();
 
+  /** Focuses the row of `index` (scrolled into view first; it is rendered on the next frame). */
+  const focusRow = (index: number) => {
+    if (index < 0 || index >= shown.length) return;
+    rows.scrollToIndex(index, { align: 'auto' });
+    const id = shown[index]!.id;
+    const tryFocus = (left: number) =>
+      requestAnimationFrame(() => {
+        const el = parent.current?.querySelector<HTMLElement>(`[data-log-id="${CSS.escape(id)}"]`);
+        if (el) el.focus();
+        else if (left > 0) tryFocus(left - 1);
+      });
+    tryFocus(5);
+  };
+  const onRowKey = (e: KeyboardEvent, index: number) => {
+    const to =
+      e.key === 'ArrowDown'
+        ? index + 1
+        : e.key === 'ArrowUp'
+          ? index - 1
+          : e.key === 'Home'
+            ? 0
+            : e.key === 'End'
+              ? shown.length - 1
+              : null;
+    if (to === null) return;
+    e.preventDefault();
+    focusRow(to);
+  };
+  // Closing the drawer gives focus back to the row it was opened from.
+  const closeDrawer = () => {
+    const id = selected;
+    s.selectLog(null);
+    if (id) {
+      const i = shown.findIndex((e) => e.id === id);
+      if (i >= 0) focusRow(i);
+    }
+  };
+  useEffect(() => () => store.getState().selectLog(null), [store]);
+
+  const stamp = () => new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+  const exportRows = (kind: 'jsonl' | 'csv') => {
+    if (kind === 'jsonl') download(`switchboard-requests-${stamp()}.jsonl`, toJsonl(shown), 'application/x-ndjson');
+    else download(`switchboard-requests-${stamp()}.csv`, toCsv(shown), 'text/csv');
+    s.announce(
+      `Exported ${shown.length} ${shown.length === 1 ? 'request' : 'requests'} as ${kind === 'csv' ? 'CSV' : 'JSON Lines'}.`,
+    );
+  };
+
   return (
-    <section data-testid="page-logs" className="logs">
-      <h2>Logs</h2>
+    <section data-testid="page-logs" className="logs" aria-labelledby="logs-heading">
+      <h2 id="logs-heading">Logs</h2>
       <div className="row">
         {SEEN_FILTERS.map((key) => (
           <Select
             key={key}
+            aria-label={`Filter by ${key}`}
             value={filter[key]}
             onChange={(e) => s.setLogFilter({ [key]: e.target.value })}
             blank={`all ${key}s`}
@@ -52,6 +127,7 @@ export function LogsPage() {
           />
         ))}
         <select
+          aria-label="Filter by status"
           value={filter.status}
           onChange={(e) => s.setLogFilter({ status: e.target.value as '' | 'ok' | 'error' })}
           data-testid="filter-status"
@@ -61,6 +137,7 @@ export function LogsPage() {
           <option value="error">errors</option>
         </select>
         <input
+          aria-label="Filter by model"
           placeholder="model"
           value={filter.model}
           onChange={(e) => s.setLogFilter({ model: e.target.value })}
@@ -69,71 +146,85 @@ export function LogsPage() {
         <button onClick={() => s.setLogsPaused(!paused)} data-testid="logs-pause">
           {paused ? `Resume (${held} new)` : 'Pause'}
         </button>
-        <span className="small">{shown.length} shown</span>
+        <span className="small" data-testid="logs-shown">
+          {shown.length} shown
+        </span>
+        <span className="push-right">
+          <button onClick={() => exportRows('jsonl')} disabled={shown.length === 0} data-testid="export-jsonl">
+            Export JSONL
+          </button>{' '}
+          <button onClick={() => exportRows('csv')} disabled={shown.length === 0} data-testid="export-csv">
+            Export CSV
+          </button>
+        </span>
       </div>
-      <div className="log-head">
+      <p className="hint">
+        Newest first; times to the millisecond. Scrolled down, new requests do not move the rows you are reading. Cost
+        per app, provider and model is on the Overview page. Export saves the rows shown (the filters apply).
+      </p>
+      <div className="log-head" aria-hidden="true">
         <span>time</span>
         <span>app</span>
         <span>model</span>
         <span>provider</span>
         <span>status</span>
+        <span>tokens</span>
+        <span>tries</span>
         <span>latency</span>
       </div>
-      <div ref={parent} className="log-list" data-testid="log-list">
-        <div style={{ height: rows.getTotalSize(), position: 'relative' }}>
+      <div
+        ref={parent}
+        className="log-list"
+        data-testid="log-list"
+        onScroll={(e) => {
+          const top = e.currentTarget.scrollTop <= AT_NEWEST_PX;
+          if (top !== atNewest) setAtNewest(top);
+        }}
+      >
+        <div
+          role="list"
+          aria-label={`Requests, newest first (${shown.length})`}
+          style={{ height: rows.getTotalSize(), position: 'relative' }}
+        >
           {rows.getVirtualItems().map((v) => {
             const e = shown[v.index]!;
             return (
               <div
-                key={e.id}
-                className={`log-row ${e.status >= 400 ? 'bad' : ''} ${selected === e.id ? 'selected' : ''}`}
-                style={{
-                  position: 'absolute',
-                  top: 0,
-                  left: 0,
-                  right: 0,
-                  height: v.size,
-                  transform: `translateY(${v.start}px)`,
-                }}
-                onClick={() => s.selectLog(e.id)}
-                data-testid="log-row"
+                role="listitem"
+                key={v.key}
+                data-index={v.index}
+                ref={rows.measureElement}
+                className="log-item"
+                style={{ transform: `translateY(${v.start}px)` }}
               >
-                <span>{new Date(e.time).toLocaleTimeString()}</span>
-                <span>{e.app ?? '—'}</span>
-                <span className="mono">{e.requested_model ?? '—'}</span>
-                <span>{e.provider ?? '—'}</span>
-                <span>{e.status}</span>
-                <span>{Math.round(e.latency_ms)} ms</span>
+                <button
+                  type="button"
+                  className={`log-row ${e.status >= 400 ? 'bad' : ''} ${selected === e.id ? 'selected' : ''}`}
+                  aria-haspopup="dialog"
+                  aria-expanded={selected === e.id}
+                  data-log-id={e.id}
+                  onClick={() => s.selectLog(e.id)}
+                  onKeyDown={(ev) => onRowKey(ev, v.index)}
+                  data-testid="log-row"
+                >
+                  <Cell className="mono">{formatTime(e.time)}</Cell>
+                  <Cell name="app">{e.app ?? '—'}</Cell>
+                  <Cell name="model" className="mono">
+                    {e.requested_model ?? '—'}
+                  </Cell>
+                  <Cell name="provider">{providerCell(e)}</Cell>
+                  <Cell name="status">{e.status}</Cell>
+                  <Cell name="tokens">{tokensText(e)}</Cell>
+                  <Cell name="tries">{attemptsText(e)}</Cell>
+                  <Cell name="latency">{Math.round(e.latency_ms)} ms</Cell>
+                </button>
               </div>
             );
           })}
         </div>
       </div>
-      {detail && (
-        <div className="card" data-testid="log-detail">
-          <h3>
-            {detail.method} {detail.path} → {detail.status}
-          </h3>
-          <p>
-            app <strong>{detail.app ?? '—'}</strong> ({detail.app_source ?? 'unknown'}), model {detail.requested_model}{' '}
-            → {detail.routed_model} via <strong>{detail.provider ?? '—'}</strong> ({detail.route ?? 'no route'})
-            {detail.error_code ? `, error ${detail.error_code}` : ''}
-          </p>
-          <p>
-            latency {Math.round(detail.latency_ms)} ms, first byte{' '}
-            {detail.ttfb_ms != null ? `${Math.round(detail.ttfb_ms)} ms` : '—'}, tokens {detail.prompt_tokens ?? '—'} in
-            / {detail.completion_tokens ?? '—'} out{detail.stream ? ', streamed' : ''}
-          </p>
-          <ol>
-            {detail.attempts.map((a, i) => (
-              <li key={i}>
-                {a.provider}: {a.status ?? a.error} in {Math.round(a.latency_ms)} ms
-              </li>
-            ))}
-          </ol>
-          <button onClick={() => s.selectLog(null)}>Close</button>
-        </div>
-      )}
+      {shown.length === 0 && <p className="hint">No requests {logs.length ? 'match the filters' : 'yet'}.</p>}
+      {detail && <LogDrawer entry={detail} onClose={closeDrawer} />}
     </section>
   );
 }

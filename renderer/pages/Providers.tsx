@@ -1,136 +1,250 @@
-// Providers: live state, last error, latency; add, edit, enable/disable, delete, test connection. Keys stay masked.
-import { useState } from 'react';
-import type { ProviderConfig } from '../../shared/config.ts';
+// Providers: live state, circuit breaker and its cool-down, last error, latency; add, edit, enable/disable, delete,
+// test connection (a new or changed provider is tested at once after its save). Renaming or deleting a provider that
+// rules use offers to rename or remove those rules too. Keys stay masked.
+import { useEffect, useState } from 'react';
+import type { ConfigInput, ProviderConfig } from '../../shared/config.ts';
 import { PROVIDER_TYPES } from '../../shared/config.ts';
-import { Checkbox, DangerButton, Form, Select, Table } from '../components/controls.tsx';
+import { Checkbox, Form, Select, Table } from '../components/controls.tsx';
+import type { FieldRule } from '../components/field-errors.ts';
+import { FieldError, invalidProps, UnsavedMark } from '../components/fields.tsx';
 import { useDraft } from '../components/hooks.ts';
 import { Problems } from '../components/Problems.tsx';
 import { useApi, useApp, useAppStore } from '../store/react.ts';
-import { useConfig, useConfigSave } from './config-hooks.ts';
+import { useConfig, useConfigSave, useUnsaved } from './config-hooks.ts';
+import { providerRefs, removeProviderRefs, renameProviderRefs } from './provider-refs.ts';
+import { circuitText, testText } from './provider-text.ts';
 
 type Draft = { name: string; type: string; base_url: string; api_key: string; enabled: boolean };
 const EMPTY: Draft = { name: '', type: 'openai', base_url: '', api_key: '', enabled: true };
+const FORM_FIELDS = ['name', 'type', 'base_url', 'api_key', 'enabled'] as const;
+const LABELS: Record<(typeof FORM_FIELDS)[number], string> = {
+  name: 'Name',
+  type: 'Type',
+  base_url: 'Base URL',
+  api_key: 'API key',
+  enabled: 'Enabled',
+};
+
+/** The form's fields for the provider at `index` of the list (the one being edited, or the new one at the end). */
+const formFields = (index: number): FieldRule[] =>
+  FORM_FIELDS.map((f) => ({
+    path: new RegExp(`^providers\\[${index}\\]\\.${f}$`),
+    key: () => `provider-${f}`,
+    label: LABELS[f],
+  }));
+
+const toDraft = (p: ProviderConfig): Draft => ({
+  name: p.name,
+  type: p.type ?? 'openai',
+  base_url: p.base_url,
+  api_key: p.api_key ?? '',
+  enabled: p.enabled !== false,
+});
+
+/** A second's tick, for the cool-downs. */
+function useNow(): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  return now;
+}
 
 export function ProvidersPage() {
   const store = useAppStore();
   const api = useApi();
   const { cfg } = useConfig();
   const status = useApp((s) => s.status);
+  const now = useNow();
   const [editing, setEditing] = useState<string | null>(null); // provider name, '' for a new one
+  const [opened, setOpened] = useState<Draft>(EMPTY);
   const { draft, setDraft, text, flag } = useDraft<Draft>(EMPTY);
-  const { problems, setProblems, save: saveConfig } = useConfigSave();
   const [tests, setTests] = useState<Record<string, string>>({});
 
   const providers = (cfg.providers ?? []) as ProviderConfig[];
+  const editIndex = editing ? providers.findIndex((p) => p.name === editing) : providers.length;
+  const { problems, fieldErrors, revalidate, clear, save: saveConfig } = useConfigSave(formFields(editIndex));
   const stateOf = (name: string) => status?.providers.find((p) => p.name === name);
+  const dirty = editing !== null && JSON.stringify(draft) !== JSON.stringify(opened);
+  useUnsaved('providers', dirty);
 
-  const save = (mutate: (list: ProviderConfig[]) => ProviderConfig[]) =>
-    saveConfig((next) => {
-      next.providers = mutate([...(next.providers ?? [])] as ProviderConfig[]);
-    });
-
-  const submit = async () => {
-    const entry = { ...draft, type: draft.type as ProviderConfig['type'] } as ProviderConfig;
-    const ok = await save((list) => {
-      if (editing) {
-        const i = list.findIndex((p) => p.name === editing);
-        list[i] = { ...list[i]!, ...entry };
-        return list;
-      }
-      return [...list, entry];
-    });
-    if (ok) setEditing(null);
+  const entryOf = (d: Draft) => ({ ...d, type: d.type as ProviderConfig['type'] }) as ProviderConfig;
+  /** The draft in the config: replacing the provider being edited, or added at the end. */
+  const apply = (next: ConfigInput) => {
+    const list = [...(next.providers ?? [])] as ProviderConfig[];
+    const entry = entryOf(draft);
+    if (editing) {
+      const i = list.findIndex((p) => p.name === editing);
+      list[i] = { ...list[i]!, ...entry };
+    } else list.push(entry);
+    next.providers = list;
   };
+  useEffect(() => {
+    if (editing !== null) revalidate(apply);
+  }, [draft]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const test = async (name: string) => {
     setTests((t) => ({ ...t, [name]: 'testing…' }));
-    const r = await api.testProvider({ name });
-    const text = r.ok
-      ? r.data.ok
-        ? `ok in ${r.data.latency_ms} ms, ${r.data.models} models`
-        : `failed: ${r.data.error}`
-      : r.failure.error.message;
-    setTests((t) => ({ ...t, [name]: text }));
+    const line = testText(await api.testProvider({ name }));
+    setTests((t) => ({ ...t, [name]: line }));
+    store.getState().announce(`Provider ${name}: ${line}.`);
     void store.getState().refreshStatus();
+  };
+
+  const submit = async () => {
+    const renamed = editing && draft.name !== editing ? providerRefs(store.getState().currentConfig(), editing) : [];
+    if (
+      renamed.length > 0 &&
+      !window.confirm(
+        `"${editing}" is used by ${renamed.join(', ')}. Rename it there too, to "${draft.name}"? (Cancel: nothing is saved.)`,
+      )
+    )
+      return;
+    const before = editing ? providers.find((p) => p.name === editing) : undefined;
+    const ok = await saveConfig((next) => {
+      apply(next);
+      if (renamed.length > 0) renameProviderRefs(next, editing!, draft.name);
+    });
+    if (!ok) return;
+    setEditing(null);
+    // A new provider, or one whose address or key changed, is checked at once (not at the next health check).
+    const changed =
+      !before ||
+      before.base_url !== draft.base_url ||
+      (before.api_key ?? '') !== draft.api_key ||
+      before.name !== draft.name;
+    if (draft.enabled && changed) void test(draft.name);
+  };
+
+  const remove = (name: string) => {
+    const refs = providerRefs(store.getState().currentConfig(), name);
+    const question = refs.length
+      ? `Delete provider "${name}"? It is used by ${refs.join(', ')}: those are removed too (an app rule with a model override keeps the override).`
+      : `Delete provider "${name}"?`;
+    if (!window.confirm(question)) return;
+    void saveConfig((next) => {
+      next.providers = (next.providers ?? []).filter((q) => q.name !== name);
+      removeProviderRefs(next, name);
+    });
   };
 
   /** Opens the form on `name` ('' for a new provider) with `next` in it. */
   const edit = (name: string, next: Draft) => {
     setEditing(name);
     setDraft(next);
-    setProblems(null);
+    setOpened(next);
+    clear();
+  };
+  const cancel = () => {
+    setEditing(null);
+    clear();
   };
 
   return (
-    <section data-testid="page-providers">
-      <h2>Providers</h2>
-      <Table head={['name', 'base URL', 'key', 'state', 'latency', 'last error', '']}>
-        {providers.map((p) => {
-          const st = stateOf(p.name);
-          return (
-            <tr key={p.name} data-testid={`provider-${p.name}`}>
-              <td>{p.name}</td>
-              <td>{p.base_url}</td>
-              <td className="mono">{p.api_key || '(none)'}</td>
-              <td>
-                <span className={`pill ${st?.state ?? 'unknown'}`} data-testid={`provider-state-${p.name}`}>
-                  {p.enabled === false ? 'disabled' : (st?.state ?? 'unknown')}
-                </span>
-              </td>
-              <td>{st?.last_latency_ms != null ? `${Math.round(st.last_latency_ms)} ms` : '—'}</td>
-              <td className="small">{tests[p.name] ?? st?.last_error ?? ''}</td>
-              <td className="actions">
-                <button onClick={() => void test(p.name)}>Test</button>
-                <button
-                  onClick={() =>
-                    edit(p.name, {
-                      name: p.name,
-                      type: p.type ?? 'openai',
-                      base_url: p.base_url,
-                      api_key: p.api_key ?? '',
-                      enabled: p.enabled !== false,
-                    })
-                  }
-                >
-                  Edit
-                </button>
-                <button
-                  onClick={() =>
-                    void save((list) =>
-                      list.map((q) => (q.name === p.name ? { ...q, enabled: q.enabled === false } : q)),
-                    )
-                  }
-                >
-                  {p.enabled === false ? 'Enable' : 'Disable'}
-                </button>
-                <DangerButton
-                  confirm={`Delete provider "${p.name}"?`}
-                  onClick={() => void save((list) => list.filter((q) => q.name !== p.name))}
-                >
-                  Delete
-                </DangerButton>
-              </td>
-            </tr>
-          );
-        })}
-      </Table>
+    <section data-testid="page-providers" aria-labelledby="providers-heading">
+      <h2 id="providers-heading">
+        Providers <UnsavedMark dirty={dirty} />
+      </h2>
+      <div className="table-wrap">
+        <Table
+          head={[
+            'name',
+            'base URL',
+            'key',
+            'state',
+            'circuit',
+            'latency',
+            'last error / test',
+            <span className="sr-only">actions</span>,
+          ]}
+        >
+          {providers.map((p) => {
+            const st = stateOf(p.name);
+            return (
+              <tr key={p.name} data-testid={`provider-${p.name}`}>
+                <td>{p.name}</td>
+                <td className="wrap-anywhere">{p.base_url}</td>
+                <td className="mono">{p.api_key || '(none)'}</td>
+                <td>
+                  <span className={`pill ${st?.state ?? 'unknown'}`} data-testid={`provider-state-${p.name}`}>
+                    {p.enabled === false ? 'disabled' : (st?.state ?? 'unknown')}
+                  </span>
+                </td>
+                <td className="small" data-testid={`provider-circuit-${p.name}`}>
+                  {st && p.enabled !== false ? circuitText(st, now) : '—'}
+                </td>
+                <td>{st?.last_latency_ms != null ? `${Math.round(st.last_latency_ms)} ms` : '—'}</td>
+                <td className="small wrap-anywhere" data-testid={`provider-test-${p.name}`}>
+                  {tests[p.name] ?? st?.last_error ?? ''}
+                </td>
+                <td>
+                  <span className="actions">
+                    <button aria-label={`Test ${p.name}`} onClick={() => void test(p.name)}>
+                      Test
+                    </button>
+                    <button aria-label={`Edit ${p.name}`} onClick={() => edit(p.name, toDraft(p))}>
+                      Edit
+                    </button>
+                    <button
+                      aria-label={`${p.enabled === false ? 'Enable' : 'Disable'} ${p.name}`}
+                      onClick={() =>
+                        void saveConfig((next) => {
+                          next.providers = (next.providers ?? []).map((q) =>
+                            q.name === p.name ? { ...q, enabled: q.enabled === false } : q,
+                          );
+                        })
+                      }
+                    >
+                      {p.enabled === false ? 'Enable' : 'Disable'}
+                    </button>
+                    <button className="danger" aria-label={`Delete ${p.name}`} onClick={() => remove(p.name)}>
+                      Delete
+                    </button>
+                  </span>
+                </td>
+              </tr>
+            );
+          })}
+        </Table>
+      </div>
+      {providers.length === 0 && <p className="hint">No providers yet: add one to route requests to it.</p>}
       {editing === null ? (
         <button data-testid="add-provider" onClick={() => edit('', EMPTY)}>
           Add provider
         </button>
       ) : (
-        <Form className="card" data-testid="provider-form" onSubmit={() => void submit()}>
-          <h3>{editing ? `Edit ${editing}` : 'New provider'}</h3>
+        <Form
+          className="card"
+          data-testid="provider-form"
+          aria-labelledby="provider-form-title"
+          onSubmit={() => void submit()}
+        >
+          <h3 id="provider-form-title">{editing ? `Edit ${editing}` : 'New provider'}</h3>
           <label>
-            Name <input name="name" {...text('name')} />
+            Name <input name="name" {...text('name')} {...invalidProps('provider-name', fieldErrors)} />
           </label>
+          <FieldError field="provider-name" errors={fieldErrors} />
           <label>
             Type
-            <Select name="type" {...text('type')} options={PROVIDER_TYPES} />
+            <Select
+              name="type"
+              {...text('type')}
+              options={PROVIDER_TYPES}
+              {...invalidProps('provider-type', fieldErrors)}
+            />
           </label>
+          <FieldError field="provider-type" errors={fieldErrors} />
           <label>
-            Base URL <input name="base_url" placeholder="https://api.openai.com/v1" {...text('base_url')} />
+            Base URL{' '}
+            <input
+              name="base_url"
+              placeholder="https://api.openai.com/v1"
+              {...text('base_url')}
+              {...invalidProps('provider-base_url', fieldErrors)}
+            />
           </label>
+          <FieldError field="provider-base_url" errors={fieldErrors} />
           <label>
             API key{' '}
             <input
@@ -139,21 +253,23 @@ export function ProvidersPage() {
               autoComplete="off"
               placeholder="sk-… or env:VAR"
               {...text('api_key')}
+              {...invalidProps('provider-api_key', fieldErrors)}
             />
           </label>
+          <FieldError field="provider-api_key" errors={fieldErrors} />
           <Checkbox name="enabled" {...flag('enabled')} label="enabled" row />
-          <Problems messages={problems} />
+          <Problems messages={problems} announced />
           <div className="actions">
             <button type="submit" data-testid="save-provider">
               Save
             </button>
-            <button type="button" onClick={() => setEditing(null)}>
+            <button type="button" onClick={cancel} data-testid="cancel-provider">
               Cancel
             </button>
           </div>
         </Form>
       )}
-      {editing === null && <Problems messages={problems} />}
+      {editing === null && <Problems messages={problems} announced />}
     </section>
   );
 }

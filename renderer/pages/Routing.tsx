@@ -1,151 +1,284 @@
-// Routing: ordered rules (reorder, add, remove), the default provider, and a tester that explains a route.
-import { useEffect, useState } from 'react';
+// Routing: ordered rules, editable in place (reorder, add, remove), the default provider, and a tester that explains
+// the route of the rules on screen, saved or not. Unsaved edits are marked; errors and warnings sit beside the rule.
+import { useEffect, useMemo, useState } from 'react';
 import type { RouteExplanation } from '../../shared/admin.ts';
-import type { RoutingRule } from '../../shared/config.ts';
-import { DangerButton, ErrorLine, Select } from '../components/controls.tsx';
-import { useDraft } from '../components/hooks.ts';
+import type { ConfigInput, RoutingRule } from '../../shared/config.ts';
+import { ErrorLine, Select } from '../components/controls.tsx';
+import type { FieldRule } from '../components/field-errors.ts';
+import { FieldError, invalidProps, RuleWarnings, UnsavedMark } from '../components/fields.tsx';
 import { Problems } from '../components/Problems.tsx';
 import { failureText } from '../store/config.ts';
-import { useApi } from '../store/react.ts';
-import { useConfig, useConfigSave } from './config-hooks.ts';
+import { useApi, useAppStore } from '../store/react.ts';
+import { checkConfig, useConfig, useConfigSave, useUnsaved } from './config-hooks.ts';
+
+const FIELDS: FieldRule[] = [
+  { path: /^routing\.rules\[(\d+)\]\.pattern$/, key: (m) => `rule-${m[1]}-pattern`, label: 'Pattern' },
+  { path: /^routing\.rules\[(\d+)\]\.provider$/, key: (m) => `rule-${m[1]}-provider`, label: 'Provider' },
+  { path: /^routing\.default_provider$/, key: () => 'default-provider', label: 'Default provider' },
+];
 
 export function RoutingPage() {
   const api = useApi();
+  const store = useAppStore();
   const { doc, cfg, providerNames } = useConfig();
+  const savedRules = cfg.routing?.rules ?? [];
+  const savedDefault = cfg.routing?.default_provider ?? '';
   const [rules, setRules] = useState<RoutingRule[]>([]);
   const [defaultProvider, setDefaultProvider] = useState('');
-  const { problems, save: saveConfig } = useConfigSave();
+  const { problems, fieldErrors, revalidate, save: saveConfig } = useConfigSave(FIELDS);
   const [saved, setSaved] = useState(false);
-  const newRule = useDraft<RoutingRule>({ pattern: '', provider: '' });
+  const [newRule, setNewRule] = useState<RoutingRule>({ pattern: '', provider: '' });
+  const [addErrors, setAddErrors] = useState<Record<string, string>>({});
   const [testModel, setTestModel] = useState('');
   const [testApp, setTestApp] = useState('');
-  const [explained, setExplained] = useState<RouteExplanation | null>(null);
+  const [explained, setExplained] = useState<(RouteExplanation & { unsaved: boolean }) | null>(null);
   const [testError, setTestError] = useState<string | null>(null);
 
+  /** The stored document the draft was last reset to (edits are compared with it only once it is). */
+  const [draftOf, setDraftOf] = useState<typeof doc>(null);
   useEffect(() => {
-    setRules(cfg.routing?.rules ?? []);
-    setDefaultProvider(cfg.routing?.default_provider ?? '');
+    setRules(savedRules);
+    setDefaultProvider(savedDefault);
+    setDraftOf(doc);
     // Reset the draft whenever the stored config changes.
   }, [doc]); // eslint-disable-line react-hooks/exhaustive-deps
 
+  const apply = (next: ConfigInput) => {
+    next.routing = { default_provider: defaultProvider, rules };
+  };
+  const dirty =
+    doc !== null &&
+    draftOf === doc &&
+    JSON.stringify({ rules, defaultProvider }) !== JSON.stringify({ rules: savedRules, defaultProvider: savedDefault });
+  useUnsaved('routing', dirty);
+  // An error goes as soon as its value is fixed; the warnings are those of the rules on screen.
+  useEffect(() => revalidate(apply), [rules, defaultProvider]); // eslint-disable-line react-hooks/exhaustive-deps
+  const warnings = useMemo(() => {
+    const next = store.getState().currentConfig();
+    apply(next);
+    return checkConfig(next).warnings;
+  }, [rules, defaultProvider, doc]); // eslint-disable-line react-hooks/exhaustive-deps
+  const warningsAt = (path: string) => warnings.filter((w) => w.path === path);
+
+  const edit = (next: RoutingRule[]) => {
+    setRules(next);
+    setSaved(false);
+  };
   const move = (i: number, by: -1 | 1) => {
     const next = [...rules];
     const j = i + by;
     if (j < 0 || j >= next.length) return;
     [next[i], next[j]] = [next[j]!, next[i]!];
-    setRules(next);
-    setSaved(false);
+    edit(next);
+  };
+  const change = (i: number, patch: Partial<RoutingRule>) =>
+    edit(rules.map((r, k) => (k === i ? { ...r, ...patch } : r)));
+
+  const add = () => {
+    const errors: Record<string, string> = {};
+    if (newRule.pattern.trim() === '')
+      errors['new-pattern'] = 'Type a model pattern, e.g. gpt-* (or * for every model).';
+    if (newRule.provider === '') errors['new-provider'] = 'Pick the provider this rule sends to.';
+    setAddErrors(errors);
+    if (Object.keys(errors).length) return;
+    edit([...rules, { pattern: newRule.pattern.trim(), provider: newRule.provider }]);
+    setNewRule({ pattern: '', provider: '' });
   };
 
-  const save = async () => {
-    const ok = await saveConfig((next) => {
-      next.routing = { default_provider: defaultProvider, rules };
-    });
-    setSaved(ok);
-  };
+  const save = async () => setSaved(await saveConfig(apply));
 
   const explain = async () => {
-    const r = await api.explainRoute({ model: testModel, app: testApp || null });
+    if (testModel.trim() === '') return setTestError('Type a model name to explain, e.g. gpt-4o.');
+    const config = store.getState().currentConfig();
+    apply(config);
+    const r = await api.explainRoute({ model: testModel.trim(), app: testApp.trim() || null, config });
     if (r.ok) {
-      setExplained(r.data);
+      setExplained({ ...r.data, unsaved: dirty });
       setTestError(null);
+      const chain = r.data.candidates.map((c) => c.provider).join(', then ');
+      store
+        .getState()
+        .announce(chain ? `Route for ${r.data.model}: ${chain}.` : `No provider can serve ${r.data.model}.`);
     } else {
       setExplained(null);
-      setTestError(failureText(r.failure).join(' '));
+      const text = `The rules on screen cannot be explained: ${failureText(r.failure).join(' ')}`;
+      setTestError(text);
+      store.getState().announce(text);
     }
   };
 
   return (
-    <section data-testid="page-routing">
-      <h2>Routing</h2>
+    <section data-testid="page-routing" aria-labelledby="routing-heading">
+      <h2 id="routing-heading">
+        Routing <UnsavedMark dirty={dirty} />
+      </h2>
       <p className="hint">
         Every rule whose pattern matches the model adds its provider, in this order: the first is the primary, the rest
-        are backups.
+        are backups. Patterns are globs (<span className="mono">*</span> matches anything) and ignore case.
       </p>
-      <ol className="rules">
+      <ol className="rules" aria-label="Routing rules">
         {rules.map((r, i) => (
-          <li key={`${r.pattern}-${r.provider}-${i}`} data-testid={`rule-${i}`}>
-            <span className="mono">{r.pattern}</span> → <strong>{r.provider}</strong>
-            <span className="actions">
-              <button aria-label="move up" data-testid={`rule-up-${i}`} onClick={() => move(i, -1)} disabled={i === 0}>
-                ↑
-              </button>
-              <button
-                aria-label="move down"
-                data-testid={`rule-down-${i}`}
-                onClick={() => move(i, 1)}
-                disabled={i === rules.length - 1}
-              >
-                ↓
-              </button>
-              <DangerButton onClick={() => setRules(rules.filter((_, k) => k !== i))}>Remove</DangerButton>
-            </span>
+          <li key={i} data-testid={`rule-${i}`}>
+            <div className="rule-line">
+              <input
+                aria-label={`Pattern of rule ${i + 1}`}
+                className="mono"
+                value={r.pattern}
+                onChange={(e) => change(i, { pattern: e.target.value })}
+                data-testid={`rule-pattern-${i}`}
+                {...invalidProps(`rule-${i}-pattern`, fieldErrors)}
+              />
+              <span aria-hidden="true">→</span>
+              <Select
+                aria-label={`Provider of rule ${i + 1}`}
+                value={r.provider}
+                onChange={(e) => change(i, { provider: e.target.value })}
+                blank="provider…"
+                options={
+                  providerNames.includes(r.provider) || !r.provider ? providerNames : [...providerNames, r.provider]
+                }
+                data-testid={`rule-provider-${i}`}
+                {...invalidProps(`rule-${i}-provider`, fieldErrors)}
+              />
+              <span className="actions">
+                <button
+                  aria-label={`Move rule ${i + 1} up`}
+                  data-testid={`rule-up-${i}`}
+                  onClick={() => move(i, -1)}
+                  disabled={i === 0}
+                >
+                  ↑
+                </button>
+                <button
+                  aria-label={`Move rule ${i + 1} down`}
+                  data-testid={`rule-down-${i}`}
+                  onClick={() => move(i, 1)}
+                  disabled={i === rules.length - 1}
+                >
+                  ↓
+                </button>
+                <button
+                  className="danger"
+                  aria-label={`Remove rule ${i + 1}`}
+                  onClick={() => edit(rules.filter((_, k) => k !== i))}
+                >
+                  Remove
+                </button>
+              </span>
+            </div>
+            <FieldError field={`rule-${i}-pattern`} errors={fieldErrors} />
+            <FieldError field={`rule-${i}-provider`} errors={fieldErrors} />
+            <RuleWarnings warnings={warningsAt(`routing.rules[${i}].provider`)} testId={`rule-warning-${i}`} />
           </li>
         ))}
       </ol>
+      {rules.length === 0 && <p className="hint">No rules: every model goes to the default provider.</p>}
       <div className="row">
-        <input placeholder="pattern, e.g. gpt-*" {...newRule.text('pattern')} data-testid="new-rule-pattern" />
-        <Select
-          {...newRule.text('provider')}
-          blank="provider…"
-          options={providerNames}
-          data-testid="new-rule-provider"
-        />
-        <button
-          onClick={() => {
-            setRules([...rules, newRule.draft]);
-            newRule.reset();
-          }}
-        >
+        <label>
+          New rule pattern
+          <input
+            placeholder="e.g. gpt-*"
+            value={newRule.pattern}
+            onChange={(e) => setNewRule({ ...newRule, pattern: e.target.value })}
+            data-testid="new-rule-pattern"
+            {...invalidProps('new-pattern', addErrors)}
+          />
+        </label>
+        <label>
+          its provider
+          <Select
+            value={newRule.provider}
+            onChange={(e) => setNewRule({ ...newRule, provider: e.target.value })}
+            blank="provider…"
+            options={providerNames}
+            data-testid="new-rule-provider"
+            {...invalidProps('new-provider', addErrors)}
+          />
+        </label>
+        <button onClick={add} data-testid="add-rule">
           Add rule
         </button>
       </div>
+      <FieldError field="new-pattern" errors={addErrors} />
+      <FieldError field="new-provider" errors={addErrors} />
       <label>
         Default provider
         <Select
           value={defaultProvider}
-          onChange={(e) => setDefaultProvider(e.target.value)}
+          onChange={(e) => {
+            setDefaultProvider(e.target.value);
+            setSaved(false);
+          }}
           blank="(none)"
           options={providerNames}
           data-testid="default-provider"
+          {...invalidProps('default-provider', fieldErrors)}
         />
       </label>
-      <Problems messages={problems} />
-      <button onClick={() => void save()} data-testid="save-routing">
-        Save routing
-      </button>
-      {saved && (
-        <span className="ok" data-testid="routing-saved">
-          {' '}
-          Saved.
-        </span>
-      )}
+      <FieldError field="default-provider" errors={fieldErrors} />
+      <RuleWarnings warnings={warningsAt('routing.default_provider')} testId="default-provider-warning" />
+      <Problems messages={problems} announced />
+      <div className="row">
+        <button onClick={() => void save()} data-testid="save-routing" disabled={!dirty}>
+          Save routing
+        </button>
+        {dirty && (
+          <button
+            onClick={() => {
+              setRules(savedRules);
+              setDefaultProvider(savedDefault);
+            }}
+            data-testid="discard-routing"
+          >
+            Discard changes
+          </button>
+        )}
+        {saved && !dirty && (
+          <span className="ok" data-testid="routing-saved">
+            Saved.
+          </span>
+        )}
+      </div>
 
       <div className="card">
         <h3>Route tester</h3>
-        <div className="row">
-          <input
-            placeholder="model, e.g. gpt-4o"
-            value={testModel}
-            onChange={(e) => setTestModel(e.target.value)}
-            data-testid="tester-model"
-          />
-          <input
-            placeholder="app (optional)"
-            value={testApp}
-            onChange={(e) => setTestApp(e.target.value)}
-            data-testid="tester-app"
-          />
-          <button onClick={() => void explain()} data-testid="tester-run">
+        <p className="hint">Explains the rules on this page as they are now, saved or not; nothing is sent.</p>
+        <form
+          className="row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void explain();
+          }}
+        >
+          <label>
+            Model
+            <input
+              placeholder="e.g. gpt-4o"
+              value={testModel}
+              onChange={(e) => setTestModel(e.target.value)}
+              data-testid="tester-model"
+            />
+          </label>
+          <label>
+            App
+            <input
+              placeholder="optional, e.g. cursor"
+              value={testApp}
+              onChange={(e) => setTestApp(e.target.value)}
+              data-testid="tester-app"
+            />
+          </label>
+          <button type="submit" data-testid="tester-run">
             Explain
           </button>
-        </div>
-        <ErrorLine message={testError} />
+        </form>
+        <ErrorLine message={testError} testId="tester-error" />
         {explained && (
           <div data-testid="tester-result">
             <p>
               Model <span className="mono">{explained.model}</span>
               {explained.app_rule ? ` (app rule for ${explained.app_rule.app})` : ''}
+              {explained.unsaved ? ' — with the edits on screen, not saved yet' : ''}
             </p>
             <ol>
               {explained.candidates.map((c) => (

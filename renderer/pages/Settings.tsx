@@ -1,6 +1,7 @@
-// Settings: listen_port, log_requests, start_on_login, the limits in force (in words), agent API keys, and the
-// backups of config.json (Restore).
+// Settings: listen_port, log_requests, start_on_login, the limits in force (in words), agent API keys, budgets,
+// notifications and the usage store (UsageSettings.tsx), and the backups of config.json (Restore).
 import { useEffect, useState } from 'react';
+import type { ConfigInput } from '../../shared/config.ts';
 import type { AgentKeyInfo } from '../../shared/ipc.ts';
 import { Checkbox, DangerButton, ErrorLine } from '../components/controls.tsx';
 import { limitsInWords } from '../components/limits-text.ts';
@@ -8,7 +9,18 @@ import { Problems } from '../components/Problems.tsx';
 import { failureText } from '../store/config.ts';
 import { useApi, useApp } from '../store/react.ts';
 import { ConfigBackups } from './ConfigBackups.tsx';
-import { useConfigSave } from './config-hooks.ts';
+import { McpServers } from './McpServers.tsx';
+import { useConfigSave, useUnsaved } from './config-hooks.ts';
+import type { FieldRule } from '../components/field-errors.ts';
+import { FieldError, invalidProps, UnsavedMark } from '../components/fields.tsx';
+import { BudgetSettings, NotificationSettings } from './UsageSettings.tsx';
+
+/** The fields of Settings' own form, for errors beside them. */
+const FIELDS: FieldRule[] = [
+  { path: /^listen_port$/, key: () => 'listen-port', label: 'The port' },
+  { path: /^log_requests$/, key: () => 'log-requests', label: 'log_requests' },
+  { path: /^start_on_login$/, key: () => 'start-on-login', label: 'start_on_login' },
+];
 
 export function SettingsPage() {
   const api = useApi();
@@ -17,7 +29,10 @@ export function SettingsPage() {
   const [port, setPort] = useState('');
   const [logRequests, setLogRequests] = useState(true);
   const [startOnLogin, setStartOnLogin] = useState(false);
-  const { problems, setProblems, save: saveConfig } = useConfigSave();
+  const { problems, fieldErrors, revalidate, save: saveConfig } = useConfigSave(FIELDS);
+  const [keyError, setKeyError] = useState<string | null>(null);
+  /** The stored document the form was last filled from (edits are compared with it only once it is). */
+  const [draftOf, setDraftOf] = useState<typeof doc>(null);
   const [saved, setSaved] = useState(false);
   const [keys, setKeys] = useState<AgentKeyInfo[]>([]);
   const [newKey, setNewKey] = useState<string | null>(null);
@@ -54,33 +69,53 @@ export function SettingsPage() {
     setPort(String(cfg.listen_port ?? 11434));
     setLogRequests(cfg.log_requests ?? true);
     setStartOnLogin(cfg.start_on_login ?? false);
+    setDraftOf(doc);
   }, [doc]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const loadKeys = () => void api.listAgentKeys().then((r) => r.ok && setKeys(r.data.data));
   useEffect(loadKeys, [api]);
 
+  const apply = (next: ConfigInput) => {
+    // A number the schema can judge: "abc" stays a string so the error says what was typed.
+    const n = Number(port);
+    next.listen_port = (port.trim() !== '' && Number.isFinite(n) ? n : port) as number;
+    next.log_requests = logRequests;
+    next.start_on_login = startOnLogin;
+  };
+  const dirty =
+    doc !== null &&
+    draftOf === doc &&
+    (port !== String(cfg.listen_port ?? 11434) ||
+      logRequests !== (cfg.log_requests ?? true) ||
+      startOnLogin !== (cfg.start_on_login ?? false));
+  useUnsaved('settings', dirty);
+  useEffect(() => revalidate(apply), [port, logRequests, startOnLogin]); // eslint-disable-line react-hooks/exhaustive-deps
+
   const save = async () => {
     if (portTaken || checking) return;
-    const ok = await saveConfig((next) => {
-      // A number the schema can judge: "abc" stays a string so the error says what was typed.
-      const n = Number(port);
-      next.listen_port = (port.trim() !== '' && Number.isFinite(n) ? n : port) as number;
-      next.log_requests = logRequests;
-      next.start_on_login = startOnLogin;
-    });
-    setSaved(ok);
+    setSaved(await saveConfig(apply));
   };
 
   return (
     <section data-testid="page-settings">
-      <h2>Settings</h2>
+      <h2>
+        Settings <UnsavedMark dirty={dirty} />
+      </h2>
       <label>
-        listen_port <input value={port} onChange={(e) => setPort(e.target.value)} data-testid="listen-port" />
+        listen_port{' '}
+        <input
+          value={port}
+          onChange={(e) => setPort(e.target.value)}
+          data-testid="listen-port"
+          {...invalidProps('listen-port', fieldErrors)}
+        />
       </label>
+      <FieldError field="listen-port" errors={fieldErrors} />
       <ErrorLine message={portTaken} alert testId="port-taken" />
       <p className="hint">
-        Changing the port rebinds at once; if the new port is taken, Switchboard keeps the old one and says so in its
-        log.
+        Saving a new port moves Switchboard to it at once (the old port is released once the new one answers) and this
+        page follows it; if the new port is taken, Switchboard keeps the old one and says so. When Switchboard was
+        started with <code>--port</code>, the new port applies at the next start without it.
       </p>
       <Checkbox
         checked={logRequests}
@@ -94,15 +129,20 @@ export function SettingsPage() {
         label="start_on_login (desktop app)"
         row
       />
-      <Problems messages={problems} />
+      <Problems messages={problems} announced />
       <button onClick={() => void save()} disabled={portTaken !== null || checking} data-testid="save-settings">
         Save settings
       </button>
-      {saved && (
+      {saved && !dirty && (
         <span className="ok" data-testid="settings-saved">
           {' '}
           Saved.{doc?.backup ? ` Previous config kept as backup ${doc.backup.id}.` : ''}
         </span>
+      )}
+      {saved && !dirty && doc?.listen && (
+        <p className={doc.listen.outcome === 'failed' ? 'error' : 'hint'} data-testid="listen-change">
+          {doc.listen.message}
+        </p>
       )}
       <h3>Limits</h3>
       {limitsText && (
@@ -130,7 +170,7 @@ export function SettingsPage() {
             <DangerButton
               onClick={() =>
                 void api.revokeAgentKey({ id: k.id }).then((r) => {
-                  if (!r.ok) setProblems(failureText(r.failure));
+                  setKeyError(r.ok ? null : failureText(r.failure).join(' '));
                   loadKeys();
                 })
               }
@@ -144,18 +184,22 @@ export function SettingsPage() {
         onClick={() =>
           void api.createAgentKey({}).then((r) => {
             if (r.ok) setNewKey(r.data.key);
-            else setProblems(failureText(r.failure));
+            setKeyError(r.ok ? null : failureText(r.failure).join(' '));
             loadKeys();
           })
         }
       >
         Create key
       </button>
+      <ErrorLine message={keyError} testId="agent-key-error" />
       {newKey && (
         <p>
           New key (shown once): <code className="mono">{newKey}</code>
         </p>
       )}
+      <BudgetSettings />
+      <NotificationSettings />
+      <McpServers />
       <ConfigBackups />
     </section>
   );

@@ -1,5 +1,5 @@
-// The Agents page's workflows and swarms: create (a form of step rows), run with an input, runs with per-step
-// status and output; swarms, their tasks, rounds, contributions, votes, final answer and consensus.
+// The Agents area's Workflows and Swarms sub-pages: create (a form of step rows), run with an input, runs with
+// per-step status and output; swarms, their tasks, rounds, contributions, votes, final answer and consensus.
 import { type ReactNode, useEffect, useState } from 'react';
 import { useShallow } from 'zustand/shallow';
 import { ERROR_POLICIES, type SwarmTask, type WorkflowRun } from '../../shared/orchestrator.ts';
@@ -8,6 +8,7 @@ import { type Outcome, useDraft, useOutcome, useTextPerRow } from '../components
 import { Problems } from '../components/Problems.tsx';
 import { useApp, useAppStore } from '../store/react.ts';
 import type { StepDraft } from '../store/workflows.ts';
+import { Refused, StatusPill, Time } from './agents/parts.tsx';
 
 const emptyStep = (): StepDraft => ({ name: '', agent: '', prompt: '', error_policy: 'fail', max_retries: '' });
 
@@ -31,12 +32,22 @@ function useLiveWorkflows() {
   }, [lastEvent, store]);
 }
 
+/** The agents' names, offered by the inputs that name an agent (`list="agent-names"`). */
+function AgentNames() {
+  const agents = useApp((s) => s.agents);
+  return (
+    <datalist id="agent-names">
+      {agents.map((a) => (
+        <option key={a.id} value={a.name} />
+      ))}
+    </datalist>
+  );
+}
+
 export function WorkflowsSection() {
   useLiveWorkflows();
   const store = useAppStore();
-  const { workflows, runs, agents } = useApp(
-    useShallow((s) => ({ workflows: s.workflows, runs: s.runs, agents: s.agents })),
-  );
+  const { workflows, runs } = useApp(useShallow((s) => ({ workflows: s.workflows, runs: s.runs })));
   const [name, setName] = useState('');
   const [steps, setSteps] = useState<StepDraft[]>([emptyStep()]);
   const { problems, run } = useOutcome();
@@ -57,53 +68,77 @@ export function WorkflowsSection() {
 
   return (
     <div data-testid="workflows">
-      <h3>Workflows</h3>
-      <datalist id="agent-names">
-        {agents.map((a) => (
-          <option key={a.id} value={a.name} />
-        ))}
-      </datalist>
+      <AgentNames />
       <div className="card" data-testid="workflow-form">
         <label>
           name <input value={name} onChange={(e) => setName(e.target.value)} data-testid="workflow-name" />
         </label>
-        <Table
-          head={[
-            'step',
-            'agent',
-            <>
-              prompt ({'{{input.key}}'}, {'{{steps.name.output}}'})
-            </>,
-            'error_policy',
-            'max_retries',
-            '',
-          ]}
-        >
-          {steps.map((_, i) => (
-            <tr key={i} data-testid="step-row">
-              <td>
-                <input {...stepText(i, 'name')} data-testid="step-name" />
-              </td>
-              <td>
-                <input list="agent-names" {...stepText(i, 'agent')} data-testid="step-agent" />
-              </td>
-              <td>
-                <textarea rows={2} cols={40} {...stepText(i, 'prompt')} data-testid="step-prompt" />
-              </td>
-              <td>
-                <Select {...stepText(i, 'error_policy')} options={ERROR_POLICIES} data-testid="step-policy" />
-              </td>
-              <td>
-                <input size={4} placeholder="2" {...stepText(i, 'max_retries')} data-testid="step-retries" />
-              </td>
-              <td>
-                <DangerButton disabled={steps.length === 1} onClick={() => setSteps(steps.filter((_, j) => j !== i))}>
-                  Remove
-                </DangerButton>
-              </td>
-            </tr>
-          ))}
-        </Table>
+        <div className="table-wrap">
+          <Table
+            head={[
+              'step',
+              'agent',
+              <>
+                prompt ({'{{input.key}}'}, {'{{steps.name.output}}'})
+              </>,
+              'error_policy',
+              'max_retries',
+              '',
+            ]}
+          >
+            {steps.map((_, i) => (
+              <tr key={i} data-testid="step-row">
+                <td>
+                  <input size={12} aria-label={`Step ${i + 1} name`} {...stepText(i, 'name')} data-testid="step-name" />
+                </td>
+                <td>
+                  <input
+                    size={12}
+                    aria-label={`Step ${i + 1} agent`}
+                    list="agent-names"
+                    {...stepText(i, 'agent')}
+                    data-testid="step-agent"
+                  />
+                </td>
+                <td>
+                  <textarea
+                    aria-label={`Step ${i + 1} prompt`}
+                    rows={2}
+                    cols={30}
+                    {...stepText(i, 'prompt')}
+                    data-testid="step-prompt"
+                  />
+                </td>
+                <td>
+                  <Select
+                    aria-label={`Step ${i + 1} error policy`}
+                    {...stepText(i, 'error_policy')}
+                    options={ERROR_POLICIES}
+                    data-testid="step-policy"
+                  />
+                </td>
+                <td>
+                  <input
+                    aria-label={`Step ${i + 1} max retries`}
+                    size={4}
+                    placeholder="2"
+                    {...stepText(i, 'max_retries')}
+                    data-testid="step-retries"
+                  />
+                </td>
+                <td>
+                  <DangerButton
+                    aria-label={`Remove step ${i + 1}`}
+                    disabled={steps.length === 1}
+                    onClick={() => setSteps(steps.filter((_, j) => j !== i))}
+                  >
+                    Remove
+                  </DangerButton>
+                </td>
+              </tr>
+            ))}
+          </Table>
+        </div>
         <div className="row">
           <button onClick={() => setSteps([...steps, emptyStep()])} data-testid="add-step">
             Add step
@@ -125,6 +160,7 @@ export function WorkflowsSection() {
             <textarea
               rows={1}
               cols={50}
+              aria-label={`Input of ${w.name} (JSON)`}
               placeholder='input JSON, e.g. {"topic": "bees"}'
               {...inputs.text(w.name)}
               data-testid="workflow-input"
@@ -141,7 +177,7 @@ export function WorkflowsSection() {
               Run
             </button>
           </div>
-          <Problems messages={runProblems[w.name] ?? null} />
+          <Refused what={`"${w.name}" did not run.`} messages={runProblems[w.name] ?? null} />
           {(runs[w.name] ?? []).map((r) => (
             <RunView key={r.run_id} run={r} />
           ))}
@@ -171,11 +207,6 @@ function NamedCard({
   );
 }
 
-/** A status as a pill; completed shows green. */
-function StatusPill({ status }: { status: string }) {
-  return <span className={`pill ${status === 'completed' ? 'ok' : status}`}>{status}</span>;
-}
-
 /** The head line of a workflow run or a swarm task: its id, status, what else it says, and its error. */
 function ProgressHead({
   id,
@@ -202,26 +233,32 @@ function RunView({ run }: { run: WorkflowRun }) {
     <div data-testid="run" data-status={run.status}>
       <ProgressHead id={run.run_id} status={run.status} error={run.error}>
         <span className="small">input {JSON.stringify(run.input)}</span>
+        <span className="small">
+          started <Time iso={run.created_at} />
+        </span>
       </ProgressHead>
-      <Table>
-        {run.steps.map((s) => (
-          <tr key={s.name} data-testid="run-step" data-status={s.status}>
-            <td>{s.name}</td>
-            <td>{s.agent}</td>
-            <td>
-              <StatusPill status={s.status} />
-            </td>
-            <td className="small">{s.attempts > 1 ? `${s.attempts} attempts` : ''}</td>
-            <td data-testid="run-step-output">{s.output ?? ''}</td>
-            <td className="small">{s.errors.join('; ')}</td>
-          </tr>
-        ))}
-      </Table>
+      <div className="table-wrap">
+        <Table head={['Step', 'Agent', 'Status', 'Attempts', 'Output', 'Errors']}>
+          {run.steps.map((s) => (
+            <tr key={s.name} data-testid="run-step" data-status={s.status}>
+              <td>{s.task_ids.length ? <a href={`#/agents/tasks/${s.task_ids.at(-1)}`}>{s.name}</a> : s.name}</td>
+              <td>{s.agent}</td>
+              <td>
+                <StatusPill status={s.status} />
+              </td>
+              <td className="small">{s.attempts || ''}</td>
+              <td data-testid="run-step-output">{s.output ?? ''}</td>
+              <td className="small">{s.errors.join('; ')}</td>
+            </tr>
+          ))}
+        </Table>
+      </div>
     </div>
   );
 }
 
 export function SwarmsSection() {
+  useLiveWorkflows();
   const store = useAppStore();
   const { swarms, swarmTasks } = useApp(useShallow((s) => ({ swarms: s.swarms, swarmTasks: s.swarmTasks })));
   const { draft, reset, text, flag } = useDraft({
@@ -233,6 +270,7 @@ export function SwarmsSection() {
   });
   const { problems, run } = useOutcome();
   const messages = useTextPerRow();
+  const [sendProblems, setSendProblems] = useState<Record<string, Outcome>>({});
 
   const create = () =>
     run(
@@ -251,11 +289,17 @@ export function SwarmsSection() {
 
   return (
     <div data-testid="swarms">
-      <h3>Swarms</h3>
+      <AgentNames />
       <div className="row card">
-        <input placeholder="name" {...text('name')} data-testid="swarm-name" />
-        <input placeholder="coordinator" list="agent-names" {...text('coordinator')} data-testid="swarm-coordinator" />
-        <input placeholder="members, comma-separated" {...text('agents')} data-testid="swarm-agents" />
+        <label>
+          Name <input {...text('name')} data-testid="swarm-name" />
+        </label>
+        <label>
+          Coordinator <input list="agent-names" {...text('coordinator')} data-testid="swarm-coordinator" />
+        </label>
+        <label>
+          Members <input placeholder="comma-separated agent names" {...text('agents')} data-testid="swarm-agents" />
+        </label>
         <label>
           max_rounds <input size={3} {...text('max_rounds')} />
         </label>
@@ -278,14 +322,26 @@ export function SwarmsSection() {
           }
         >
           <div className="row">
-            <input placeholder="task" size={50} {...messages.text(s.name)} data-testid="swarm-message" />
+            <input
+              aria-label={`Task for ${s.name}`}
+              placeholder="task"
+              size={50}
+              {...messages.text(s.name)}
+              data-testid="swarm-message"
+            />
             <button
-              onClick={() => void run(store.getState().sendSwarmTask(s.name, messages.get(s.name)))}
+              onClick={() =>
+                void store
+                  .getState()
+                  .sendSwarmTask(s.name, messages.get(s.name))
+                  .then((p) => setSendProblems({ ...sendProblems, [s.name]: p }))
+              }
               data-testid="swarm-send"
             >
               Send task
             </button>
           </div>
+          <Refused what={`The task was not sent to "${s.name}".`} messages={sendProblems[s.name] ?? null} />
           {(swarmTasks[s.name] ?? []).map((t) => (
             <SwarmTaskView key={t.id} task={t} />
           ))}
@@ -301,6 +357,9 @@ function SwarmTaskView({ task }: { task: SwarmTask }) {
       <ProgressHead id={task.id} status={task.status} error={task.error}>
         {' '}
         {task.message}
+        <span className="small">
+          started <Time iso={task.created_at} />
+        </span>
       </ProgressHead>
       {task.rounds.map((r) => (
         <div key={r.round} className="small">
@@ -308,7 +367,8 @@ function SwarmTaskView({ task }: { task: SwarmTask }) {
           <ul>
             {r.contributions.map((c) => (
               <li key={c.task_id}>
-                {c.agent} ({c.status}): <em>{c.instruction}</em> → {c.output ?? ''}
+                <a href={`#/agents/tasks/${c.task_id}`}>{c.agent}</a> ({c.status}): <em>{c.instruction}</em> →{' '}
+                {c.output ?? ''}
               </li>
             ))}
             {r.proposal !== null && <li>proposal: {r.proposal}</li>}

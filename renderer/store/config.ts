@@ -2,11 +2,24 @@
 import type { StateCreator } from 'zustand';
 import type { AppState } from './index.ts';
 import type { StatusResponse } from '../../shared/admin.ts';
-import { type ConfigInput, parseConfig, problemToText } from '../../shared/config.ts';
+import { type ConfigInput, type ConfigProblem, parseConfig, problemToText } from '../../shared/config.ts';
 import type { ApiFailure, ConfigDocument, SwitchboardApi } from '../../shared/ipc.ts';
 
-/** The outcome of a save, in words for the page. */
-export type SaveOutcome = { ok: true } | { ok: false; messages: string[] };
+/**
+ * The outcome of a save, in words for the page: on success, what the saved config does that is likely not meant
+ * (`warnings`); on failure, the messages, and the config problems by path (the schema's, or the server's
+ * `config_invalid` details) for the page to put next to its fields.
+ */
+export type SaveOutcome =
+  { ok: true; warnings: ConfigProblem[] } | { ok: false; messages: string[]; problems: ConfigProblem[] };
+
+/** The config problems of a failure (`config_invalid`'s details), or none. */
+export function failureProblems(f: ApiFailure): ConfigProblem[] {
+  if (!Array.isArray(f.error.details)) return [];
+  return (f.error.details as Partial<ConfigProblem>[])
+    .filter((d) => typeof d?.path === 'string' && typeof d.message === 'string')
+    .map((d) => ({ path: d.path!, value: d.value, message: d.message! }));
+}
 
 export function failureText(f: ApiFailure): string[] {
   const details = Array.isArray(f.error.details)
@@ -50,12 +63,12 @@ export const createConfigSlice =
     },
     saveConfig: async (next) => {
       const local = parseConfig(next);
-      if (!local.ok) return { ok: false, messages: local.problems.map(problemToText) };
+      if (!local.ok) return { ok: false, messages: local.problems.map(problemToText), problems: local.problems };
       const r = await api.saveConfig(next);
-      if (!r.ok) return { ok: false, messages: failureText(r.failure) };
+      if (!r.ok) return { ok: false, messages: failureText(r.failure), problems: failureProblems(r.failure) };
       set({ configDoc: r.data });
       void get().refreshStatus();
-      return { ok: true };
+      return { ok: true, warnings: r.data.warnings ?? [] };
     },
     currentConfig: () => structuredClone((get().configDoc?.config ?? {}) as ConfigInput),
   });

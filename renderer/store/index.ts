@@ -3,10 +3,13 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { SwitchboardApi } from '../../shared/ipc.ts';
 import { type AgentsSlice, createAgentsSlice } from './agents.ts';
 import { type ConfigSlice, createConfigSlice } from './config.ts';
+import { type ConnectSlice, createConnectSlice } from './connect.ts';
 import { type LogsSlice, createLogsSlice } from './logs.ts';
+import { type UiSlice, createUiSlice } from './ui.ts';
+import { type UsageSlice, createUsageSlice } from './usage.ts';
 import { type WorkflowsSlice, createWorkflowsSlice } from './workflows.ts';
 
-export type AppState = LogsSlice & ConfigSlice & AgentsSlice & WorkflowsSlice;
+export type AppState = LogsSlice & ConfigSlice & AgentsSlice & WorkflowsSlice & UsageSlice & ConnectSlice & UiSlice;
 
 export function createAppStore(api: SwitchboardApi): StoreApi<AppState> {
   return createStore<AppState>()((...a) => ({
@@ -14,5 +17,8 @@ export function createAppStore(api: SwitchboardApi): StoreApi<AppState> {
     ...createConfigSlice(api)(...a),
     ...createAgentsSlice(api)(...a),
     ...createWorkflowsSlice(api)(...a),
+    ...createUsageSlice(api)(...a),
+    ...createConnectSlice(api)(...a),
+    ...createUiSlice(...a),
   }));
 }

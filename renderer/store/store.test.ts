@@ -122,7 +122,7 @@ describe('config slice', () => {
     const next = s.getState().currentConfig();
     next.providers!.push({ name: 'b', base_url: 'localhost:8080' });
     const r = await s.getState().saveConfig(next);
-    expect(r).toEqual({
+    expect(r).toMatchObject({
       ok: false,
       messages: [
         'providers[1].base_url (found "localhost:8080") must be a full http:// or https:// address, e.g. "https://api.openai.com/v1" or "http://127.0.0.1:8080/v1"',
@@ -154,7 +154,7 @@ describe('config slice', () => {
     );
     await s.getState().loadConfig();
     const r = await s.getState().saveConfig(s.getState().currentConfig());
-    expect(r).toEqual({
+    expect(r).toMatchObject({
       ok: false,
       messages: ['The config was not saved. Fix the fields listed.', 'providers[0].api_key is a masked key'],
     });
@@ -168,7 +168,7 @@ describe('config slice', () => {
     await s.getState().loadConfig();
     const next = s.getState().currentConfig();
     next.log_requests = false;
-    expect(await s.getState().saveConfig(next)).toEqual({ ok: true });
+    expect(await s.getState().saveConfig(next)).toEqual({ ok: true, warnings: [] });
     expect((s.getState().configDoc!.config as { log_requests: boolean }).log_requests).toBe(false);
     expect(getStatus).toHaveBeenCalled();
   });
@@ -194,7 +194,10 @@ describe('agents slice', () => {
     expect(s.getState().agents.map((a) => a.id)).toEqual(['agt_1']);
     expect(s.getState().tasks.map((t) => t.task_id)).toEqual(['tsk_1']);
     expect(s.getState().wal).toEqual({ total_entries: 3 });
-    expect(await s.getState().runAgent('agt_1', 'hi')).toEqual(['The agent ran less than 15 s ago. Wait.']);
+    expect(await s.getState().runAgent('agt_1', 'hi')).toEqual({
+      ok: false,
+      problems: ['The agent ran less than 15 s ago. Wait.'],
+    });
     expect(agentApi).toHaveBeenCalledWith({ method: 'POST', path: '/agents/agt_1/run', body: { message: 'hi' } });
   });
 

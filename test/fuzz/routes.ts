@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { API_BODY_BYTES } from '../../main/proxy/body.ts';
 import { ConfigSchema } from '../../shared/config.ts';
+import { McpImportRequestSchema } from '../../shared/mcp.ts';
 import {
+  ApprovalDecisionSchema,
   CreateAgentSchema,
   CreateSwarmSchema,
   CreateWorkflowSchema,
@@ -269,12 +271,19 @@ const ADMIN: Route[] = [
   admin('GET', '/logs?limit=5'),
   admin('GET', '/logs/stream'),
   admin('GET', '/route?model={model}&app=code'),
+  admin('POST', '/route', { seeds: (w) => [{ model: 'via-openai-m', app: 'code', config: w.config }] }),
   admin('POST', '/pause', { seeds: () => [{ paused: false }, { paused: true }], resets: true }),
   admin('POST', '/providers/{provider}/test', { limitBytes: null }),
   admin('GET', '/agent-keys'),
-  admin('POST', '/agent-keys', { seeds: () => [{ tenant: 'fuzz-other' }, {}] }),
+  admin('POST', '/agent-keys', { seeds: () => [{ tenant: 'fuzz-other', label: 'fuzz' }, {}] }),
+  admin('POST', '/agent-keys/ui', { limitBytes: null }), // reads no body
   admin('DELETE', '/agent-keys/{key}'),
   admin('GET', '/port-check?port=1'),
+  admin('GET', '/usage?range=today'),
+  admin('GET', '/usage/requests?limit=5'),
+  admin('GET', '/mcp'),
+  // A pasted block only: a path or a source would read this machine's files (and import what they hold).
+  admin('POST', '/mcp/import', { schema: McpImportRequestSchema, seeds: () => [{ mcpServers: {} }], resets: true }),
 ];
 
 const agent = (method: string, template: string, more: Partial<Route> = {}): Route => ({
@@ -309,7 +318,22 @@ const AGENT_API: Route[] = [
   agent('GET', '/tasks?status=completed&limit=5'),
   agent('GET', '/tasks/{task}'),
   agent('POST', '/tasks/{task}/stop', { limitBytes: null }),
+  agent('GET', '/tasks/{task}/wait?timeout_s=0'),
+  agent('DELETE', '/tasks/{task}'),
+  agent('GET', '/tasks?limit=5&offset=1'),
+  agent('GET', '/threads?limit=5&offset=0'),
+  agent('GET', '/threads/{task}'),
+  agent('DELETE', '/threads/{task}'),
   agent('GET', '/events?last_event_id=0'),
+  agent('GET', '/approvals?status=pending'),
+  agent('GET', '/tasks/{task}/approvals'),
+  agent('POST', '/tasks/{task}/approvals/call_1', {
+    schema: ApprovalDecisionSchema,
+    seeds: () => [
+      { decision: 'approve', arguments: { x: 1 } },
+      { decision: 'deny', reason: 'no' },
+    ],
+  }),
   agent('POST', '/workflows', {
     schema: CreateWorkflowSchema,
     seeds: () => [{ name: 'wf', steps: [{ name: 's', agent: 'fuzz-agent', prompt: 'Say {{input.x}}' }] }],
@@ -319,6 +343,8 @@ const AGENT_API: Route[] = [
   agent('GET', '/workflows/{workflow}/runs'),
   agent('GET', '/workflows/{workflow}/runs/{run}'),
   agent('POST', '/workflows/{workflow}/run', { schema: RunWorkflowSchema, seeds: () => [{ input: { topic: 'x' } }] }),
+  agent('GET', '/workflows/{workflow}/runs/{run}/wait?timeout_s=0'),
+  agent('POST', '/workflows/{workflow}/runs/{run}/cancel', { limitBytes: null }),
   agent('POST', '/swarms', {
     schema: CreateSwarmSchema,
     seeds: () => [{ name: 'sw', coordinator: 'fuzz-agent', agents: ['fuzz-member'], config: { max_rounds: 1 } }],
@@ -328,6 +354,8 @@ const AGENT_API: Route[] = [
   agent('GET', '/swarms/{swarm}/tasks'),
   agent('GET', '/swarms/{swarm}/tasks/{task}'),
   agent('POST', '/swarms/{swarm}/tasks', { schema: SwarmTaskSchema, seeds: () => [{ message: 'Say hi.' }] }),
+  agent('GET', '/swarms/{swarm}/tasks/{task}/wait?timeout_s=0'),
+  agent('POST', '/swarms/{swarm}/tasks/{task}/stop', { limitBytes: null }),
   agent('GET', '/wal/status'),
   agent('POST', '/wal/compact', { limitBytes: null }),
 ];

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AgentEvent } from '../../shared/orchestrator.ts';
+import type { AgentEvent, StreamEvent } from '../../shared/orchestrator.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -50,10 +50,13 @@ export async function call(
 }
 
 export type EventStream = {
+  /** Every frame with an id: a task's events and, on workflow and swarm streams, run-level events too. */
   events: AgentEvent[];
+  /** The `event:` name of each frame in `events` (its type), in order. */
+  names: string[];
   ids: string[];
   comments: string[];
-  /** Frames with an `event:` name (e.g. the `error` frame of a stream closed because its key was revoked). */
+  /** Frames with an `event:` name and no id (e.g. the `error` frame of a stream closed because its key was revoked). */
   named: { event: string; data: Json }[];
   status: number;
   /** Resolves when the server ends the stream (not when `close` aborts it). */
@@ -74,6 +77,7 @@ export async function openEvents(url: string, key: string, lastEventId?: number)
   let markEnded = () => {};
   const stream: EventStream = {
     events: [],
+    names: [],
     ids: [],
     comments: [],
     named: [],
@@ -104,14 +108,20 @@ export async function openEvents(url: string, key: string, lastEventId?: number)
           buf = buf.slice(i + 2);
           let data = '';
           let event = '';
+          let id = '';
           for (const line of block.split('\n')) {
             if (line.startsWith(':')) stream.comments.push(line.slice(1).trim());
-            else if (line.startsWith('id: ')) stream.ids.push(line.slice(4));
+            else if (line.startsWith('id: ')) id = line.slice(4);
             else if (line.startsWith('event: ')) event = line.slice(7);
             else if (line.startsWith('data: ')) data += line.slice(6);
           }
-          if (data && event) stream.named.push({ event, data: JSON.parse(data) });
-          else if (data) stream.events.push(JSON.parse(data) as AgentEvent);
+          if (!data) continue;
+          if (id) {
+            stream.ids.push(id);
+            stream.names.push(event);
+            // Run-level events (StreamEvent) share the fields tests read (type, id, task_id where there is one).
+            stream.events.push(JSON.parse(data) as StreamEvent as AgentEvent);
+          } else stream.named.push({ event, data: JSON.parse(data) });
         }
       }
       endedFlag = true;

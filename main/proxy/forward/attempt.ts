@@ -23,6 +23,9 @@ export type ForwardProgress = {
   ttfbMs: number | null;
   promptTokens: number | null;
   completionTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
+  reasoningTokens: number | null;
 };
 
 export type AttemptResult =
@@ -118,6 +121,9 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     p.status = finalStatus;
     p.promptTokens = usage?.prompt ?? null;
     p.completionTokens = usage?.completion ?? null;
+    p.cacheReadTokens = usage?.cacheRead ?? null;
+    p.cacheWriteTokens = usage?.cacheWrite ?? null;
+    p.reasoningTokens = usage?.reasoning ?? null;
   }
 
   /** After commit: no failover; the client's reply ends with its format's error (`message` is scrubbed already). */

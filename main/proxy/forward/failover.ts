@@ -49,6 +49,9 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
     ttfbMs: null,
     promptTokens: null,
     completionTokens: null,
+    cacheReadTokens: null,
+    cacheWriteTokens: null,
+    reasoningTokens: null,
     error: null,
   };
   const ctx = {
@@ -62,6 +65,8 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
   let tried = 0;
   /** Why the first candidate that could not serve the request could not: a reason, or the client's error itself. */
   let unsupported: string | ApiError | null = null;
+  /** The first candidate that failed or was skipped as open: a later one answering is failover (pool.watcher). */
+  let failedFirst: { provider: string; why: string } | null = null;
 
   for (let i = 0; i < f.candidates.length; i++) {
     const cand = f.candidates[i]!;
@@ -77,6 +82,7 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
     }
     if (!provider.breaker.allow()) {
       attempts.push({ provider: cand.provider, status: null, error: 'circuit open: skipped', latency_ms: 0 });
+      failedFirst ??= { provider: cand.provider, why: 'its circuit is open after repeated failures' };
       continue;
     }
     tried++;
@@ -101,6 +107,8 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
       } else if (result.status === 401 || result.status === 403) {
         provider.recordRefusal(`HTTP ${result.status} (check this provider's api_key)`, latency);
       } else provider.recordSuccess(latency);
+      if (failedFirst && result.status < 400 && !result.midStreamError)
+        pool.watcher?.failover(f.model, failedFirst.provider, cand.provider, failedFirst.why);
       return outcome;
     }
     provider.recordFailure(result.failure, latency);
@@ -116,6 +124,7 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
       outcome.errorCode = 'client_closed_request';
       return outcome;
     }
+    failedFirst ??= { provider: cand.provider, why: result.failure.message };
     lastFailure = {
       ...result.failure,
       provider: cand.provider,

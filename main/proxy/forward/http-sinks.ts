@@ -7,35 +7,23 @@ import { UpstreamStreamError, wireErrorForStatus } from '../formats/hub/index.ts
 import type { ClientFormat, HubChunk, ReplyContext, StreamDecoder, StreamEncoder } from '../formats/hub/index.ts';
 import type { WireError } from '../formats/hub/index.ts';
 import { replyHeaders } from './headers.ts';
-import type { ReplySink, SinkInit, Usage } from './target.ts';
+import { NO_USAGE, type ReplySink, type SinkInit, type Usage } from './target.ts';
+import { usageFromText, usageOfHub } from './usage-text.ts';
 
 const TAIL_BYTES = 4096;
-const NO_USAGE: Usage = { prompt: null, completion: null };
-
-/** Token counts read from the last few KB of a reply in any format (the passthrough path parses nothing else). */
-export function usageFromText(text: string): Usage {
-  const last = (re: RegExp): number | null => {
-    let m: RegExpExecArray | null;
-    let v: number | null = null;
-    while ((m = re.exec(text))) v = Number(m[1]);
-    return v;
-  };
-  return {
-    prompt: last(/"(?:prompt_tokens|input_tokens|promptTokenCount|prompt_eval_count)"\s*:\s*(\d+)/g),
-    completion: last(/"(?:completion_tokens|output_tokens|candidatesTokenCount|eval_count)"\s*:\s*(\d+)/g),
-  };
-}
 
 /**
  * Same format on both sides: upstream bytes go to the client as they come. Streams are cut only at event
  * boundaries (SSE blank line, NDJSON newline) so that an error written after a failure never lands inside a half
- * event; usage is read from the last few KB. A class, as it sits on the hot path (no per-request closures).
+ * event; usage is read from the first and last few KB. A class, as it sits on the hot path (no per-request closures).
  */
 export class PassthroughSink implements ReplySink {
   committed = false;
   private readonly boundary: string | null;
   private readonly tail: Buffer[] = [];
   private tailBytes = 0;
+  private readonly head: Buffer[] = [];
+  private headBytes = 0;
   private pending: Buffer | null = null;
 
   constructor(
@@ -57,6 +45,11 @@ export class PassthroughSink implements ReplySink {
   data(chunk: Buffer): boolean {
     if (!this.committed) this.commit();
     const tail = this.tail;
+    // The first few KB too: a stream's opening event may carry counts (Anthropic's message_start, the prompt's).
+    if (this.headBytes < TAIL_BYTES) {
+      this.head.push(chunk);
+      this.headBytes += chunk.length;
+    }
     tail.push(chunk);
     this.tailBytes += chunk.length;
     while (this.tailBytes - tail[0]!.length >= TAIL_BYTES) this.tailBytes -= tail.shift()!.length;
@@ -90,7 +83,11 @@ export class PassthroughSink implements ReplySink {
   }
 
   usage(): Usage {
-    return usageFromText(Buffer.concat(this.tail).toString('utf8'));
+    const tail = Buffer.concat(this.tail).toString('utf8');
+    // The head matters only once the tail no longer starts at the first chunk.
+    return this.head[0] === this.tail[0]
+      ? usageFromText(tail)
+      : usageFromText(tail, Buffer.concat(this.head).toString('utf8'));
   }
 }
 
@@ -160,8 +157,7 @@ export class TranslatingStreamSink implements ReplySink {
   private write(chunks: HubChunk[]): boolean {
     let out = '';
     for (const c of chunks) {
-      if (c.usage)
-        this.counted = { prompt: c.usage.prompt_tokens ?? null, completion: c.usage.completion_tokens ?? null };
+      if (c.usage) this.counted = usageOfHub(c.usage);
       out += this.encoder.chunk(c);
     }
     if (!out) return true;

@@ -4,7 +4,16 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { WireError } from '../formats/hub/index.ts';
 import type { AttemptPlan } from './plan.ts';
 
-export type Usage = { prompt: number | null; completion: number | null };
+/** A reply's token counts in the hub's sense (prompt includes cache reads and writes, completion reasoning); null: not said. */
+export type Usage = {
+  prompt: number | null;
+  completion: number | null;
+  cacheRead: number | null;
+  cacheWrite: number | null;
+  reasoning: number | null;
+};
+
+export const NO_USAGE: Usage = { prompt: null, completion: null, cacheRead: null, cacheWrite: null, reasoning: null };
 
 /** Receives one upstream reply (a 2xx, or a 4xx that is the provider's answer) and writes the client's reply. */
 export interface ReplySink {

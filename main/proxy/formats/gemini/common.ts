@@ -70,6 +70,7 @@ export function googleStatus(status: number): GoogleStatus {
     case 408:
     case 504:
       return 'DEADLINE_EXCEEDED';
+    case 402: // a spent budget (budget_exceeded): Google has no payment status; its quota one says it best
     case 429:
       return 'RESOURCE_EXHAUSTED';
     case 502:

@@ -95,6 +95,7 @@ describe('client side: error bodies', () => {
     [401, 'UNAUTHENTICATED'],
     [403, 'PERMISSION_DENIED'],
     [404, 'NOT_FOUND'],
+    [402, 'RESOURCE_EXHAUSTED'],
     [429, 'RESOURCE_EXHAUSTED'],
     [500, 'INTERNAL'],
     [502, 'UNAVAILABLE'],

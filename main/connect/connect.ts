@@ -1,0 +1,294 @@
+// Connect: where every tool stands, pointing one at Switchboard, and undoing it byte for byte. The admin API
+// (main/server/connect-routes.ts) and the CLI (cli.ts) both call these; they edit files directly, so they work whether
+// or not the server is running. Refusals are ApiErrors: 404 unknown tool or nothing to undo, 400 a manual tool or a
+// file that does not parse (file:line:column, nothing written), 409 connect_conflict a tool that points elsewhere
+// (or a file changed since Connect wrote it) without `force`.
+import type { ConnectOverview, ConnectResult, ToolStatus } from '../../shared/connect.ts';
+import { CONNECT_TOOL_IDS } from '../../shared/connect.ts';
+import { ApiError } from '../errors.ts';
+import {
+  clearBackup,
+  keepReplaced,
+  type Manifest,
+  previousPath,
+  readManifest,
+  readPrevious,
+  saveBackup,
+  sha256,
+  writeManifest,
+} from './backup.ts';
+import { baseUrlsFor, currentToolEnv, exists, type ToolEnv } from './env.ts';
+import { ParseProblem } from './formats/problem.ts';
+import { missingDirs, readSettingsFile, removeCreated, type SettingsFile, writeSettings } from './settings-file.ts';
+import { TOOLS, toolById } from './tools/index.ts';
+import { CannotEdit, type FileTool, type Reading, type Tool, type ToolCtx } from './tools/types.ts';
+
+export type ConnectDeps = {
+  /** The folder of config.json: backups go to `<configDir>/connect/<tool>/`. */
+  configDir: string;
+  /** The port Switchboard listens on. */
+  port: number;
+  /** Model names to list where a tool needs them (OpenCode). */
+  models?: string[];
+  env?: ToolEnv;
+};
+
+const ctxOf = (d: ConnectDeps): ToolCtx => ({
+  env: d.env ?? currentToolEnv(),
+  port: d.port,
+  urls: baseUrlsFor(d.port),
+  models: d.models ?? [],
+});
+
+/** What a file holds, or the problem that keeps it from being read. */
+type FileState = { file: SettingsFile | null; reading: Reading | null; problem: string | null; where: string };
+
+async function inspect(tool: FileTool, ctx: ToolCtx): Promise<FileState & { role: string }> {
+  const { path, role } = await tool.file(ctx);
+  try {
+    const file = await readSettingsFile(path);
+    return { file, reading: tool.read(file.text, ctx, path), problem: null, where: path, role };
+  } catch (err) {
+    if (err instanceof ParseProblem)
+      return {
+        file: null,
+        reading: null,
+        problem: `line ${err.line}, column ${err.column}: ${err.message}`,
+        where: path,
+        role,
+      };
+    if (err instanceof ApiError) return { file: null, reading: null, problem: err.message, where: path, role };
+    return { file: null, reading: null, problem: (err as Error).message, where: path, role };
+  }
+}
+
+export async function toolStatus(deps: ConnectDeps, tool: Tool): Promise<ToolStatus> {
+  const ctx = ctxOf(deps);
+  const base = {
+    id: tool.id,
+    name: tool.name,
+    kind: tool.kind,
+    app: tool.app,
+    format: tool.format,
+    values: tool.values(ctx),
+  };
+  if (tool.kind === 'manual') {
+    const installed = await tool.installed(ctx);
+    return {
+      ...base,
+      installed,
+      state: 'manual',
+      files: [],
+      current: null,
+      detail: tool.detail,
+      can_undo: false,
+      steps: tool.steps(ctx),
+    };
+  }
+  const s = await inspect(tool, ctx);
+  const fileExists = s.file ? s.file.bytes !== null : await exists(s.where);
+  const installed = fileExists || (await tool.installed(ctx));
+  const state = s.problem ? 'broken' : !installed ? 'not_installed' : s.reading!.state;
+  return {
+    ...base,
+    installed,
+    state,
+    files: [{ path: s.where, exists: fileExists, role: s.role }],
+    current: s.reading?.current ?? null,
+    detail: s.problem
+      ? `${s.where}: ${s.problem}`
+      : !installed
+        ? 'not found on this machine (neither its settings folder nor its program on PATH)'
+        : s.reading!.detail,
+    can_undo: (await readManifest(deps.configDir, tool.id)) !== null,
+    steps: tool.steps(ctx, s.where),
+  };
+}
+
+export async function connectOverview(deps: ConnectDeps): Promise<ConnectOverview> {
+  return { base_urls: baseUrlsFor(deps.port), tools: await Promise.all(TOOLS.map((t) => toolStatus(deps, t))) };
+}
+
+function find(id: string): Tool {
+  const tool = toolById(id);
+  if (!tool) throw new ApiError('not_found', `No tool "${id}".`, `Use one of: ${CONNECT_TOOL_IDS.join(', ')}.`);
+  return tool;
+}
+
+function fileTool(tool: Tool): FileTool {
+  if (tool.kind === 'file') return tool;
+  throw new ApiError(
+    'invalid_request',
+    `${tool.detail}.`,
+    `Copy the values shown for ${tool.name} (GET /admin/v1/connect, or \`switchboard connect\`) into its settings.`,
+  );
+}
+
+const forceHow = (id: string, undo = false) =>
+  `switchboard connect ${id}${undo ? ' --undo' : ''} --force, or POST /admin/v1/connect/${id}${undo ? '/undo' : ''} with {"force": true}`;
+
+/** Points one file tool at Switchboard. A tool already connected is left as it is (nothing written). */
+export async function connectTool(
+  deps: ConnectDeps,
+  id: string,
+  opts: { force?: boolean } = {},
+): Promise<ConnectResult> {
+  const tool = fileTool(find(id));
+  const ctx = ctxOf(deps);
+  const { path } = await tool.file(ctx);
+  const file = await readSettingsFile(path);
+  let reading: Reading;
+  try {
+    reading = tool.read(file.text, ctx, path);
+  } catch (err) {
+    if (!(err instanceof ParseProblem)) throw err;
+    throw new ApiError(
+      'invalid_request',
+      `${path}:${err.line}:${err.column}: ${err.message}. ${tool.name}'s settings file does not parse; nothing was written.`,
+      `Fix ${path} at line ${err.line}, column ${err.column} (or move it away), then connect again.`,
+    );
+  }
+  if (reading.state === 'connected')
+    return {
+      tool: await toolStatus(deps, tool),
+      changed: [],
+      message: `${tool.name} already points at Switchboard; nothing was changed.`,
+    };
+  const manifest = await readManifest(deps.configDir, tool.id);
+  // Connect's own earlier write (e.g. for another port) is not someone else's setting.
+  const ours = manifest !== null && manifest.target === file.target && manifest.after_sha256 === sha256(file.bytes);
+  if (reading.state === 'elsewhere' && !opts.force && !ours)
+    throw new ApiError(
+      'connect_conflict',
+      `${tool.name} points elsewhere: ${path} has ${reading.detail}. Nothing was changed.`,
+      `To point it at Switchboard anyway: ${forceHow(tool.id)}. The file is backed up first and Undo brings it back.`,
+    );
+  let text: string;
+  try {
+    text = tool.write(file.text, ctx, path);
+    if (tool.read(text, ctx, path).state !== 'connected')
+      throw new CannotEdit(`the file did not read back as connected`);
+  } catch (err) {
+    if (!(err instanceof CannotEdit)) throw err;
+    throw new ApiError(
+      'invalid_request',
+      `${path}: ${err.message}; nothing was written.`,
+      `Set it by hand: ${tool.steps(ctx, path).join(' ')}`,
+    );
+  }
+  const bytes = Buffer.from((file.bom ? '\uFEFF' : '') + text, 'utf8');
+  const createdDirs = file.bytes === null ? await missingDirs(file.target) : [];
+  if (ours) {
+    await writeManifest(deps.configDir, {
+      ...manifest,
+      after_sha256: sha256(bytes)!,
+      connected_at: new Date().toISOString(),
+    });
+  } else {
+    const next: Manifest = {
+      version: 1,
+      tool: tool.id,
+      path,
+      target: file.target,
+      existed: file.bytes !== null,
+      mode: file.mode,
+      created_dirs: createdDirs,
+      before_sha256: sha256(file.bytes),
+      after_sha256: sha256(bytes)!,
+      connected_at: new Date().toISOString(),
+    };
+    await saveBackup(deps.configDir, next, file.bytes);
+  }
+  await writeSettings(file.target, bytes, file.mode ?? 0o600);
+  const kept = ours ? manifest : await readManifest(deps.configDir, tool.id);
+  const backup = kept?.existed ? previousPath(deps.configDir, tool.id) : null;
+  return {
+    tool: await toolStatus(deps, tool),
+    changed: [{ path, action: file.bytes === null ? 'created' : 'modified', backup }],
+    message:
+      `${tool.name} now points at Switchboard (${path}); requests are named "${tool.app}".` +
+      (backup ? ` The previous file is kept in ${backup}.` : '') +
+      ` Undo: switchboard connect ${tool.id} --undo.`,
+  };
+}
+
+/**
+ * Puts back exactly what Connect replaced: the previous bytes and mode, or no file (and no folders Connect created).
+ * A file changed since Connect wrote it is refused (409) unless `force`, which keeps the current bytes first.
+ */
+export async function undoTool(deps: ConnectDeps, id: string, opts: { force?: boolean } = {}): Promise<ConnectResult> {
+  const tool = find(id);
+  const manifest = await readManifest(deps.configDir, tool.id);
+  if (tool.kind === 'manual' || !manifest)
+    throw new ApiError(
+      'not_found',
+      `Nothing to undo for ${tool.name}: Connect has not changed its settings (or the change was already undone).`,
+      'GET /admin/v1/connect shows can_undo for each tool.',
+    );
+  const current = await readSettingsFile(manifest.target).catch(() => null);
+  const currentBytes = current?.bytes ?? null;
+  let kept: string | null = null;
+  if (sha256(currentBytes) !== manifest.after_sha256) {
+    if (currentBytes === null && !manifest.existed) {
+      await clearBackup(deps.configDir, tool.id);
+      return {
+        tool: await toolStatus(deps, tool),
+        changed: [],
+        message: `${manifest.path} is already gone; nothing to undo.`,
+      };
+    }
+    if (!opts.force)
+      throw new ApiError(
+        'connect_conflict',
+        `${manifest.path} changed since Connect wrote it (${manifest.connected_at}); undoing now would lose those changes. Nothing was changed.`,
+        `To restore the file as it was before Connect anyway: ${forceHow(tool.id, true)}. The current file is kept beside the backup first.`,
+      );
+    if (currentBytes !== null) kept = await keepReplaced(deps.configDir, tool.id, currentBytes);
+  }
+  let action: 'restored' | 'removed';
+  if (manifest.existed) {
+    await writeSettings(manifest.target, await readPrevious(deps.configDir, tool.id), manifest.mode ?? 0o600);
+    action = 'restored';
+  } else {
+    await removeCreated(manifest.target, manifest.created_dirs);
+    action = 'removed';
+  }
+  await clearBackup(deps.configDir, tool.id);
+  return {
+    tool: await toolStatus(deps, tool),
+    changed: [{ path: manifest.path, action, backup: kept }],
+    message:
+      (action === 'restored'
+        ? `${manifest.path} holds again exactly what it held before Connect.`
+        : `${manifest.path} is removed: it did not exist before Connect.`) +
+      (kept ? ` The file it replaced is kept in ${kept}.` : ''),
+  };
+}
+
+/** Connects every installed file tool that is not connected and does not point elsewhere (nor is broken). */
+export async function connectAll(deps: ConnectDeps): Promise<{ results: ConnectResult[]; skipped: ToolStatus[] }> {
+  const results: ConnectResult[] = [];
+  const skipped: ToolStatus[] = [];
+  for (const tool of TOOLS) {
+    if (tool.kind !== 'file') continue;
+    const status = await toolStatus(deps, tool);
+    if (status.state === 'not_connected') results.push(await connectTool(deps, tool.id));
+    else skipped.push(status);
+  }
+  return { results, skipped };
+}
+
+const GLOB = /[*?[\]{}!()+@]/;
+
+/** The model names config.json routes by exact name: rule patterns without glob characters, and app rules' overrides. */
+export function routedModelNames(config: unknown): string[] {
+  const c = (config && typeof config === 'object' ? config : {}) as {
+    routing?: { rules?: { pattern?: unknown }[] };
+    app_rules?: { model_override?: unknown }[];
+  };
+  const names = [
+    ...(Array.isArray(c.routing?.rules) ? c.routing.rules.map((r) => r?.pattern) : []),
+    ...(Array.isArray(c.app_rules) ? c.app_rules.map((r) => r?.model_override) : []),
+  ];
+  return [...new Set(names.filter((n): n is string => typeof n === 'string' && n !== '' && !GLOB.test(n)))];
+}

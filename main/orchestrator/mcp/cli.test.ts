@@ -1,0 +1,79 @@
+// `switchboard mcp import` and `switchboard mcp list`, the real CLI in a child process with a temporary HOME holding
+// Cursor's real mcp.json (test/fixtures/mcp/cursor.json).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+let home = '';
+let configPath = '';
+
+function mcp(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'main/cli.ts'), 'mcp', ...args, '--config', configPath],
+    {
+      cwd: ROOT, // where tsx resolves
+      env: {
+        ...process.env,
+        HOME: home,
+        USERPROFILE: home,
+        XDG_CONFIG_HOME: path.join(home, '.config'),
+        NODE_OPTIONS: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out, err })));
+}
+
+beforeAll(async () => {
+  home = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-mcp-cli-'));
+  configPath = path.join(home, 'sb', 'config.json');
+  await fs.mkdir(path.dirname(configPath));
+  // A port nothing listens on, so `list` finds no running Switchboard.
+  await fs.writeFile(configPath, JSON.stringify({ listen_port: 9, providers: [] }));
+  const cursor = JSON.parse(await fs.readFile(path.join(ROOT, 'test/fixtures/mcp/cursor.json'), 'utf8')).file;
+  await fs.mkdir(path.join(home, '.cursor'));
+  await fs.writeFile(path.join(home, '.cursor', 'mcp.json'), JSON.stringify(cursor));
+});
+afterAll(() => fs.rm(home, { recursive: true, force: true }));
+
+it('imports from Cursor, never overwrites on a second import, and lists what config.json has', async () => {
+  const empty = await mcp('list');
+  expect(empty.out).toMatch(/^no MCP servers in .*config\.json; import them with: switchboard mcp import/);
+
+  const first = await mcp('import', '--from', 'cursor');
+  expect(first.code).toBe(0);
+  expect(first.out).toBe('imported eslint (from cursor)\nimported context7 (from cursor)\n');
+  expect(first.err).toContain(`read ${path.join(home, '.cursor', 'mcp.json')}`);
+  expect(first.err).toMatch(/config\.json before the import is kept as backup \S+/);
+  const saved = JSON.parse(await fs.readFile(configPath, 'utf8'));
+  expect(saved.mcp_servers).toEqual({
+    eslint: { command: 'npx', args: ['@eslint/mcp@latest'] },
+    context7: { command: 'npx', args: ['-y', '@upstash/context7-mcp'] },
+  });
+
+  const again = await mcp('import', '--from', 'cursor');
+  expect(again.code).toBe(0);
+  expect(again.out).toContain('skipped eslint (from cursor): a server named "eslint" is in config.json already');
+  expect(again.err).toContain('nothing imported; config.json is unchanged');
+  expect(JSON.parse(await fs.readFile(configPath, 'utf8'))).toEqual(saved);
+
+  const missing = await mcp('import', '--from', path.join(home, 'nope.json'));
+  expect(missing.code).toBe(2);
+  expect(missing.err).toContain(`read ${path.join(home, 'nope.json')}: does not exist`);
+
+  const list = await mcp('list');
+  expect(list.out.split('\n').slice(0, 2)).toEqual([
+    'eslint\tstdio\tunknown\tnpx @eslint/mcp@latest\t',
+    'context7\tstdio\tunknown\tnpx -y @upstash/context7-mcp\t',
+  ]);
+  expect(list.out).toContain('state unknown: no Switchboard answered on this machine');
+}, 60_000);

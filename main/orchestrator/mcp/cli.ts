@@ -1,0 +1,106 @@
+// `switchboard mcp list [--json]` and `switchboard mcp import [--from claude-desktop|claude-code|cursor|<file>]`.
+// Both work on config.json directly (a running Switchboard takes an import in within a second); `list` also asks a
+// running Switchboard on this machine for each server's state and tools, and says so when none answers.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { problemToText } from '../../../shared/config.ts';
+import {
+  MCP_IMPORT_SOURCES,
+  type McpImportRequest,
+  type McpImportResult,
+  type McpOverview,
+} from '../../../shared/mcp.ts';
+import { ConfigError, ConfigStore } from '../../config/store.ts';
+import { importMcpServers } from './import.ts';
+
+export type CommandOutput = { out: string; err: string; code: number };
+
+/** The running server's view (GET /admin/v1/mcp over loopback), or null when none answers in a second. */
+async function liveOverview(store: ConfigStore): Promise<McpOverview | null> {
+  try {
+    const token = (await fs.readFile(path.join(store.dir, 'admin-token'), 'utf8')).trim();
+    const res = await fetch(`http://127.0.0.1:${store.config.listen_port}/admin/v1/mcp`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(1000),
+    });
+    return res.ok ? ((await res.json()) as McpOverview) : null;
+  } catch {
+    return null;
+  }
+}
+
+function listText(store: ConfigStore, live: McpOverview | null): string {
+  const servers = Object.entries(store.config.mcp_servers);
+  if (servers.length === 0)
+    return `no MCP servers in ${store.file}; import them with: switchboard mcp import [--from claude-desktop|claude-code|cursor|<file>]\n`;
+  const lines = servers.map(([name, s]) => {
+    const state = live?.servers.find((x) => x.name === name);
+    const target = s.command !== undefined ? [s.command, ...(s.args ?? [])].join(' ') : s.url;
+    const status = !s.enabled ? 'disabled' : state ? state.state : 'unknown';
+    const tools = state?.tools ? `${state.tools.length} tools: ${state.tools.map((t) => t.tool).join(', ')}` : '';
+    const error = state?.error ? `error: ${state.error}` : '';
+    return [name, s.command !== undefined ? 'stdio' : 'http', status, target, tools || error].join('\t');
+  });
+  const note = live ? '' : '(state unknown: no Switchboard answered on this machine; servers start on first use)\n';
+  return `${lines.join('\n')}\n${note}`;
+}
+
+function importText(r: McpImportResult): { out: string; err: string } {
+  let out = '';
+  let err = '';
+  for (const f of r.read) err += `read ${f.path}${f.error ? `: ${f.error}` : ''}\n`;
+  if (r.read.length === 0) err += 'found none of the known files (Claude Desktop, Claude Code, Cursor)\n';
+  for (const i of r.imported) out += `imported ${i.name} (from ${i.from})${i.notes.map((n) => `\n  ${n}`).join('')}\n`;
+  for (const s of r.skipped) out += `skipped ${s.name} (from ${s.from}): ${s.reason}\n`;
+  if (r.backup) err += `config.json before the import is kept as backup ${r.backup}\n`;
+  else if (r.imported.length === 0) err += 'nothing imported; config.json is unchanged\n';
+  return { out, err };
+}
+
+export async function mcpCommand(
+  configPath: string,
+  sub: string | undefined,
+  flags: { from?: string; json?: boolean },
+): Promise<CommandOutput> {
+  let store: ConfigStore;
+  try {
+    store = await ConfigStore.open(configPath);
+  } catch (err) {
+    if (err instanceof ConfigError) return { out: '', err: `${err.message}\n`, code: 2 };
+    throw err;
+  }
+  if (sub === 'list') {
+    const live = await liveOverview(store);
+    if (flags.json) {
+      const body = live ?? { servers: null, config: store.config.mcp_servers };
+      return { out: `${JSON.stringify(body, null, 2)}\n`, err: '', code: 0 };
+    }
+    return { out: listText(store, live), err: '', code: 0 };
+  }
+  if (sub === 'import') {
+    const from = flags.from;
+    const req: McpImportRequest =
+      from === undefined
+        ? {}
+        : (MCP_IMPORT_SOURCES as readonly string[]).includes(from)
+          ? { from: from as McpImportRequest['from'] }
+          : { path: from };
+    try {
+      const r = await importMcpServers(store, req);
+      if (flags.json) return { out: `${JSON.stringify(r, null, 2)}\n`, err: '', code: 0 };
+      const missing = req.path !== undefined && r.read.some((f) => f.error);
+      return { ...importText(r), code: missing ? 2 : 0 };
+    } catch (err) {
+      if (err instanceof ConfigError)
+        return {
+          out: '',
+          err: `nothing imported: the result would not be a valid config:\n${err.problems.map((p) => `  - ${problemToText(p)}`).join('\n')}\n`,
+          code: 2,
+        };
+      throw err;
+    } finally {
+      store.close();
+    }
+  }
+  return { out: '', err: `Unknown mcp command "${sub ?? ''}"; use list or import.\n`, code: 2 };
+}

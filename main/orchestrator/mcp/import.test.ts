@@ -1,0 +1,188 @@
+// Importing mcpServers blocks, on real files of Claude Desktop, Claude Code and Cursor (test/fixtures/mcp/, each
+// naming its source) placed where each tool keeps them under a temporary HOME.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../shared/config.ts';
+import { convertServer, importMcpServers, serverName, sourceFiles, sourcePaths } from './import.ts';
+
+const FIXTURES = path.resolve(import.meta.dirname, '../../../test/fixtures/mcp');
+const fixture = async (name: string) =>
+  (JSON.parse(await fs.readFile(path.join(FIXTURES, name), 'utf8')) as { file: unknown }).file;
+
+let home = '';
+let cwd = '';
+let env: NodeJS.ProcessEnv = {};
+
+/** A config store in memory: what was saved, validated as the real one validates. */
+function memoryStore(initial: unknown) {
+  const store = {
+    raw: initial,
+    saves: 0,
+    readRaw: async () => structuredClone(store.raw),
+    save: async (input: unknown) => {
+      const r = parseConfig(input);
+      if (!r.ok) throw new Error(r.problems.map((p) => p.message).join('; '));
+      store.raw = input;
+      store.saves++;
+      return { backup: { id: `backup-${store.saves}` } };
+    },
+  };
+  return store;
+}
+
+async function place(file: string, content: unknown) {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+}
+
+beforeEach(async () => {
+  home = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-mcp-import-'));
+  cwd = path.join(home, 'project');
+  await fs.mkdir(cwd);
+  env = { HOME: home, USERPROFILE: home, APPDATA: path.join(home, 'AppData', 'Roaming') };
+});
+afterEach(() => fs.rm(home, { recursive: true, force: true }));
+
+describe('mcp import', () => {
+  it('imports every known source at once: Claude Desktop, Claude Code (user, local and project scope) and Cursor', async () => {
+    await place(sourcePaths('claude-desktop', env, cwd)[0]!, await fixture('claude-desktop.json'));
+    const local = JSON.stringify(await fixture('claude-code-local-scope.json')).replace('<CWD>', cwd);
+    await place(path.join(home, '.claude.json'), local);
+    await place(path.join(cwd, '.mcp.json'), await fixture('claude-code-project.json'));
+    await place(path.join(home, '.cursor', 'mcp.json'), await fixture('cursor.json'));
+    const store = memoryStore({ providers: [] });
+    const r = await importMcpServers(store, {}, env, cwd);
+
+    expect(r.read.map((f) => path.relative(home, f.path))).toEqual([
+      path.relative(home, sourcePaths('claude-desktop', env, cwd)[0]!),
+      '.claude.json',
+      path.join('project', '.mcp.json'),
+      path.join('.cursor', 'mcp.json'),
+    ]);
+    expect(r.imported.map((i) => [i.name, i.from])).toEqual([
+      ['filesystem', 'claude-desktop'],
+      ['playwright', 'claude-code'],
+      ['chrome-devtools', 'claude-code'],
+      ['my-api', 'claude-code'],
+      ['sentry', 'claude-code'],
+      ['sentry-dev', 'claude-code'],
+      ['spotlight', 'claude-code'],
+      ['eslint', 'cursor'],
+      ['context7', 'cursor'],
+    ]);
+    const saved = (store.raw as { mcp_servers: Record<string, unknown> }).mcp_servers;
+    expect(saved.filesystem).toEqual({
+      command: '/Users/abdullahhashim/.asdf/shims/npx',
+      args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/abdullahhashim'],
+    });
+    // ${VAR} references are kept (expanded when the server starts), an SSE server is said to be one.
+    expect(saved['my-api']).toEqual({
+      url: '${API_BASE_URL:-https://api.example.com}/mcp',
+      headers: { Authorization: 'Bearer ${API_KEY}' },
+    });
+    expect(r.imported.find((i) => i.name === 'my-api')?.notes).toEqual([
+      'renamed from "my api" (server names take letters, digits, "-", "_")',
+      'an SSE server: Switchboard tries streamable HTTP first, then the SSE transport',
+    ]);
+    // Another project's local servers are not this folder's.
+    expect(saved.other).toBeUndefined();
+    expect(r.backup).toBe('backup-1');
+    expect(parseConfig(store.raw).ok).toBe(true);
+  });
+
+  it('never overwrites a server of the same name: it is skipped and said, and nothing is saved when nothing is new', async () => {
+    await place(path.join(home, '.claude.json'), await fixture('claude-code-user.json'));
+    await place(path.join(home, '.cursor', 'mcp.json'), await fixture('cursor.json'));
+    const mine = { url: 'http://127.0.0.1:9/mcp' };
+    const store = memoryStore({ mcp_servers: { context7: mine } });
+    const r = await importMcpServers(store, { from: 'claude-code' }, env, cwd);
+    expect(r.imported).toEqual([]);
+    expect(r.skipped).toEqual([
+      {
+        name: 'context7',
+        from: 'claude-code',
+        reason:
+          'a server named "context7" is in config.json already; not overwritten (remove or rename it there first)',
+      },
+    ]);
+    expect(store.saves).toBe(0);
+    expect(r.backup).toBeNull();
+
+    // Two sources with one name: the first wins, the second is skipped.
+    const fresh = memoryStore({});
+    const both = await importMcpServers(fresh, {}, env, cwd);
+    expect(both.imported.map((i) => `${i.name}<${i.from}`)).toEqual(['context7<claude-code', 'eslint<cursor']);
+    expect(both.skipped).toEqual([
+      {
+        name: 'context7',
+        from: 'cursor',
+        reason: 'a server named "context7" was imported from claude-code just before; not overwritten',
+      },
+    ]);
+    expect((fresh.raw as { mcp_servers: Record<string, unknown> }).mcp_servers.context7).toEqual({
+      url: 'https://mcp.context7.com/mcp',
+      headers: { CONTEXT7_API_KEY: '' },
+    });
+  });
+
+  it('a file by path: its mcpServers, or a bare {name: server} map; fields Switchboard lacks are named', async () => {
+    const bare = path.join(cwd, 'atlassian.json');
+    await place(bare, await fixture('bare-map.json'));
+    const oxide = path.join(cwd, 'oxide.json');
+    await place(oxide, await fixture('claude-code-disabled-tools.json'));
+    const store = memoryStore({});
+    const r1 = await importMcpServers(store, { path: bare }, env, cwd);
+    expect(r1.imported).toEqual([{ name: 'atlassian', from: bare, original_name: 'atlassian', notes: [] }]);
+    const r2 = await importMcpServers(store, { path: 'oxide.json' }, env, cwd);
+    expect(r2.imported.map((i) => [i.name, i.notes])).toEqual([
+      ['rust-mcp-server', ['"disabledTools" not imported: Switchboard has no such setting']],
+      ['mcp-rust-docs', []],
+    ]);
+    const missing = await importMcpServers(store, { path: 'nope.json' }, env, cwd);
+    expect(missing.read).toEqual([
+      { source: path.join(cwd, 'nope.json'), path: path.join(cwd, 'nope.json'), error: 'does not exist' },
+    ]);
+    await place(path.join(cwd, 'broken.json'), '{"mcpServers": {');
+    const broken = await importMcpServers(store, { path: 'broken.json' }, env, cwd);
+    expect(broken.read[0]?.error).toMatch(/^is not JSON: /);
+  });
+
+  it('lists what each known source holds now', async () => {
+    await place(path.join(home, '.cursor', 'mcp.json'), await fixture('cursor.json'));
+    await place(path.join(home, '.claude.json'), '{not json');
+    const files = await sourceFiles(env, cwd);
+    const cursor = files.find((f) => f.source === 'cursor');
+    expect(cursor).toMatchObject({ exists: true, servers: ['eslint', 'context7'], error: null });
+    expect(files.find((f) => f.path === path.join(home, '.claude.json'))).toMatchObject({
+      exists: true,
+      servers: null,
+      error: expect.stringMatching(/^is not JSON/),
+    });
+    expect(files.find((f) => f.source === 'claude-desktop')).toMatchObject({ exists: false, servers: null });
+  });
+});
+
+describe('one entry', () => {
+  it('refuses what cannot be a server, with why', () => {
+    expect(convertServer('npx')).toEqual({ reason: 'is not an object' });
+    expect(convertServer({ args: [] })).toEqual({ reason: 'has neither "command" nor "url"' });
+    expect(convertServer({ type: 'websocket', url: 'wss://x/ws' })).toMatchObject({
+      reason: expect.stringContaining('transport "websocket"'),
+    });
+    expect(convertServer({ url: 'not a url' })).toMatchObject({ reason: expect.stringContaining('url') });
+    expect(convertServer({ command: 'x', disabled: true })).toEqual({
+      server: { command: 'x', enabled: false },
+      notes: ['disabled there, so imported disabled'],
+    });
+  });
+
+  it('makes names config.json takes', () => {
+    expect(serverName('my api')).toBe('my-api');
+    expect(serverName('a__b')).toBe('a_b');
+    expect(serverName('github.com')).toBe('github-com');
+    expect(serverName('!!!')).toBe('server');
+    expect(serverName('x'.repeat(40))).toHaveLength(32);
+  });
+});

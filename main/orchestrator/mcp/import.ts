@@ -1,0 +1,210 @@
+// Importing MCP servers from the `mcpServers` block other tools keep (README, "MCP tools"), into config.json's
+// `mcp_servers`. Where each keeps it (and the shapes, pinned by real files in test/fixtures/mcp/):
+// - Claude Desktop: claude_desktop_config.json in ~/Library/Application Support/Claude (macOS), %APPDATA%\Claude
+//   (Windows), $XDG_CONFIG_HOME/Claude or ~/.config/Claude (Linux, where community builds keep it);
+//   {"mcpServers": {name: {command, args, env}}} beside the app's own "preferences".
+// - Claude Code (code.claude.com/docs/en/mcp): ~/.claude.json, its top-level "mcpServers" (user scope) and
+//   "projects"[<folder>]."mcpServers" (local scope, for the current folder), and .mcp.json in the current folder
+//   (project scope); entries have "type": "stdio" | "http" | "sse", command/args/env or url/headers.
+// - Cursor (cursor.com/docs/mcp): ~/.cursor/mcp.json, {"mcpServers": {name: {command, args, env} | {url, headers}}}.
+// A file given by path may also be a bare {name: server} map (as atlassian-mcp-server's .mcp.json is).
+// A server whose name exists already is never overwritten: it is reported as skipped.
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { McpServerSchema, problemToText, describeConfigIssues } from '../../../shared/config.ts';
+import type { McpImportRequest, McpImportResult, McpImportSource, McpSourceFile } from '../../../shared/mcp.ts';
+import { MCP_IMPORT_SOURCES } from '../../../shared/mcp.ts';
+
+/** The files a source keeps its servers in, on this platform (the first existing one of each list is read). */
+export function sourcePaths(source: McpImportSource, env: NodeJS.ProcessEnv, cwd: string): string[] {
+  const home = env.HOME || env.USERPROFILE || os.homedir();
+  switch (source) {
+    case 'claude-desktop': {
+      if (process.platform === 'darwin')
+        return [path.join(home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json')];
+      if (process.platform === 'win32')
+        return [
+          path.join(env.APPDATA || path.join(home, 'AppData', 'Roaming'), 'Claude', 'claude_desktop_config.json'),
+        ];
+      return [path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'Claude', 'claude_desktop_config.json')];
+    }
+    case 'claude-code':
+      return [path.join(home, '.claude.json'), path.join(cwd, '.mcp.json')];
+    case 'cursor':
+      return [path.join(home, '.cursor', 'mcp.json')];
+  }
+}
+
+type Found = { source: string; path: string; servers: [string, unknown][]; error: string | null };
+
+/** The servers of one file: `mcpServers` (and, for ~/.claude.json, the current folder's project scope), else a bare map. */
+async function readServers(source: string, file: string, cwd: string, bare: boolean): Promise<Found | null> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return { source, path: file, servers: [], error: `cannot be read: ${(err as Error).message}` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return { source, path: file, servers: [], error: `is not JSON: ${(err as Error).message}` };
+  }
+  if (!isObject(json)) return { source, path: file, servers: [], error: 'is not a JSON object' };
+  const servers: [string, unknown][] = [];
+  if (isObject(json.mcpServers)) servers.push(...Object.entries(json.mcpServers));
+  const project = isObject(json.projects) ? json.projects[cwd] : undefined;
+  if (isObject(project) && isObject(project.mcpServers)) servers.push(...Object.entries(project.mcpServers));
+  if (
+    !('mcpServers' in json) &&
+    bare &&
+    Object.values(json).every((v) => isObject(v) && ('command' in v || 'url' in v))
+  )
+    servers.push(...Object.entries(json));
+  if (servers.length === 0 && !('mcpServers' in json))
+    return { source, path: file, servers, error: 'has no "mcpServers" block' };
+  return { source, path: file, servers, error: null };
+}
+
+/** What each known source holds now (GET /admin/v1/mcp's `sources`). */
+export async function sourceFiles(env: NodeJS.ProcessEnv, cwd: string): Promise<McpSourceFile[]> {
+  const out: McpSourceFile[] = [];
+  for (const source of MCP_IMPORT_SOURCES) {
+    for (const p of sourcePaths(source, env, cwd)) {
+      const found = await readServers(source, p, cwd, false);
+      out.push({
+        source,
+        path: p,
+        exists: found !== null,
+        servers: found && !found.error ? found.servers.map(([n]) => n) : null,
+        error: found?.error ?? null,
+      });
+    }
+  }
+  return out;
+}
+
+const KNOWN = new Set(['type', 'transport', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled', 'enabled']);
+
+/** `my server!` → `my-server`: what MCP_SERVER_NAME takes (letters, digits, "-", single "_"), at most 32. */
+export function serverName(original: string): string {
+  const name = original
+    .replace(/[^A-Za-z0-9_-]+/g, '-')
+    .replace(/_{2,}/g, '_')
+    .replace(/^[_-]+|[_-]+$/g, '')
+    .slice(0, 32)
+    .replace(/_+$/, '');
+  return name || 'server';
+}
+
+/** One entry of an mcpServers block as a server of config.json, with notes on what was not carried over. */
+export function convertServer(raw: unknown): { server: Record<string, unknown>; notes: string[] } | { reason: string } {
+  if (!isObject(raw)) return { reason: 'is not an object' };
+  const notes: string[] = [];
+  const type = typeof raw.type === 'string' ? raw.type : typeof raw.transport === 'string' ? raw.transport : undefined;
+  const server: Record<string, unknown> = {};
+  if (typeof raw.command === 'string') {
+    server.command = raw.command;
+    if (raw.args !== undefined) server.args = Array.isArray(raw.args) ? raw.args.map(String) : raw.args;
+    if (isObject(raw.env) && Object.keys(raw.env).length)
+      server.env = Object.fromEntries(Object.entries(raw.env).map(([k, v]) => [k, String(v)]));
+    if (typeof raw.cwd === 'string') server.cwd = raw.cwd;
+  } else if (typeof raw.url === 'string') {
+    server.url = raw.url;
+    if (isObject(raw.headers) && Object.keys(raw.headers).length)
+      server.headers = Object.fromEntries(Object.entries(raw.headers).map(([k, v]) => [k, String(v)]));
+    if (type === 'sse') notes.push('an SSE server: Switchboard tries streamable HTTP first, then the SSE transport');
+  } else {
+    return { reason: 'has neither "command" nor "url"' };
+  }
+  if (type !== undefined && !['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse'].includes(type))
+    return {
+      reason: `has transport "${type}", which Switchboard does not speak (stdio, streamable HTTP and SSE only)`,
+    };
+  if (raw.disabled === true || raw.enabled === false) {
+    server.enabled = false;
+    notes.push('disabled there, so imported disabled');
+  }
+  for (const k of Object.keys(raw))
+    if (!KNOWN.has(k)) notes.push(`"${k}" not imported: Switchboard has no such setting`);
+  const parsed = McpServerSchema.safeParse(server);
+  if (!parsed.success)
+    return { reason: describeConfigIssues(parsed.error.issues, server).map(problemToText).join('; ') };
+  return { server, notes };
+}
+
+export type RawConfigStore = {
+  readRaw(): Promise<unknown>;
+  save(input: unknown): Promise<{ backup: { id: string } | null }>;
+};
+
+/**
+ * Reads the asked sources (none asked: every known one) and adds their servers to config.json's `mcp_servers`
+ * in one save (validated, with a backup of what it replaces). Names already there are skipped and said.
+ */
+export async function importMcpServers(
+  store: RawConfigStore,
+  req: McpImportRequest,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): Promise<McpImportResult> {
+  const found: Found[] = [];
+  if (req.mcpServers)
+    found.push({ source: '(pasted)', path: '(pasted)', servers: Object.entries(req.mcpServers), error: null });
+  else if (req.path) {
+    const file = path.resolve(cwd, req.path);
+    found.push(
+      (await readServers(file, file, cwd, true)) ?? { source: file, path: file, servers: [], error: 'does not exist' },
+    );
+  } else {
+    for (const source of req.from ? [req.from] : MCP_IMPORT_SOURCES)
+      for (const p of sourcePaths(source, env, cwd)) {
+        const f = await readServers(source, p, cwd, false);
+        if (f) found.push(f);
+      }
+  }
+  const raw = await store.readRaw();
+  const config = isObject(raw) ? structuredClone(raw) : {};
+  const existing = isObject(config.mcp_servers) ? { ...config.mcp_servers } : {};
+  const result: McpImportResult = {
+    read: found.map((f) => ({ source: f.source, path: f.path, error: f.error })),
+    imported: [],
+    skipped: [],
+    backup: null,
+  };
+  for (const f of found) {
+    for (const [original, entry] of f.servers) {
+      const name = serverName(original);
+      if (name in existing) {
+        const mine = result.imported.find((i) => i.name === name);
+        const reason = mine
+          ? `a server named "${name}" was imported from ${mine.from} just before; not overwritten`
+          : `a server named "${name}" is in config.json already; not overwritten (remove or rename it there first)`;
+        result.skipped.push({ name: original, from: f.source, reason });
+        continue;
+      }
+      const c = convertServer(entry);
+      if ('reason' in c) {
+        result.skipped.push({ name: original, from: f.source, reason: c.reason });
+        continue;
+      }
+      if (name !== original)
+        c.notes.unshift(`renamed from "${original}" (server names take letters, digits, "-", "_")`);
+      existing[name] = c.server;
+      result.imported.push({ name, from: f.source, original_name: original, notes: c.notes });
+    }
+  }
+  if (result.imported.length) {
+    config.mcp_servers = existing;
+    const saved = await store.save(config);
+    result.backup = saved.backup?.id ?? null;
+  }
+  return result;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,113 @@
+// The rollups' arithmetic, their buckets, which rollup answers a bucket of a series, retention and snapshots.
+import { afterEach, describe, expect, it } from 'vitest';
+import type { UsageRecord } from '../../shared/usage.ts';
+import { HOUR, MINUTE } from './periods.ts';
+import { rec } from './records.test-helper.ts';
+import { addRecord, type Cells, emptyTotals, keyOf, partsOf, Rollups } from './rollups.ts';
+
+const savedTz = process.env.TZ;
+afterEach(() => {
+  if (savedTz === undefined) delete process.env.TZ;
+  else process.env.TZ = savedTz;
+});
+
+function add(r: Rollups, time: string, over: Partial<UsageRecord> = {}) {
+  const x = rec({ time, ...over });
+  r.add(x, Date.parse(time), keyOf(x.app, x.provider, x.model));
+  return x;
+}
+
+const sum = (cells: Cells[]) => {
+  const t = emptyTotals();
+  for (const c of cells) for (const v of c.values()) for (const k of Object.keys(t) as (keyof typeof t)[]) t[k] += v[k];
+  return t;
+};
+
+describe('totals', () => {
+  it('count requests, errors (400 and up), every token kind, cost, the unpriced and latency', () => {
+    const t = emptyTotals();
+    addRecord(t, rec({ time: 'x', prompt_tokens: 100, completion_tokens: 20, cache_read_tokens: 30, cost_usd: 0.5 }));
+    addRecord(
+      t,
+      rec({ time: 'x', status: 502, cache_write_tokens: 7, reasoning_tokens: 9, cost_usd: null, latency_ms: 50 }),
+    );
+    addRecord(t, rec({ time: 'x', status: 402, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }));
+    expect(t).toEqual({
+      requests: 3,
+      errors: 2,
+      prompt_tokens: 110,
+      completion_tokens: 25,
+      cache_read_tokens: 30,
+      cache_write_tokens: 7,
+      reasoning_tokens: 9,
+      cost_usd: 0.5,
+      unpriced: 1,
+      latency_ms_sum: 250,
+    });
+  });
+
+  it('keys keep app, provider and model apart, with none as null', () => {
+    expect(partsOf(keyOf('cursor', 'openai', 'gpt-4o'))).toEqual({
+      app: 'cursor',
+      provider: 'openai',
+      model: 'gpt-4o',
+    });
+    expect(partsOf(keyOf(null, null, 'm'))).toEqual({ app: null, provider: null, model: 'm' });
+  });
+});
+
+describe('Rollups', () => {
+  it('adds a record to its UTC minute, UTC hour and local day', () => {
+    process.env.TZ = 'Asia/Kolkata';
+    const r = new Rollups();
+    add(r, '2025-01-15T18:45:10Z', { cost_usd: 0.25 }); // Jan 16th, 00:15 in Kolkata
+    expect([...r.minute.buckets.keys()]).toEqual([Date.parse('2025-01-15T18:45:00Z') / MINUTE]);
+    expect([...r.hour.buckets.keys()]).toEqual([Date.parse('2025-01-15T18:00:00Z') / HOUR]);
+    expect([...r.day.buckets.keys()]).toEqual(['2025-01-16']);
+    expect(r.day.buckets.get('2025-01-16')!.get(keyOf('app-a', 'openai', 'gpt-4o-mini'))!.cost_usd).toBe(0.25);
+  });
+
+  it('answers an hour on whole UTC hours from the hour rollup, else from the minutes', () => {
+    process.env.TZ = 'Asia/Kolkata';
+    const r = new Rollups();
+    add(r, '2025-01-15T18:10:00Z');
+    add(r, '2025-01-15T18:40:00Z');
+    add(r, '2025-01-15T19:20:00Z');
+    const whole: Cells[] = [];
+    r.cellsOf({ t: Date.parse('2025-01-15T18:00:00Z'), end: Date.parse('2025-01-15T19:00:00Z') }, whole);
+    expect(whole).toHaveLength(1); // one hour cell
+    expect(sum(whole).requests).toBe(2);
+    const local: Cells[] = []; // 00:00-01:00 in Kolkata = 18:30-19:30 UTC
+    r.cellsOf({ t: Date.parse('2025-01-15T18:30:00Z'), end: Date.parse('2025-01-15T19:30:00Z') }, local);
+    expect(sum(local).requests).toBe(2); // 18:40 and 19:20, from the minutes
+    const day: Cells[] = [];
+    r.cellsOf({ t: 0, end: 0, day: '2025-01-16' }, day);
+    expect(sum(day).requests).toBe(2);
+  });
+
+  it('drops minutes after 2 days, hours after 60 days, days after rollup_days', () => {
+    process.env.TZ = 'UTC';
+    const r = new Rollups();
+    add(r, '2025-01-01T00:00:00Z');
+    add(r, '2025-03-01T00:00:00Z');
+    add(r, '2025-03-09T12:00:00Z');
+    r.prune(Date.parse('2025-03-10T00:00:00Z'), 30);
+    expect(r.minute.buckets.size).toBe(1);
+    expect(r.hour.buckets.size).toBe(2);
+    expect([...r.day.buckets.keys()]).toEqual(['2025-03-01', '2025-03-09']);
+  });
+
+  it('round-trips through its snapshot form, skipping malformed cells', () => {
+    process.env.TZ = 'UTC';
+    const r = new Rollups();
+    add(r, '2025-01-15T10:00:00Z', { app: null, cost_usd: null });
+    add(r, '2025-01-15T10:00:30Z', { provider: 'claude', model: 'claude-sonnet-4' });
+    const back = new Rollups();
+    for (const g of ['minute', 'hour', 'day'] as const) {
+      const json = JSON.parse(JSON.stringify(r.json(g)));
+      json.cells.push(['bad', 0, 1], [1, 99, ...new Array(10).fill(1)]);
+      expect(back.load(g, json)).toBe(2);
+      expect(back[g].buckets).toEqual(r[g].buckets);
+    }
+  });
+});

@@ -1,0 +1,166 @@
+// The usage store wired to a running engine: every finished model request of the request log (each front door, the
+// gateway's endpoints, the agents' in-process calls) becomes one priced UsageRecord; the budgets are checked before
+// forwarding (engine.budgets); providers going down and back and failover become notifications (the pool's watcher).
+// The admin routes (main/server/usage-routes.ts) and the desktop shell reach it through the app (main/app.ts).
+import type { RequestLogEntry } from '../../shared/admin.ts';
+import type { Config } from '../../shared/config.ts';
+import type { UsageRange, UsageRecord, UsageRequests, UsageSummary } from '../../shared/usage.ts';
+import type { Engine } from '../proxy/engine.ts';
+import type { PoolWatcher, ProviderRuntime } from '../proxy/provider-pool.ts';
+import { Budgets } from './budgets.ts';
+import type { Notifier } from './notifier.ts';
+import { priceOf } from './prices.ts';
+import { type Before, UsageStore } from './store.ts';
+import { summarize } from './summary.ts';
+
+export type UsageServiceOptions = {
+  engine: Engine;
+  config: () => Config;
+  /** The store's folder: data/usage/ beside the WAL. */
+  dir: string;
+  notifier: Notifier;
+  now?: () => number;
+  /** For tests: how long raw lines wait for their batch, how often snapshots are written (ms). */
+  flushMs?: number;
+  snapshotMs?: number;
+};
+
+const services = new WeakMap<Engine, UsageService>();
+
+/** The usage service of an engine (one per running Switchboard); null when none was opened for it. */
+export function usageOf(engine: Engine): UsageService | null {
+  return services.get(engine) ?? null;
+}
+
+export class UsageService implements PoolWatcher {
+  readonly budgets: Budgets;
+  private readonly unsubscribe: () => void;
+  /** Providers whose going down was notified: their coming back is. */
+  private readonly downNotified = new Set<string>();
+  private readonly now: () => number;
+
+  private constructor(
+    private readonly o: UsageServiceOptions,
+    readonly store: UsageStore,
+  ) {
+    this.now = o.now ?? Date.now;
+    this.budgets = new Budgets(store.rollups, () => o.config().budgets, o.notifier, this.now);
+    this.budgets.refresh();
+    const engine = o.engine;
+    engine.budgets = this.budgets;
+    engine.pool.watch(this);
+    this.unsubscribe = engine.requestLog.subscribe((e) => this.onEntry(e));
+    services.set(engine, this);
+  }
+
+  static async open(o: UsageServiceOptions): Promise<UsageService> {
+    const store = await UsageStore.open({
+      dir: o.dir,
+      retention: () => o.config().usage,
+      ...(o.now ? { now: o.now } : {}),
+      ...(o.flushMs !== undefined ? { flushMs: o.flushMs } : {}),
+      ...(o.snapshotMs !== undefined ? { snapshotMs: o.snapshotMs } : {}),
+    });
+    return new UsageService(o, store);
+  }
+
+  get notifier(): Notifier {
+    return this.o.notifier;
+  }
+
+  /** One request of the request log as a record: priced, counted, its budgets updated. */
+  private onEntry(e: RequestLogEntry): void {
+    const config = this.o.config();
+    if (!config.usage.enabled) return;
+    // Answered by Switchboard itself (an Ollama load/unload call): no model was called.
+    if (e.provider === null && e.status < 400) return;
+    const r = this.recordOf(e, config);
+    const t = Date.parse(r.time);
+    this.budgets.sync();
+    this.store.record(r, t);
+    this.budgets.add(r, t);
+  }
+
+  recordOf(e: RequestLogEntry, config: Config): UsageRecord {
+    const counts = {
+      model: e.routed_model,
+      prompt_tokens: e.prompt_tokens ?? 0,
+      completion_tokens: e.completion_tokens ?? 0,
+      cache_read_tokens: e.cache_read_tokens ?? 0,
+      cache_write_tokens: e.cache_write_tokens ?? 0,
+      reasoning_tokens: e.reasoning_tokens ?? 0,
+    };
+    const provider = e.provider === null ? null : this.o.engine.pool.get(e.provider)?.config;
+    const price = priceOf(counts, provider, config);
+    return {
+      id: e.id,
+      time: e.time,
+      app: e.app,
+      provider: e.provider,
+      requested_model: e.requested_model,
+      path: e.path,
+      status: e.status,
+      stream: e.stream,
+      latency_ms: e.latency_ms,
+      ...counts,
+      cost_usd: price.cost_usd,
+      cost_source: price.source,
+    };
+  }
+
+  summary(range: UsageRange): UsageSummary {
+    return summarize(this.store.rollups, range, this.now(), this.budgets.states());
+  }
+
+  requests(limit: number, before: Before): Promise<UsageRequests> {
+    return this.store.requests(limit, before);
+  }
+
+  /** After a config change: budgets recounted (retention and switches are read where they apply). */
+  configure(): void {
+    this.budgets.refresh();
+  }
+
+  providerHealth(p: ProviderRuntime, down: boolean): void {
+    const name = p.name;
+    if (down) {
+      const circuit = p.breaker.state === 'open' ? ' Its circuit is open: requests go to the next candidate.' : '';
+      const sent = this.o.notifier.notify({
+        kind: 'provider_down',
+        subject: name,
+        title: `Provider "${name}" is down`,
+        message: `${p.lastError ?? 'It failed.'}${circuit}`,
+        provider: name,
+      });
+      if (sent) this.downNotified.add(name);
+      return;
+    }
+    if (!this.downNotified.delete(name)) return;
+    this.o.notifier.notify({
+      kind: 'provider_up',
+      subject: name,
+      title: `Provider "${name}" is back`,
+      message: `It answered again${p.lastLatencyMs !== null ? ` (${p.lastLatencyMs} ms)` : ''}.`,
+      provider: name,
+    });
+  }
+
+  failover(model: string, first: string, served: string, why: string): void {
+    this.o.notifier.notify({
+      kind: 'failover',
+      subject: `${model}\u0000${first}`,
+      title: `Failover: "${served}" is serving ${model}`,
+      message: `Provider "${first}" failed (${why.replace(/\.$/, '')}); requests for model "${model}" went to "${served}".`,
+      provider: served,
+    });
+  }
+
+  async close(): Promise<void> {
+    this.unsubscribe();
+    const engine = this.o.engine;
+    if (engine.budgets === this.budgets) engine.budgets = null;
+    if (engine.pool.watcher === this) engine.pool.watch(null);
+    services.delete(engine);
+    await this.store.close();
+  }
+}

@@ -1,0 +1,81 @@
+// One request's details in a drawer beside the log: what became of it (the provider, or why none was tried), times to
+// the millisecond, tokens, and every attempt with the fields its provider did not get. Focus moves into it when it
+// opens; Escape or Close closes it.
+import { useEffect, useRef } from 'react';
+import type { RequestLogEntry } from '../../shared/admin.ts';
+import { attemptsText, formatDateTime, outcomeText, tokensText } from './log-text.ts';
+
+export function LogDrawer({ entry, onClose }: { entry: RequestLogEntry; onClose: () => void }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), [entry.id]);
+  const ms = (v: number | null) => (v === null ? '—' : `${Math.round(v)} ms`);
+
+  return (
+    <aside
+      className="drawer"
+      role="dialog"
+      aria-modal="false"
+      aria-labelledby="log-detail-title"
+      data-testid="log-detail"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.stopPropagation();
+          onClose();
+        }
+      }}
+    >
+      <div className="drawer-head">
+        <h3 id="log-detail-title" tabIndex={-1} ref={heading}>
+          {entry.method} {entry.path} → {entry.status}
+        </h3>
+        <button onClick={onClose} data-testid="log-detail-close">
+          Close
+        </button>
+      </div>
+      <p data-testid="log-detail-outcome">
+        <strong>{outcomeText(entry)}</strong>
+        {entry.error_code ? ` (error ${entry.error_code})` : ''}
+      </p>
+      <dl className="facts">
+        <dt>time</dt>
+        <dd>{formatDateTime(entry.time)}</dd>
+        <dt>app</dt>
+        <dd>
+          {entry.app ?? '—'} {entry.app_source ? `(named by ${entry.app_source})` : ''}
+        </dd>
+        <dt>model</dt>
+        <dd className="mono">
+          {entry.requested_model ?? '—'}
+          {entry.routed_model && entry.routed_model !== entry.requested_model ? ` → ${entry.routed_model}` : ''}
+        </dd>
+        <dt>latency</dt>
+        <dd>
+          {ms(entry.latency_ms)}, first byte {ms(entry.ttfb_ms)}
+          {entry.stream ? ', streamed' : ''}
+        </dd>
+        <dt>tokens</dt>
+        <dd>{tokensText(entry)}</dd>
+        <dt>attempts</dt>
+        <dd>{attemptsText(entry)}</dd>
+        <dt>id</dt>
+        <dd className="mono small">{entry.id}</dd>
+      </dl>
+      {entry.attempts.length > 0 && (
+        <>
+          <h4>Attempts</h4>
+          <ol data-testid="log-detail-attempts">
+            {entry.attempts.map((a, i) => (
+              <li key={i}>
+                <strong>{a.provider}</strong>: {a.status ?? a.error} in {Math.round(a.latency_ms)} ms
+                {a.status !== null && a.error ? ` (${a.error})` : ''}
+                {a.dropped && a.dropped.length > 0 && (
+                  <div className="small">not sent to it: {a.dropped.join('; ')}</div>
+                )}
+              </li>
+            ))}
+          </ol>
+        </>
+      )}
+    </aside>
+  );
+}

@@ -1,0 +1,44 @@
+// What the config pages put next to a field: its error in words (and the attributes that tie the field to it), a
+// warning about a rule, and the unsaved-changes mark.
+import type { ConfigProblem } from '../../shared/config.ts';
+
+/** Attributes for the input of field `key`: invalid and described by its error when it has one. */
+export function invalidProps(key: string, errors: Record<string, string>) {
+  return errors[key] ? { 'aria-invalid': true as const, 'aria-describedby': `err-${key}` } : {};
+}
+
+/** The error of field `key` in words, under the field; nothing when it has none. */
+export function FieldError({ field, errors }: { field: string; errors: Record<string, string> }) {
+  const message = errors[field];
+  if (!message) return null;
+  return (
+    <div className="field-error" id={`err-${field}`} data-testid={`field-error-${field}`}>
+      {message}
+    </div>
+  );
+}
+
+/** The warnings about one rule (a disabled provider), beside it. */
+export function RuleWarnings({ warnings, testId }: { warnings: ConfigProblem[]; testId: string }) {
+  if (warnings.length === 0) return null;
+  return (
+    <div className="field-warning" data-testid={testId}>
+      {warnings.map((w) => (
+        <div key={w.path}>
+          ⚠ Provider "{String(w.value)}" is disabled:{' '}
+          {w.message.replace(/^names provider "[^"]*", which is disabled: /, '')}.
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** "Unsaved changes" beside a page's heading while it holds edits. */
+export function UnsavedMark({ dirty }: { dirty: boolean }) {
+  if (!dirty) return null;
+  return (
+    <span className="unsaved" data-testid="unsaved">
+      Unsaved changes
+    </span>
+  );
+}
