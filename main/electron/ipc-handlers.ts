@@ -1,5 +1,5 @@
 // IPC: one handler per channel of shared/ipc.ts (a missing one does not compile), each checking its sender.
-import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
+import type { IpcMainInvokeEvent } from 'electron';
 import { IPC_CHANNELS, IPC_EVENTS } from '../../shared/ipc.ts';
 import type { AppInfo, IpcChannel, IpcEvents, IpcHandlers, SwitchboardApi } from '../../shared/ipc.ts';
 
@@ -18,15 +18,25 @@ export function desktopHandlers(client: SwitchboardApi, appInfo: () => AppInfo):
     createAgentKey: (r) => client.createAgentKey(r),
     revokeAgentKey: (r) => client.revokeAgentKey(r),
     agentApi: (r) => client.agentApi(r),
+    listModels: () => client.listModels(),
     checkPort: (r) => client.checkPort(r),
     listConfigBackups: () => client.listConfigBackups(),
     restoreConfigBackup: (r) => client.restoreConfigBackup(r),
+    getConnect: () => client.getConnect(),
+    connectTool: (r) => client.connectTool(r),
+    undoConnect: (r) => client.undoConnect(r),
+    tryMessage: (r) => client.tryMessage(r),
+    getUsage: (r) => client.getUsage(r),
+    usageRequests: (r) => client.usageRequests(r),
+    getMcp: () => client.getMcp(),
+    refreshMcp: (r) => client.refreshMcp(r),
+    importMcp: (r) => client.importMcp(r),
   };
 }
 
 /** Registers every handler; a call from any frame but our window's own page is refused. */
 export function registerIpc(
-  ipcMain: IpcMain,
+  ipcMain: { handle(channel: string, listener: (event: IpcMainInvokeEvent, req: unknown) => Promise<unknown>): void },
   handlers: IpcHandlers,
   isTrusted: (e: IpcMainInvokeEvent) => boolean,
 ): void {
@@ -48,13 +58,20 @@ export function registerIpc(
 }
 
 /** Forwards the client's pushed events to the window. */
-export function forwardEvents(client: SwitchboardApi, target: () => WebContents | null): () => void {
+export function forwardEvents(
+  client: SwitchboardApi,
+  target: () => { isDestroyed(): boolean; send(channel: string, payload: unknown): void } | null,
+): () => void {
   const send =
     <E extends keyof IpcEvents>(name: E) =>
     (payload: IpcEvents[E]) => {
       const wc = target();
       if (wc && !wc.isDestroyed()) wc.send(IPC_EVENTS[name], payload);
     };
-  const offs = [client.subscribe('log', send('log')), client.subscribe('agentEvent', send('agentEvent'))];
+  const offs = [
+    client.subscribe('log', send('log')),
+    client.subscribe('agentEvent', send('agentEvent')),
+    client.subscribe('notification', send('notification')),
+  ];
   return () => offs.forEach((off) => off());
 }

@@ -1,13 +1,36 @@
-// The Electron-free parts of the desktop shell, in plain Node: tray menu model, autostart, port-conflict page data,
-// and config.json's JSON schema for electron-store.
+// The Electron-free parts of the desktop shell, in plain Node: tray menu model, autostart, port-conflict and
+// config-problems page data, desktop notifications, the window's link rules. The shell's lifecycle against a stand-in
+// for Electron is shell-lifecycle.test.ts.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { applyStartOnLogin, desktopExecArg, linuxAutostartFile, linuxAutostartPath } from './autostart.ts';
-import { configJsonSchemaProperties } from './config-schema.ts';
+import { fakeNotificationClass } from '../../test/support/electron-standin.ts';
+import {
+  applyStartOnLogin,
+  autostartTarget,
+  desktopExecArg,
+  LINUX_ICON_NAME,
+  linuxAutostartFile,
+  linuxAutostartPath,
+  startsHidden,
+} from './autostart.ts';
+import { configProblemsInfo } from './config-problems-page.ts';
 import { portConflictInfo } from './port-conflict-page.ts';
-import { trayIconName, trayMenuModel, trayStatusLine } from './tray-menu.ts';
+import { desktopNotifier, notificationWanted } from './notifier.ts';
+import type { Notification } from '../../shared/usage.ts';
+import {
+  type TrayState,
+  trayIconName,
+  trayMenuModel,
+  trayStatusLine,
+  trayTooltip,
+  trayUpdateItems,
+} from './tray-menu.ts';
+import { isAppPage, isExternalLink } from './window.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 const p = (state: 'ok' | 'failed' | 'unknown' | 'disabled', enabled = true) => ({ state, enabled });
 
@@ -19,6 +42,7 @@ describe('tray menu model', () => {
       paused: false,
       startOnLogin: true,
       problem: null,
+      today: null,
     });
     expect(model[0]).toEqual({ kind: 'status', label: '2 providers ok, 1 failed · port 11434' });
     expect(
@@ -34,7 +58,7 @@ describe('tray menu model', () => {
 
   it('says Resume when paused, counts unchecked providers, and says why it is not running', () => {
     expect(
-      trayMenuModel({ port: 1, providers: [], paused: true, startOnLogin: false, problem: null }).find(
+      trayMenuModel({ port: 1, providers: [], paused: true, startOnLogin: false, problem: null, today: null }).find(
         (i) => 'id' in i && i.id === 'toggle-pause',
       ),
     ).toMatchObject({ label: 'Resume routing' });
@@ -45,17 +69,185 @@ describe('tray menu model', () => {
         paused: true,
         startOnLogin: false,
         problem: null,
+        today: null,
       }),
     ).toBe('1 provider ok, 0 failed, 1 unchecked · port 8080 · paused');
     expect(
-      trayStatusLine({ port: null, providers: [], paused: false, startOnLogin: false, problem: 'port 11434 is taken' }),
+      trayStatusLine({
+        port: null,
+        providers: [],
+        paused: false,
+        startOnLogin: false,
+        problem: 'port 11434 is taken',
+        today: null,
+      }),
     ).toBe('Not running: port 11434 is taken');
   });
 
-  it('picks the icon for the tray theme', () => {
+  it('picks the icon for the tray theme: a template on macOS, the .ico on Windows, a glyph for the theme on Linux', () => {
     expect(trayIconName('darwin', true)).toBe('trayTemplate.png');
     expect(trayIconName('linux', true)).toBe('tray-light.png');
-    expect(trayIconName('win32', false)).toBe('tray-dark.png');
+    expect(trayIconName('linux', false)).toBe('tray-dark.png');
+    expect(trayIconName('win32', false)).toBe('icon.ico');
+  });
+
+  it('says when a hand edit left config.json invalid while running (the last good config in force)', () => {
+    const s: TrayState = {
+      port: 11434,
+      providers: [],
+      paused: false,
+      startOnLogin: false,
+      problem: null,
+      today: null,
+      configInvalid: true,
+    };
+    expect(trayMenuModel(s).slice(0, 3)).toEqual([
+      { kind: 'status', label: '0 providers ok, 0 failed · port 11434' },
+      { kind: 'status', label: 'config.json has problems: the last good config stays in force' },
+      { kind: 'separator' },
+    ]);
+  });
+});
+
+describe('tray: updates', () => {
+  const base: TrayState = { port: 1, providers: [], paused: false, startOnLogin: false, problem: null, today: null };
+  const labels = (s: TrayState) => trayMenuModel(s).map((i) => ('label' in i ? i.label : '—'));
+
+  it('has no update items where updates are off (development)', () => {
+    expect(labels(base).some((l) => /update/i.test(l))).toBe(false);
+    expect(labels({ ...base, update: null }).some((l) => /update/i.test(l))).toBe(false);
+  });
+
+  it('offers a check, says what it found, and offers the restart once an update is downloaded', () => {
+    expect(labels({ ...base, update: { kind: 'idle' } }).slice(-4)).toEqual([
+      '—',
+      'Check for updates',
+      '—',
+      'Quit Switchboard',
+    ]);
+    expect(trayUpdateItems({ kind: 'checking' })).toEqual([
+      { kind: 'status', label: 'Checking for updates…' },
+      { kind: 'action', id: 'check-updates', label: 'Check for updates', enabled: false },
+    ]);
+    expect(trayUpdateItems({ kind: 'none' })[0]).toEqual({ kind: 'status', label: 'Switchboard is up to date' });
+    expect(trayUpdateItems({ kind: 'downloading', version: '0.2.0' })[0]).toEqual({
+      kind: 'status',
+      label: 'Downloading update 0.2.0…',
+    });
+    expect(trayUpdateItems({ kind: 'error', message: 'net::ERR_NAME_NOT_RESOLVED' })).toEqual([
+      { kind: 'status', label: 'Update check failed: net::ERR_NAME_NOT_RESOLVED' },
+      { kind: 'action', id: 'check-updates', label: 'Check for updates', enabled: true },
+    ]);
+    expect(trayUpdateItems({ kind: 'ready', version: '0.2.0' })).toEqual([
+      { kind: 'action', id: 'install-update', label: 'Restart to update to 0.2.0' },
+    ]);
+  });
+});
+
+describe("tray: today's usage", () => {
+  const running: TrayState = {
+    port: 11434,
+    providers: [p('ok')],
+    paused: false,
+    startOnLogin: false,
+    problem: null,
+    today: { requests: 142, cost_usd: 0.3712, unpriced: 0 },
+  };
+
+  it("shows today's requests and cost under the status line, and in the tooltip", () => {
+    const model = trayMenuModel(running);
+    expect(model.slice(0, 3)).toEqual([
+      { kind: 'status', label: '1 provider ok, 0 failed · port 11434' },
+      { kind: 'status', label: '142 requests · $0.37 today' },
+      { kind: 'separator' },
+    ]);
+    expect(trayTooltip(running)).toBe('Switchboard: 1 provider ok, 0 failed · port 11434\n142 requests · $0.37 today');
+  });
+
+  it('says requests without a known price, a cost under a cent, and a day without requests', () => {
+    const line = (today: TrayState['today']) => trayMenuModel({ ...running, today })[1];
+    expect(line({ requests: 3, cost_usd: 0.0042, unpriced: 1 })).toEqual({
+      kind: 'status',
+      label: '3 requests · $0.0042 today · 1 without a known price',
+    });
+    expect(line({ requests: 1, cost_usd: 0, unpriced: 1 })).toMatchObject({
+      label: '1 request · $0.00 today · 1 without a known price',
+    });
+    expect(line({ requests: 0, cost_usd: 0, unpriced: 0 })).toMatchObject({ label: 'No requests today' });
+    expect(line({ requests: 12_345, cost_usd: 1234.5, unpriced: 0 })).toMatchObject({
+      label: '12,345 requests · $1,234.50 today',
+    });
+  });
+
+  it('leaves the usage line out while unknown or not running', () => {
+    expect(trayMenuModel({ ...running, today: null })[1]).toEqual({ kind: 'separator' });
+    expect(trayTooltip({ ...running, today: null })).toBe('Switchboard: 1 provider ok, 0 failed · port 11434');
+    const stopped = { ...running, port: null, problem: 'port 11434 is taken' };
+    expect(trayMenuModel(stopped)[1]).toEqual({ kind: 'separator' });
+    expect(trayTooltip(stopped)).toBe('Switchboard: Not running: port 11434 is taken');
+  });
+});
+
+const notice = (kind: Notification['kind'], over: Partial<Notification> = {}): Notification => ({
+  kind,
+  time: '2025-01-02T03:04:05.000Z',
+  title: 'Provider openai is down',
+  message: 'openai failed 5 times in a row (connect ECONNREFUSED); requests go to anthropic.',
+  provider: 'openai',
+  app: null,
+  ...over,
+});
+
+describe('desktop notifications', () => {
+  it('shows each notice as a notification with its title and message; a click opens the window', () => {
+    const { Notification, made } = fakeNotificationClass();
+    let opened = 0;
+    const notify = desktopNotifier({ Notification, switches: () => undefined, onClick: () => opened++ });
+    expect(notify(notice('provider_down'))).toBe(true);
+    expect(
+      notify(notice('budget_warning', { title: 'Budget at 80%', message: 'cursor spent $8.00 of $10.00 today.' })),
+    ).toBe(true);
+    expect(made.map(({ title, body, shown }) => ({ title, body, shown }))).toEqual([
+      {
+        title: 'Provider openai is down',
+        body: 'openai failed 5 times in a row (connect ECONNREFUSED); requests go to anthropic.',
+        shown: true,
+      },
+      { title: 'Budget at 80%', body: 'cursor spent $8.00 of $10.00 today.', shown: true },
+    ]);
+    made[0]!.click!();
+    expect(opened).toBe(1);
+  });
+
+  it('shows nothing when notifications.enabled is false or the kind is switched off, read at each notice', () => {
+    const { Notification, made } = fakeNotificationClass();
+    let switches: Record<string, unknown> = { enabled: false };
+    const notify = desktopNotifier({ Notification, switches: () => switches });
+    expect(notify(notice('provider_down'))).toBe(false);
+    switches = { enabled: true, provider_health: false };
+    expect(notify(notice('provider_up'))).toBe(false);
+    expect(notify(notice('failover'))).toBe(true);
+    switches = { failover: false, budgets: false };
+    expect(notify(notice('failover'))).toBe(false);
+    expect(notify(notice('budget_exceeded'))).toBe(false);
+    expect(notify(notice('provider_down'))).toBe(true);
+    expect(made.map((m) => m.shown)).toEqual([true, true]);
+  });
+
+  it('shows nothing where the system has no notifications', () => {
+    const { Notification, made } = fakeNotificationClass(false);
+    expect(desktopNotifier({ Notification, switches: () => undefined })(notice('failover'))).toBe(false);
+    expect(made).toEqual([]);
+  });
+
+  it('maps every kind to its switch', () => {
+    const off = (k: string) => ({ [k]: false });
+    expect(notificationWanted({ kind: 'provider_down' }, off('provider_health'))).toBe(false);
+    expect(notificationWanted({ kind: 'provider_up' }, off('provider_health'))).toBe(false);
+    expect(notificationWanted({ kind: 'failover' }, off('failover'))).toBe(false);
+    expect(notificationWanted({ kind: 'budget_warning' }, off('budgets'))).toBe(false);
+    expect(notificationWanted({ kind: 'budget_exceeded' }, off('budgets'))).toBe(false);
+    expect(notificationWanted({ kind: 'budget_exceeded' }, undefined)).toBe(true);
   });
 });
 
@@ -98,10 +290,70 @@ describe('start on login', () => {
     await applyStartOnLogin(true, { ...deps, platform: 'darwin' });
     await applyStartOnLogin(false, { ...deps, platform: 'win32' });
     expect(calls).toEqual([
-      { openAtLogin: true, openAsHidden: true },
+      { openAtLogin: true }, // macOS: no openAsHidden (deprecated); the launch is known by wasOpenedAtLogin
       { openAtLogin: false, path: '/usr/bin/switchboard', args: ['--hidden'] },
     ]);
     await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  it('launches $APPIMAGE from an AppImage (its mount is gone after exit), the binary and the app folder unpackaged', () => {
+    const base = { execPath: '/tmp/.mount_SwitchX/switchboard-desktop', appPath: '/src/switchboard' };
+    expect(
+      autostartTarget({ ...base, platform: 'linux', env: { APPIMAGE: '/home/u/S.AppImage' }, isPackaged: true }),
+    ).toEqual({ execPath: '/home/u/S.AppImage', args: ['--hidden'] });
+    expect(autostartTarget({ ...base, platform: 'linux', env: {}, isPackaged: true })).toEqual({
+      execPath: base.execPath,
+      args: ['--hidden'],
+    });
+    expect(autostartTarget({ ...base, platform: 'linux', env: { APPIMAGE: '/x' }, isPackaged: false })).toEqual({
+      execPath: base.execPath,
+      args: ['/src/switchboard', '--hidden'],
+    });
+  });
+
+  it("names the icon the package installs (electron-builder.yml's executableName)", async () => {
+    const yml = await fs.readFile(path.join(ROOT, 'electron-builder.yml'), 'utf8');
+    expect(/^\s+executableName: (\S+)$/m.exec(yml)?.[1]).toBe(LINUX_ICON_NAME);
+    expect(linuxAutostartFile({ execPath: '/x', args: [] })).toContain(`\nIcon=${LINUX_ICON_NAME}\n`);
+  });
+
+  it('starts hidden with --hidden, and on macOS when the login item opened it', () => {
+    expect(startsHidden(['electron', '--hidden'], 'linux', () => false)).toBe(true);
+    expect(startsHidden(['electron'], 'darwin', () => true)).toBe(true);
+    expect(startsHidden(['electron'], 'darwin', () => false)).toBe(false);
+    expect(startsHidden(['electron'], 'win32', () => true)).toBe(false);
+  });
+});
+
+describe('the window: links', () => {
+  it('opens only http(s) links outside, and allows only its own page at any route', () => {
+    expect(['https://a.b/c', 'http://localhost:1/'].map(isExternalLink)).toEqual([true, true]);
+    expect(['file:///etc/passwd', 'javascript:alert(1)', 'smb://h/s', 'not a url'].map(isExternalLink)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(isAppPage('file:///opt/app/index.html#/logs', '/opt/app/index.html')).toBe(true);
+    expect(isAppPage('file:///opt/app/other.html', '/opt/app/index.html')).toBe(false);
+    expect(isAppPage('https://evil.example/opt/app/index.html', '/opt/app/index.html')).toBe(false);
+  });
+});
+
+describe('config problems page', () => {
+  it('lists each problem in words, says where the file is and that fixing it starts Switchboard', () => {
+    const info = configProblemsInfo('/home/u/.config/Switchboard/config.json', [
+      { path: 'listen_port', value: 'eleven', message: 'must be a number' },
+      { path: 'providers[0].base_url', value: undefined, message: 'is required' },
+    ]);
+    expect(info).toEqual({
+      config_path: '/home/u/.config/Switchboard/config.json',
+      problems: ['listen_port (found "eleven") must be a number', 'providers[0].base_url is required'],
+      message:
+        'Switchboard did not start: /home/u/.config/Switchboard/config.json has 2 problems. Fix them in the file and ' +
+        'save it: Switchboard starts as soon as the file is valid. Or put back an earlier version with ' +
+        '`switchboard config restore latest` (the file is never overwritten meanwhile).',
+    });
   });
 });
 
@@ -137,16 +389,27 @@ describe('port conflict page', () => {
   });
 });
 
-describe('config.json JSON schema for electron-store', () => {
-  it('is derived from the shared zod schema: every top-level field, with its constraints', () => {
-    const props = configJsonSchemaProperties() as Record<
-      string,
-      { type?: string; minimum?: number; maximum?: number; default?: unknown }
-    >;
-    expect(Object.keys(props)).toEqual(
-      expect.arrayContaining(['listen_port', 'log_requests', 'start_on_login', 'providers', 'routing', 'app_rules']),
-    );
-    expect(props.listen_port).toMatchObject({ type: 'integer', minimum: 1, maximum: 65535, default: 11434 });
-    expect(props.start_on_login).toMatchObject({ type: 'boolean', default: false });
+describe('electron-builder.yml', () => {
+  it("is valid against electron-builder's own schema; icons per OS, GitHub releases, no secret, no deb depends", async () => {
+    const { Ajv } = await import('ajv');
+    const YAML = await import('yaml');
+    const text = await fs.readFile(path.join(ROOT, 'electron-builder.yml'), 'utf8');
+    const cfg = YAML.parse(text) as Record<string, Record<string, unknown> | undefined>;
+    const schema = JSON.parse(await fs.readFile(path.join(ROOT, 'node_modules/app-builder-lib/scheme.json'), 'utf8'));
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    expect(validate(cfg), JSON.stringify(validate.errors)).toBe(true);
+    expect(cfg.deb?.depends).toBeUndefined(); // electron-builder's list stays (libappindicator3-1 only recommended)
+    expect(cfg.win?.icon).toBe('assets/icon.ico');
+    expect(cfg.mac?.icon).toBe('assets/icon-1024.png');
+    expect(cfg.mac?.hardenedRuntime).toBe(true);
+    expect(cfg.publish).toEqual([{ provider: 'github', releaseType: 'release' }]);
+    for (const icon of [cfg.win?.icon, cfg.mac?.icon, cfg.linux?.icon]) {
+      await expect(fs.stat(path.join(ROOT, icon as string))).resolves.toBeTruthy();
+    }
+    // Signing and notarization come from the environment only.
+    expect(text).not.toMatch(/^\s*(cscLink|cscKeyPassword|certificatePassword|appleId|password|token)\s*:/im);
+    for (const v of ['CSC_LINK', 'CSC_KEY_PASSWORD', 'APPLE_API_KEY', 'APPLE_ID', 'WIN_CSC_LINK', 'GH_TOKEN']) {
+      expect(text).toContain(v);
+    }
   });
 });
