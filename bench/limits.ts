@@ -2,16 +2,11 @@
 // with limits on (high enough never to refuse, so every request is admitted, counted, settled and gets its
 // x-ratelimit-* headers) to Switchboard with limits off. Same mock, same machine, runs interleaved (A B A B ...).
 // Run: node --import tsx bench/limits.ts   (or npm run bench)
-import autocannon from 'autocannon';
-import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { makeTempDir } from '../test/support/temp.ts';
-import { startChild, type BenchChild } from './processes.ts';
-import { requestBody } from './proxy.ts';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { interleavedRounds, startMock, startVariants, type Variant } from './on-off.ts';
+import type { BenchChild } from './processes.ts';
 
 export type LimitsBenchOptions = {
   connections: number;
@@ -28,9 +23,6 @@ export const DEFAULT_OPTIONS: LimitsBenchOptions = {
   maxCpuRatio: 1.25,
 }; // the issue sets no target: this guard catches a limiter costing over a quarter of a request
 
-type Variant = 'off' | 'on';
-type Run = { rps: number; cpuUsPerRequest: number | null; non2xx: number; errors: number };
-
 function config(mockBaseUrl: string, variant: Variant): string {
   return JSON.stringify({
     listen_port: 11434,
@@ -45,27 +37,6 @@ function config(mockBaseUrl: string, variant: Variant): string {
   });
 }
 
-function load(url: string, connections: number, seconds: number): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: `${url}/v1/chat/completions`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: requestBody(false),
-        connections,
-        duration: seconds,
-      },
-      (err, r) => (err ? reject(err) : resolve(r)),
-    );
-  });
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor(s.length / 2)]! : Number.NaN;
-};
-
 export async function main(overrides: Partial<LimitsBenchOptions> = {}) {
   const opts = { ...DEFAULT_OPTIONS, ...overrides };
   const log = (m: string) => void process.stderr.write(`[bench:limits] ${m}\n`);
@@ -73,60 +44,9 @@ export async function main(overrides: Partial<LimitsBenchOptions> = {}) {
   const children: BenchChild[] = [];
   const env = { ...process.env, NODE_ENV: 'production' };
   try {
-    const mock = await startChild(
-      'mock provider',
-      [
-        '--import',
-        'tsx',
-        'bench/mock-server.ts',
-        '--port',
-        '0',
-        '--behavior',
-        JSON.stringify({ tokens: ['Hello', ' there'] }),
-      ],
-      { cwd: ROOT, env, ipc: true },
-    );
-    children.push(mock);
-    const mockBaseUrl = `http://127.0.0.1:${mock.port}/v1`;
-    const sbs = {} as Record<Variant, BenchChild>;
-    for (const v of ['off', 'on'] as const) {
-      const dir = path.join(temp.dir, v);
-      const configPath = path.join(dir, 'config.json');
-      await import('node:fs/promises').then((fs) => fs.mkdir(dir, { recursive: true }));
-      await writeFile(configPath, config(mockBaseUrl, v), { mode: 0o600 });
-      sbs[v] = await startChild(
-        `Switchboard limits ${v}`,
-        ['--import', 'tsx', 'main/cli.ts', 'serve', '--config', configPath, '--port', '0'],
-        { cwd: ROOT, env: { ...env, XDG_CONFIG_HOME: path.join(dir, 'xdg') }, timeoutMs: 30_000 },
-      );
-      children.push(sbs[v]);
-    }
-    const runs: Record<Variant, Run[]> = { off: [], on: [] };
-    for (let round = 0; round < opts.rounds; round++) {
-      for (const v of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-        const child = sbs[v];
-        const url = `http://127.0.0.1:${child.port}`;
-        log(`round ${round + 1} limits ${v} c=${opts.connections}`);
-        if (opts.warmupSec > 0) await load(url, opts.connections, opts.warmupSec);
-        const before = child.cpuMicros();
-        const r = await load(url, opts.connections, opts.durationSec);
-        const after = child.cpuMicros();
-        const done = r['2xx'] + r.non2xx;
-        runs[v].push({
-          rps: r['2xx'] / r.duration,
-          cpuUsPerRequest: before !== null && after !== null && done > 0 ? (after - before) / done : null,
-          non2xx: r.non2xx,
-          errors: r.errors,
-        });
-      }
-    }
-    const summary = (v: Variant) => ({
-      rps: median(runs[v].map((r) => r.rps)),
-      cpu: median(runs[v].map((r) => r.cpuUsPerRequest ?? Number.NaN)),
-      failures: runs[v].reduce((n, r) => n + r.non2xx + r.errors, 0),
-    });
-    const off = summary('off');
-    const on = summary('on');
+    const mockBaseUrl = await startMock({ tokens: ['Hello', ' there'] }, env, children);
+    const { sbs } = await startVariants('limits', temp.dir, (v) => config(mockBaseUrl, v), env, children);
+    const { off, on, runs } = await interleavedRounds('limits', sbs, opts, log);
     const cpuRatio = on.cpu / off.cpu;
     const rpsRatio = on.rps / off.rps;
     const pass = Number.isFinite(cpuRatio)

@@ -5,11 +5,10 @@
 // (bounded by time and by app × provider × model, not by requests: changed cells are appended, the whole rewritten
 // only when the appended lines outgrow it).
 // Run: node --import tsx bench/usage.ts   (or npm run bench)
-import autocannon from 'autocannon';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { parseConfig } from '../shared/config.ts';
 import { RequestLog } from '../main/observability/request-log.ts';
 import { Engine } from '../main/proxy/engine.ts';
@@ -17,10 +16,8 @@ import { newLogEntry } from '../main/proxy/request.ts';
 import { Notifier } from '../main/usage/notifier.ts';
 import { UsageService } from '../main/usage/service.ts';
 import { makeTempDir } from '../test/support/temp.ts';
-import { startChild, type BenchChild } from './processes.ts';
-import { requestBody } from './proxy.ts';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { interleavedRounds, median, startMock, startVariants, type Variant } from './on-off.ts';
+import type { BenchChild } from './processes.ts';
 
 export type UsageBenchOptions = {
   connections: number;
@@ -37,9 +34,6 @@ export const DEFAULT_OPTIONS: UsageBenchOptions = {
   maxCpuRatio: 1.25,
 }; // the issue sets no target: as the limits bench, this guard catches recording costing over a quarter of a request
 
-type Variant = 'off' | 'on';
-type Run = { rps: number; cpuUsPerRequest: number | null; non2xx: number; errors: number };
-
 /** Minute (2 days), hour (60 days) and day (usage.rollup_days, 400 by default) cells one key can have at most. */
 const CELLS_PER_KEY = 2 * 24 * 60 + 60 * 24 + 400;
 
@@ -55,27 +49,6 @@ function config(mockBaseUrl: string, variant: Variant): string {
     prices: [{ provider: 'mock', input: 0.15, output: 0.6, cache_read: 0.075 }],
   });
 }
-
-function load(url: string, connections: number, seconds: number): Promise<autocannon.Result> {
-  return new Promise((resolve, reject) => {
-    autocannon(
-      {
-        url: `${url}/v1/chat/completions`,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-switchboard-app': 'bench' },
-        body: requestBody(false),
-        connections,
-        duration: seconds,
-      },
-      (err, r) => (err ? reject(err) : resolve(r)),
-    );
-  });
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor(s.length / 2)]! : Number.NaN;
-};
 
 /** The usage store's files: raw bytes and lines (one per request), the snapshots' bytes and cells. */
 async function diskOf(dir: string) {
@@ -148,68 +121,19 @@ export async function main(overrides: Partial<UsageBenchOptions> = {}) {
   const children: BenchChild[] = [];
   const env = { ...process.env, NODE_ENV: 'production' };
   try {
-    const mock = await startChild(
-      'mock provider',
-      [
-        '--import',
-        'tsx',
-        'bench/mock-server.ts',
-        '--port',
-        '0',
-        '--behavior',
-        JSON.stringify({ tokens: ['Hello', ' there'], usage: { prompt_tokens: 300, completion_tokens: 2 } }),
-      ],
-      { cwd: ROOT, env, ipc: true },
+    const mockBaseUrl = await startMock(
+      { tokens: ['Hello', ' there'], usage: { prompt_tokens: 300, completion_tokens: 2 } },
+      env,
+      children,
     );
-    children.push(mock);
-    const mockBaseUrl = `http://127.0.0.1:${mock.port}/v1`;
-    const sbs = {} as Record<Variant, BenchChild>;
-    const dirs = {} as Record<Variant, string>;
-    for (const v of ['off', 'on'] as const) {
-      const dir = path.join(temp.dir, v);
-      dirs[v] = dir;
-      const configPath = path.join(dir, 'config.json');
-      await mkdir(dir, { recursive: true });
-      await writeFile(configPath, config(mockBaseUrl, v), { mode: 0o600 });
-      sbs[v] = await startChild(
-        `Switchboard usage ${v}`,
-        ['--import', 'tsx', 'main/cli.ts', 'serve', '--config', configPath, '--port', '0'],
-        { cwd: ROOT, env: { ...env, XDG_CONFIG_HOME: path.join(dir, 'xdg') }, timeoutMs: 30_000 },
-      );
-      children.push(sbs[v]);
-    }
-    const runs: Record<Variant, Run[]> = { off: [], on: [] };
-    for (let round = 0; round < opts.rounds; round++) {
-      for (const v of round % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-        const child = sbs[v];
-        const url = `http://127.0.0.1:${child.port}`;
-        log(`round ${round + 1} usage ${v} c=${opts.connections}`);
-        if (opts.warmupSec > 0) await load(url, opts.connections, opts.warmupSec);
-        const before = child.cpuMicros();
-        const r = await load(url, opts.connections, opts.durationSec);
-        const after = child.cpuMicros();
-        const done = r['2xx'] + r.non2xx;
-        runs[v].push({
-          rps: r['2xx'] / r.duration,
-          cpuUsPerRequest: before !== null && after !== null && done > 0 ? (after - before) / done : null,
-          non2xx: r.non2xx,
-          errors: r.errors,
-        });
-      }
-    }
+    const { sbs, dirs } = await startVariants('usage', temp.dir, (v) => config(mockBaseUrl, v), env, children);
+    const { off, on, runs } = await interleavedRounds('usage', sbs, opts, log, { 'x-switchboard-app': 'bench' });
     await sbs.on.stop(); // a clean stop writes the last raw lines and the snapshots
     log('recording alone, in-process');
     const alone = await recordingCost(path.join(temp.dir, 'in-process'), mockBaseUrl);
     const disk = await diskOf(path.join(dirs.on, 'data', 'usage'));
     const offDisk = await diskOf(path.join(dirs.off, 'data', 'usage'));
 
-    const summary = (v: Variant) => ({
-      rps: median(runs[v].map((r) => r.rps)),
-      cpu: median(runs[v].map((r) => r.cpuUsPerRequest ?? Number.NaN)),
-      failures: runs[v].reduce((n, r) => n + r.non2xx + r.errors, 0),
-    });
-    const off = summary('off');
-    const on = summary('on');
     const cpuRatio = on.cpu / off.cpu;
     const rpsRatio = on.rps / off.rps;
     const rawPerRecord = disk.records > 0 ? disk.rawBytes / disk.records : Number.NaN;
