@@ -4,13 +4,12 @@
 import {
   type AcceptedFields,
   dropped,
+  jsonFormat,
   refused,
   translated,
   translatedWhen,
   TRANSLATING_DEFAULTS,
 } from '../hub/accepted.ts';
-
-const jsonFormat = (v: unknown): boolean => /^json_/.test(String((v as { type?: unknown } | null)?.type));
 
 export const ANTHROPIC_ACCEPTED: AcceptedFields = {
   label: 'an Anthropic provider',

@@ -49,6 +49,9 @@ export const refused = (why: string, fix: string, when?: (v: unknown) => boolean
   when ? { how: 'refused', why, fix, when } : { how: 'refused', why, fix };
 
 /** The rules of every format that translates (not OpenAI-compatible), for the fields none of them can carry. */
+/** A response_format asking for JSON (`json_object` or `json_schema`), the `when` several providers' rules share. */
+export const jsonFormat = (v: unknown): boolean => /^json_/.test(String((v as { type?: unknown } | null)?.type));
+
 export const TRANSLATING_DEFAULTS: Readonly<Record<string, FieldRules>> = {
   model: translated,
   messages: translated,
