@@ -1,0 +1,78 @@
+// Test support: a real redis-server on a free loopback port, started and stopped by the test that needs it (no
+// persistence, its own temp folder). `.ci/run` installs redis-server from Debian's packages when it is missing.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { freePort } from './ports.ts';
+import { makeTempDir, type TempDir } from './temp.ts';
+
+export type TestRedis = {
+  url: string;
+  port: number;
+  /** Kill the server (SIGKILL: as a crash would); restart() brings it back on the same port, empty. */
+  kill(): Promise<void>;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+};
+
+/** Where redis-server is, or null (the caller says how to install it). */
+export function redisServerBinary(): string | null {
+  const found = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
+  const bin = found.stdout.trim();
+  return found.status === 0 && bin ? bin : null;
+}
+
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.write('PING\r\n');
+      });
+      socket.once('data', (d) => {
+        socket.destroy();
+        resolve(d.toString().startsWith('+PONG'));
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`redis-server did not answer on 127.0.0.1:${port}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Start a redis-server on 127.0.0.1 at a free port. Throws when redis-server is not installed. */
+export async function startRedis(): Promise<TestRedis> {
+  const bin = redisServerBinary();
+  if (!bin) throw new Error('redis-server is not installed (apt-get install redis-server; .ci/run does it)');
+  const port = await freePort();
+  const temp: TempDir = await makeTempDir('switchboard-redis');
+  let child: ChildProcess | null = null;
+  const launch = async () => {
+    child = spawn(
+      bin,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', temp.dir],
+      { stdio: 'ignore' },
+    );
+    await waitForPort(port, 10_000);
+  };
+  const kill = async () => {
+    const c = child;
+    child = null;
+    if (!c || c.exitCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGKILL');
+    await exited;
+  };
+  await launch();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    kill,
+    restart: launch,
+    stop: async () => {
+      await kill();
+      await temp.cleanup();
+    },
+  };
+}
