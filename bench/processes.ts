@@ -133,3 +133,49 @@ export function startChild(name: string, args: string[], opts: StartChildOptions
     });
   });
 }
+
+/**
+ * The node arguments that start a bench process the way a user runs it: Switchboard from the compiled build
+ * (dist/main/cli.js, built by `npm run build`, which `npm ci` runs as its prepare step; built here when missing or
+ * older than its sources), and the bench's own helpers (floor, mock provider) compiled the same way by esbuild into
+ * bench/.build/, so neither side pays for TypeScript at run time and the ratios compare like with like.
+ */
+export function nodeArgs(entry: 'switchboard' | 'floor' | 'mock-server', args: string[]): string[] {
+  return [compiledEntry(entry), ...args];
+}
+
+const ROOT_DIR = new URL('..', import.meta.url).pathname;
+const built = new Map<string, string>();
+
+function compiledEntry(entry: 'switchboard' | 'floor' | 'mock-server'): string {
+  const cached = built.get(entry);
+  if (cached) return cached;
+  let file: string;
+  if (entry === 'switchboard') {
+    const check = spawnSync(process.execPath, ['scripts/build.mjs', '--if-stale', '--runtime-only'], {
+      cwd: ROOT_DIR,
+      encoding: 'utf8',
+    });
+    if (check.status !== 0) throw new Error(`npm run build failed:\n${check.stdout}${check.stderr}`);
+    file = `${ROOT_DIR}dist/main/cli.js`;
+  } else {
+    file = `${ROOT_DIR}bench/.build/${entry}.mjs`;
+    // esbuild's bin may be its native executable (the install replaces the JS shim with it): run it as it is.
+    const out = spawnSync(
+      `${ROOT_DIR}node_modules/esbuild/bin/esbuild`,
+      [
+        `bench/${entry}.ts`,
+        '--bundle',
+        '--platform=node',
+        '--format=esm',
+        '--packages=external',
+        `--outfile=${file}`,
+        '--log-level=warning',
+      ],
+      { cwd: ROOT_DIR, encoding: 'utf8' },
+    );
+    if (out.status !== 0) throw new Error(`esbuild ${entry} failed:\n${out.stdout}${out.stderr}`);
+  }
+  built.set(entry, file);
+  return file;
+}

@@ -5,10 +5,11 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { targetsTable, type TargetCheck } from './targets.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 /** Entry points and helpers that are not benches (floor and mock-server start servers on import). */
-const NOT_BENCHES = new Set(['run.ts', 'floor.ts', 'mock-server.ts']);
+const NOT_BENCHES = new Set(['run.ts', 'floor.ts', 'mock-server.ts', 'targets.ts', 'processes.ts', 'on-off.ts']);
 
 export async function benchFiles(dir = BENCH_DIR): Promise<string[]> {
   const names = await readdir(dir);
@@ -19,6 +20,7 @@ export async function benchFiles(dir = BENCH_DIR): Promise<string[]> {
 
 async function runAll(only: readonly string[]): Promise<boolean> {
   let ok = true;
+  const targets: (TargetCheck & { bench: string })[] = [];
   const files = await benchFiles();
   const unknown = only.filter((n) => !files.includes(`${n}.ts`));
   if (unknown.length) throw new Error(`no bench named ${unknown.join(', ')}; there are ${files.join(', ')}`);
@@ -31,7 +33,8 @@ async function runAll(only: readonly string[]): Promise<boolean> {
     const started = Date.now();
     try {
       const result: unknown = await (mod.main as () => Promise<unknown>)();
-      const record = (result ?? {}) as { table?: unknown; pass?: unknown };
+      const record = (result ?? {}) as { table?: unknown; pass?: unknown; targets?: TargetCheck[] };
+      for (const t of record.targets ?? []) targets.push({ bench: name, ...t });
       if (typeof record.table === 'string') console.log(record.table);
       else if (result !== undefined)
         console.log(`## ${name}\n\n\`\`\`json\n${JSON.stringify(result, null, 2)}\n\`\`\`\n`);
@@ -48,6 +51,7 @@ async function runAll(only: readonly string[]): Promise<boolean> {
     }
     process.stderr.write(`[bench] ${name} took ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   }
+  if (targets.length) console.log(targetsTable(targets));
   return ok;
 }
 

@@ -1,6 +1,32 @@
 #!/usr/bin/env node
-// The `switchboard` command: runs the TypeScript CLI through tsx (no build step needed).
-import { register } from 'tsx/esm/api';
+// The `switchboard` command: runs the compiled build (dist/main/cli.js, made by `npm run build`, which `npm ci` and
+// `npm install` run as the prepare step). In a source checkout, a build older than its sources is rebuilt first
+// (about a second; the UI only when renderer/ changed), so the command never runs stale code. Without a build and
+// without the build tools (a production install that skipped them), it falls back to the TypeScript through tsx.
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-register();
-await import('../main/cli.ts');
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = `${root}dist/main/cli.js`;
+const sources = existsSync(`${root}main/cli.ts`);
+const canBuild = sources && existsSync(`${root}node_modules/esbuild`) && existsSync(`${root}scripts/build.mjs`);
+
+if (canBuild && process.env.SWITCHBOARD_NO_BUILD !== '1') {
+  const { build } = await import(pathToFileURL(`${root}scripts/build.mjs`).href);
+  await build({
+    ifStale: true,
+    // A command other than serve needs no UI; serve's /ui link should work.
+    runtimeOnly: process.argv[2] !== 'serve',
+    log: (m) => process.stderr.write(`switchboard: building ${m}\n`),
+  });
+}
+if (existsSync(cli)) {
+  await import(pathToFileURL(cli).href);
+} else if (sources) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(pathToFileURL(`${root}main/cli.ts`).href);
+} else {
+  process.stderr.write(`switchboard: ${cli} is missing; run npm run build\n`);
+  process.exit(1);
+}

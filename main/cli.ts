@@ -2,7 +2,6 @@
 // `switchboard mcp`. No logic of its own.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Switchboard } from './app.ts';
 import { resolveConfigPath } from './config/paths.ts';
 import { BACKUPS_KEPT, BackupNotFoundError, backupsDir, listBackups } from './config/backups.ts';
 import { ConfigError, ConfigStore, restoreBackupFile } from './config/store.ts';
@@ -10,9 +9,8 @@ import { problemToText } from '../shared/config.ts';
 import { PortInUseError } from './server/port-conflict.ts';
 import { VERSION } from './version.ts';
 import { createKey, keysFile, readKeys, revokeKey } from './orchestrator/keys.ts';
-import { gatewayKeysCommand } from './gateway/cli.ts';
-import { connectCommand } from './connect/cli.ts';
-import { mcpCommand } from './orchestrator/mcp/cli.ts';
+// Each command loads what it uses (the router for serve; Connect's editors, the MCP import, the gateway's keys for
+// theirs) with a dynamic import: `serve` never loads Connect, and `--version` loads nothing of the router.
 
 const HELP = `Switchboard ${VERSION}: a local LLM router.
 
@@ -46,6 +44,7 @@ function fail(message: string, code: number): never {
 }
 
 async function serve(configPath: string, port: number | undefined, host: string | undefined): Promise<void> {
+  const { Switchboard } = await import('./app.ts');
   const sb = new Switchboard({ configPath, port, host });
   try {
     await sb.start();
@@ -203,6 +202,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'config' && sub === 'backups') return configBackups(configPath);
   if (command === 'config' && sub === 'restore') return configRestore(configPath, positionals[2]);
   if (command === 'keys' && (values.gateway || values.pat)) {
+    const { gatewayKeysCommand } = await import('./gateway/cli.ts');
     const r = await gatewayKeysCommand(path.dirname(configPath), sub, positionals[2], values).catch((err: Error) =>
       fail(err.message, 2),
     );
@@ -211,6 +211,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'connect') {
+    const { connectCommand } = await import('./connect/cli.ts');
     const r = await connectCommand(configPath, sub, values);
     process.stdout.write(r.out);
     process.stderr.write(r.err);
@@ -218,6 +219,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'mcp') {
+    const { mcpCommand } = await import('./orchestrator/mcp/cli.ts');
     const r = await mcpCommand(configPath, sub, values);
     process.stdout.write(r.out);
     process.stderr.write(r.err);

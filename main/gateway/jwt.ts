@@ -1,6 +1,6 @@
 // Gateway JWTs: verified with gateway.jwt.secret (HMAC, at least as long as the hash: RFC 7518 §3.2) or
 // gateway.jwt.public_key; every token must carry `exp` and live at most gateway.jwt.max_lifetime_s.
-import { decodeProtectedHeader, importSPKI, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload } from 'jose';
 import { type Config, JWT_HMAC_MIN_BYTES, JWT_SECRET_FIX } from '../../shared/config.ts';
 import { ApiError } from '../errors.ts';
 import type { Principal } from './gateway.ts';
@@ -18,7 +18,11 @@ const resolveSecret = (v: string): string => (v.startsWith('env:') ? (process.en
  * The HMAC key of gateway.jwt.secret and the algorithms it is long enough for (RFC 7518 §3.2: at least the hash's
  * size). config.json's own secret was checked at load; one from env: is checked here, at each verify.
  */
-function hmacKey(configured: string, token: string): { key: Uint8Array; algorithms: string[] } {
+function hmacKey(
+  jose: typeof import('jose'),
+  configured: string,
+  token: string,
+): { key: Uint8Array; algorithms: string[] } {
   const key = new TextEncoder().encode(resolveSecret(configured));
   const where = configured.startsWith('env:') ? `gateway.jwt.secret (${configured})` : 'gateway.jwt.secret';
   const algorithms = Object.entries(JWT_HMAC_MIN_BYTES)
@@ -30,7 +34,7 @@ function hmacKey(configured: string, token: string): { key: Uint8Array; algorith
         `${JWT_HMAC_MIN_BYTES.HS256} bytes; ${JWT_SECRET_FIX}.`,
     );
   }
-  const alg = decodeProtectedHeader(token).alg ?? '';
+  const alg = jose.decodeProtectedHeader(token).alg ?? '';
   const need = (JWT_HMAC_MIN_BYTES as Record<string, number>)[alg];
   if (need !== undefined && key.length < need) {
     throw invalidKey(
@@ -68,6 +72,8 @@ export async function verifyJwt(config: Config, token: string): Promise<Principa
     throw invalidKey('A JWT was sent but no gateway.jwt.secret or gateway.jwt.public_key is configured.');
   let payload: JWTPayload;
   try {
+    const jose = await import('jose'); // loaded on the first JWT, not at start
+    const { decodeProtectedHeader, importSPKI, jwtVerify } = jose;
     const opts = {
       ...(jwt.issuer ? { issuer: jwt.issuer } : {}),
       ...(jwt.audience ? { audience: jwt.audience } : {}),
@@ -76,7 +82,7 @@ export async function verifyJwt(config: Config, token: string): Promise<Principa
       const alg = decodeProtectedHeader(token).alg ?? 'RS256';
       payload = (await jwtVerify(token, await importSPKI(publicKey, alg), { ...opts, algorithms: [alg] })).payload;
     } else {
-      const { key, algorithms } = hmacKey(jwt.secret!, token);
+      const { key, algorithms } = hmacKey(jose, jwt.secret!, token);
       payload = (await jwtVerify(token, key, { ...opts, algorithms })).payload;
     }
   } catch (err) {

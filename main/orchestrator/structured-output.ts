@@ -2,8 +2,9 @@
 // router, which translates it per provider, and the final answer is checked here before the task completes: JSON for
 // `json_object`, JSON valid against the schema for `json_schema` (ajv; draft 2020-12 unless the schema's `$schema`
 // names draft-07 or earlier).
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv, ErrorObject, ValidateFunction } from 'ajv';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ResponseFormat } from '../../shared/orchestrator.ts';
 import type { FieldProblem } from '../errors.ts';
 
@@ -19,10 +20,17 @@ const OPTIONS = { allErrors: true, strict: false, validateFormats: false } as co
 let modern: Ajv2020 | undefined;
 let draft7: Ajv | undefined;
 
+// ajv (~0.3 MB with its dependencies) is required on the first schema, not at start (issue 17: load what is used).
+const requireHere = createRequire(import.meta.url);
+
 function compilerFor(schema: Record<string, unknown>): Ajv | Ajv2020 {
   const dialect = typeof schema.$schema === 'string' ? schema.$schema : '';
-  if (/draft-0[4-7]/.test(dialect)) return (draft7 ??= new Ajv(OPTIONS));
-  return (modern ??= new Ajv2020(OPTIONS));
+  if (/draft-0[4-7]/.test(dialect)) {
+    const { Ajv: Draft7 } = requireHere('ajv') as typeof import('ajv');
+    return (draft7 ??= new Draft7(OPTIONS));
+  }
+  const { Ajv2020: Modern } = requireHere('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js');
+  return (modern ??= new Modern(OPTIONS));
 }
 
 /** A compiled schema per response_format object (a task's context is kept as it came, so this hits on retries). */

@@ -1,5 +1,5 @@
 // Runtime side of each configured provider: its upstream connection pool, circuit breaker and live status.
-import { Agent } from 'undici';
+import { Agent } from './undici-agent.ts';
 import type { ProviderState, ProviderStatus } from '../../shared/admin.ts';
 import { SECRET_HEADER_NAME, type Config, type ProviderConfig, type Timeouts } from '../../shared/config.ts';
 import { redact } from '../observability/redact.ts';

@@ -1,5 +1,6 @@
 // The Hono app: front doors, admin API, guards and the one error handler.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
 import { getRequestListener, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
@@ -31,7 +32,7 @@ import { listenerLimits } from './listener.ts';
 import { orchestratorRoutes, type OrchestratorApiDeps } from '../orchestrator/api.ts';
 import { gatewayAuth, isGatewayMode } from '../gateway/gateway.ts';
 import { gatewayRoutes } from '../gateway/routes.ts';
-import { realtimeUpgrade } from '../gateway/realtime.ts';
+import type { realtimeUpgrade } from '../gateway/realtime.ts';
 
 type Ctx = Context<{ Bindings: HttpBindings }>;
 
@@ -240,8 +241,14 @@ export function buildRequestListener(deps: AppDeps): (req: IncomingMessage, res:
     if (!isGatewayMode(config, req)) checkProxyHost(req.headers);
     checkOrigin(req.headers, config.allowed_origins);
   };
+  // The realtime proxy (and the ws package) is loaded on the first WebSocket upgrade, not at start.
+  let realtime: Promise<ReturnType<typeof realtimeUpgrade>> | null = null;
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    realtime ??= import('../gateway/realtime.ts').then((m) => m.realtimeUpgrade({ engine: deps.engine, guard }));
+    void realtime.then((handle) => handle(req, socket, head)).catch(() => socket.destroy());
+  };
   return Object.assign(listener, {
-    upgrade: realtimeUpgrade({ engine: deps.engine, guard }),
+    upgrade,
     limits: () => listenerLimits(deps.engine().config),
   });
 }

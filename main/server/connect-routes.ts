@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import { ConnectRequestSchema, type TryResult, TryRequestSchema } from '../../shared/connect.ts';
 import type { ConfigStore } from '../config/store.ts';
-import { connectOverview, connectTool, routedModelNames, undoTool, type ConnectDeps } from '../connect/connect.ts';
+import type { ConnectDeps } from '../connect/connect.ts';
 import { ApiError, invalidRequest, issuesToProblems } from '../errors.ts';
 import { parseJsonBounded, readApiBody } from '../proxy/body.ts';
 import type { Engine } from '../proxy/engine.ts';
@@ -48,20 +48,22 @@ export function connectRoutes(
   listenPort: () => number,
 ): Hono<{ Bindings: HttpBindings }> {
   const routes = new Hono<{ Bindings: HttpBindings }>();
-  const deps = (): ConnectDeps => ({
+  // Connect (and its TOML, YAML and JSONC editors) is loaded on the first visit of the Connect page, not at start.
+  const connect = () => import('../connect/connect.ts');
+  const deps = async (): Promise<ConnectDeps> => ({
     configDir: store.dir,
     port: listenPort(),
-    models: routedModelNames(engine().config),
+    models: (await connect()).routedModelNames(engine().config),
   });
 
-  routes.get('/connect', async (c) => c.json(await connectOverview(deps())));
+  routes.get('/connect', async (c) => c.json(await (await connect()).connectOverview(await deps())));
   routes.post('/connect/:tool', async (c) => {
     const body = await bodyOf(c, ConnectRequestSchema);
-    return c.json(await connectTool(deps(), c.req.param('tool'), { force: body.force }));
+    return c.json(await (await connect()).connectTool(await deps(), c.req.param('tool'), { force: body.force }));
   });
   routes.post('/connect/:tool/undo', async (c) => {
     const body = await bodyOf(c, ConnectRequestSchema);
-    return c.json(await undoTool(deps(), c.req.param('tool'), { force: body.force }));
+    return c.json(await (await connect()).undoTool(await deps(), c.req.param('tool'), { force: body.force }));
   });
 
   routes.post('/try', async (c) => {

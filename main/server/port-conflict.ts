@@ -1,6 +1,5 @@
 // When listen_port is taken: find out who holds it (Ollama answers /api/version) and say how to fix it.
 import net from 'node:net';
-import { request } from 'undici';
 import { findListeningProcess } from '../proxy/apps/os-process.ts';
 
 export type PortHolder =
@@ -11,6 +10,7 @@ export type PortHolder =
 
 export async function identifyPortHolder(port: number, host = '127.0.0.1'): Promise<PortHolder> {
   try {
+    const { request } = await import('undici'); // only when the port is taken
     const res = await request(`http://${host.includes(':') ? `[${host}]` : host}:${port}/api/version`, {
       headersTimeout: 1000,
       bodyTimeout: 1000,

@@ -10,7 +10,10 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 /** Where the UI build lives: $SWITCHBOARD_UI_DIR when set, else dist/renderer from the source tree or the compiled one. */
 export function uiDir(): string | null {
   const env = process.env.SWITCHBOARD_UI_DIR;
-  const candidates = env ? [env] : [path.resolve(HERE, '../../dist/renderer'), path.resolve(HERE, '../../renderer')];
+  // From the sources (main/server/), the bundle's chunks (dist/main/chunks/) or a packaged app: the nearest
+  // ancestor holding a built renderer, as dist/renderer or renderer (inside dist).
+  const ancestors = [HERE, path.resolve(HERE, '..'), path.resolve(HERE, '../..'), path.resolve(HERE, '../../..')];
+  const candidates = env ? [env] : ancestors.flatMap((d) => [path.join(d, 'dist/renderer'), path.join(d, 'renderer')]);
   for (const dir of candidates) {
     if (!dir) continue;
     try {

@@ -7,12 +7,24 @@
 // host that quirks.provider_hosts names for this provider counts as its base_url), else by our provider's type
 // (openai → openai, anthropic → anthropic, gemini → google). Token counts are the hub's: prompt includes the cache
 // reads and writes (the table's input_tokens is that total too), completion includes reasoning (billed as output).
-import { calcPrice, findProvider, type ModelPrice } from '@pydantic/genai-prices';
+import { createRequire } from 'node:module';
+import type { calcPrice as CalcPrice, ModelPrice } from '@pydantic/genai-prices';
 import ipaddr from 'ipaddr.js';
 import micromatch from 'micromatch';
 import type { ProviderConfig, ProviderType } from '../../shared/config.ts';
 import type { CostSource, PriceOverride } from '../../shared/usage.ts';
 import { inferProviderType } from '../proxy/providers/index.ts';
+
+type PriceTable = typeof import('@pydantic/genai-prices');
+let priceTable: PriceTable | null = null;
+/**
+ * The price table (~0.8 MB of code and data), loaded on the first price that needs it (a cloud provider without an
+ * override), never at start: a desktop user on local models never loads it. Its CommonJS build is required
+ * synchronously, so priceOf stays synchronous; the first lookup pays ~40 ms once, after that request was answered.
+ */
+function table(): PriceTable {
+  return (priceTable ??= createRequire(import.meta.url)('@pydantic/genai-prices') as PriceTable);
+}
 
 /** The counts a price needs (a UsageRecord fits). */
 export type PriceInput = {
@@ -84,7 +96,8 @@ export function tableProviderOf(p: PricedProvider, providerHosts: Record<string,
   if (cached !== undefined) return cached;
   const url = hint ? `https://${hint}` : p.base_url;
   const id =
-    findProvider({ providerApiUrl: url })?.id ?? TABLE_PROVIDER_OF_TYPE[p.type ?? inferProviderType(p.base_url)];
+    table().findProvider({ providerApiUrl: url })?.id ??
+    TABLE_PROVIDER_OF_TYPE[p.type ?? inferProviderType(p.base_url)];
   ids.set(hint, id);
   return id;
 }
@@ -154,9 +167,9 @@ function tablePrice(r: PriceInput, providerId: string, model: string): number | 
   const known = memo.get(key);
   if (known?.kind === 'none') return null;
   if (known?.kind === 'flat') return costAt(r, known);
-  let result: ReturnType<typeof calcPrice>;
+  let result: ReturnType<typeof CalcPrice>;
   try {
-    result = calcPrice(tableUsage(r), model, { providerId });
+    result = table().calcPrice(tableUsage(r), model, { providerId });
   } catch {
     return null; // counts the table refuses (it checks them): not priced rather than a guess
   }

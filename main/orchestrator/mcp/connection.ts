@@ -4,12 +4,8 @@
 // task's abort signal, and stopped after idle_timeout_s without a call. A server that exits, hangs or cannot start
 // makes the call fail with an error that says which and why; the next use starts it again.
 import os from 'node:os';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../../shared/config.ts';
 import type { McpServerState, McpToolInfo } from '../../../shared/mcp.ts';
 import { logger } from '../../observability/logger.ts';
@@ -18,6 +14,28 @@ import type { McpToolResult } from './content.ts';
 import { expandVars, wireName } from './names.ts';
 
 const STDERR_KEPT = 2000;
+
+// The MCP SDK (~0.5 MB with its dependencies) is loaded when the first server starts, not at Switchboard's start.
+type Sdk = typeof import('@modelcontextprotocol/sdk/client/index.js') &
+  typeof import('@modelcontextprotocol/sdk/client/sse.js') &
+  typeof import('@modelcontextprotocol/sdk/client/stdio.js') &
+  typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js') &
+  typeof import('@modelcontextprotocol/sdk/types.js');
+let sdk: Sdk | null = null;
+let loadingSdk: Promise<Sdk> | null = null;
+function loadSdk(): Promise<Sdk> {
+  return (loadingSdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then((mods) => (sdk = Object.assign({}, ...mods) as Sdk)));
+}
+/** An MCP error of the SDK with this code (false before the SDK was loaded: no such error can exist yet). */
+function isMcpError(err: unknown, code: 'RequestTimeout' | 'ConnectionClosed'): boolean {
+  return sdk !== null && err instanceof sdk.McpError && err.code === sdk.ErrorCode[code];
+}
 
 export class McpConnection {
   state: McpServerState['state'] = 'stopped';
@@ -91,7 +109,7 @@ export class McpConnection {
       return (await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout })) as McpToolResult;
     } catch (err) {
       if (signal.aborted) throw signal.reason;
-      const timedOut = err instanceof McpError && err.code === ErrorCode.RequestTimeout;
+      const timedOut = isMcpError(err, 'RequestTimeout');
       const e = this.failure(err, `calling ${tool}`);
       // A server that does not answer in time may be stuck: it is stopped, and the next use starts it afresh.
       if (timedOut) {
@@ -150,6 +168,7 @@ export class McpConnection {
     this.stderr = '';
     const timeout = this.config.call_timeout_s * 1000;
     try {
+      await loadSdk();
       let client: Client;
       try {
         client = await this.connect(this.makeTransport(false), timeout);
@@ -175,6 +194,7 @@ export class McpConnection {
 
   /** Connects (the initialize handshake) within `timeout`: only the timeout ends a start, never one task's stop. */
   private async connect(transport: Transport, timeout: number): Promise<Client> {
+    const { Client, StdioClientTransport, ToolListChangedNotificationSchema } = sdk as Sdk;
     const client = new Client({ name: 'switchboard', version: this.version }, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => void (this.tools = null));
     client.onclose = () => {
@@ -198,6 +218,7 @@ export class McpConnection {
   }
 
   private makeTransport(sse: boolean): Transport {
+    const { SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport } = sdk as Sdk;
     const missing = new Set<string>();
     const x = (v: string) => expandVars(v, process.env, missing);
     const c = this.config;
@@ -236,9 +257,9 @@ export class McpConnection {
     let why: string;
     if (e?.code === 'ENOENT' && this.transport === 'stdio')
       why = `the command "${this.config.command}" was not found (is it installed and on the PATH?)`;
-    else if (err instanceof McpError && err.code === ErrorCode.RequestTimeout)
+    else if (isMcpError(err, 'RequestTimeout'))
       why = `no answer within call_timeout_s (${this.config.call_timeout_s} s)`;
-    else if (err instanceof McpError && err.code === ErrorCode.ConnectionClosed)
+    else if (isMcpError(err, 'ConnectionClosed'))
       why = `the server closed the connection (it exited or crashed)${this.stderrTail()}`;
     else {
       const c = (err as { cause?: { code?: unknown; message?: unknown } })?.cause;

@@ -5,7 +5,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, fetch } from 'undici';
 
 export type HttpGetLimits = { allow_private: boolean; allow_hosts: string[]; max_bytes: number; timeout_ms: number };
 
@@ -134,6 +133,7 @@ export async function httpGet(rawUrl: string, limits: HttpGetLimits, signal?: Ab
   // One agent per call: no connection is shared between calls, and each lookup is checked (TLS SNI and Host stay
   // the name). Redirects are not followed: the agent sees the 3xx and its Location and may call http_get again,
   // which checks the new address like any other.
+  const { Agent, fetch } = await import('undici'); // undici's fetch: loaded by the first http_get, not at start
   const dispatcher = new Agent({ connect: trusted ? {} : { lookup: pinnedLookup(pinned) } });
   try {
     const res = await fetch(url, { signal: both, redirect: 'manual', dispatcher }).catch((err: Error) => {

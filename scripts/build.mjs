@@ -1,0 +1,154 @@
+// The build: what `switchboard serve` and the desktop app run, compiled once so nothing pays for TypeScript at run
+// time. `npm ci` runs it (the prepare step); `npm run serve` and bin/switchboard.mjs re-run it when the sources are
+// newer than the build.
+//   runtime  main/cli.ts and main/electron/main.ts → dist/main/{cli,electron/main}.js: one esbuild bundle with code
+//            splitting, so what a command does not use (the orchestrator's MCP client, prices, connect's parsers, …)
+//            stays in chunks loaded on first use. Dependencies are bundled too (one file read instead of hundreds of
+//            module resolutions), except native, worker-based and Electron packages, left to node_modules.
+//   ui       renderer/ → dist/renderer (vite), served at /ui and loaded by the desktop window.
+//   preload  preload/preload.ts → dist/preload/preload.cjs (a sandboxed preload must be CommonJS).
+// Usage: node scripts/build.mjs [--if-stale] [--runtime-only]
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = path.join(ROOT, 'dist');
+
+/** Packages left to node_modules: native (.node), Electron's, and those required on first use (pino-pretty for a
+ * terminal, the price table for the first cloud price: CommonJS builds loaded synchronously when needed). */
+export const EXTERNAL = [
+  'electron',
+  'electron-updater',
+  '@node-rs/crc32',
+  'pino-pretty',
+  '@pydantic/genai-prices',
+  'ajv',
+];
+
+/** The sources each part is built from; a part is stale when one of them is newer than its stamp. */
+export const PARTS = {
+  runtime: { sources: ['main', 'shared', 'package.json', 'package-lock.json'], stamp: 'dist/.runtime-stamp' },
+  ui: { sources: ['renderer', 'shared', 'vite.config.ts', 'package-lock.json'], stamp: 'dist/.ui-stamp' },
+  preload: { sources: ['preload', 'shared'], stamp: 'dist/.preload-stamp' },
+};
+
+function newestMtime(p) {
+  let st;
+  try {
+    st = statSync(p);
+  } catch {
+    return 0;
+  }
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const entry of readdirSync(p, { withFileTypes: true })) {
+    if (entry.name === 'node_modules' || entry.name.startsWith('.')) continue;
+    if (entry.isFile() && /\.test\.[tj]sx?$/.test(entry.name)) continue;
+    newest = Math.max(newest, newestMtime(path.join(p, entry.name)));
+  }
+  return newest;
+}
+
+/** True when the part was never built or one of its sources changed since. */
+export function isStale(part) {
+  const { sources, stamp } = PARTS[part];
+  const stampFile = path.join(ROOT, stamp);
+  if (!existsSync(stampFile)) return true;
+  const built = statSync(stampFile).mtimeMs;
+  return sources.some((s) => newestMtime(path.join(ROOT, s)) > built);
+}
+
+function stampPart(part) {
+  const file = path.join(ROOT, PARTS[part].stamp);
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, `${new Date().toISOString()}\n`);
+}
+
+async function buildRuntime(outdir = 'dist') {
+  const esbuild = await import('esbuild');
+  rmSync(path.join(ROOT, outdir, 'main'), { recursive: true, force: true });
+  await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: ['main/cli.ts', 'main/electron/main.ts'],
+    outbase: '.',
+    outdir,
+    entryNames: '[dir]/[name]',
+    chunkNames: 'main/chunks/[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    // jsonc-parser's "main" is a UMD build whose require() calls esbuild cannot follow; its ESM build can be.
+    mainFields: ['module', 'main'],
+    external: EXTERNAL,
+    // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
+    banner: {
+      js: "import { createRequire as __sbCreateRequire } from 'node:module';\nconst require = __sbCreateRequire(import.meta.url);",
+    },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+}
+
+function run(cmd, args) {
+  const out = spawnSync(cmd, args, { cwd: ROOT, stdio: 'inherit' });
+  if (out.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (exit ${out.status})`);
+}
+
+function buildUi() {
+  run(process.execPath, [path.join(ROOT, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn']);
+}
+
+async function buildPreload() {
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: ['preload/preload.ts'],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    external: ['electron'],
+    outfile: 'dist/preload/preload.cjs',
+    logLevel: 'warning',
+  });
+}
+
+/** Builds the stale parts (every part unless ifStale), returns the names built. */
+export async function build({ ifStale = false, runtimeOnly = false, log = () => {} } = {}) {
+  const parts = runtimeOnly ? ['runtime'] : ['runtime', 'ui', 'preload'];
+  const todo = parts.filter((p) => !ifStale || isStale(p));
+  for (const part of todo) {
+    const started = Date.now();
+    log(part);
+    if (part === 'runtime') await buildRuntime();
+    else if (part === 'ui') buildUi();
+    else await buildPreload();
+    stampPart(part);
+    log(`${part} built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  return todo;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const argv = process.argv.slice(2);
+  const args = new Set(argv);
+  try {
+    // --out DIR: the runtime alone into DIR (inside the project, so node_modules resolves), for experiments that
+    // must not replace the dist/ other processes are running.
+    if (args.has('--out')) {
+      await buildRuntime(argv[argv.indexOf('--out') + 1]);
+      process.exit(0);
+    }
+    await build({
+      ifStale: args.has('--if-stale'),
+      runtimeOnly: args.has('--runtime-only'),
+      log: (m) => process.stderr.write(`[build] ${m}\n`),
+    });
+  } catch (err) {
+    process.stderr.write(`[build] ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+}
