@@ -7,7 +7,7 @@ import { BACKUPS_KEPT, BackupNotFoundError, backupsDir, listBackups } from './co
 import { ConfigError, ConfigStore, restoreBackupFile } from './config/store.ts';
 import { problemToText } from '../shared/config.ts';
 import { PortInUseError } from './server/port-conflict.ts';
-import { VERSION } from './version.ts';
+import { RUNTIME, VERSION } from './version.ts';
 import { createKey, keysFile, readKeys, revokeKey } from './orchestrator/keys.ts';
 // Each command loads what it uses (the router for serve; Connect's editors, the MCP import, the gateway's keys for
 // theirs) with a dynamic import: `serve` never loads Connect, and `--version` loads nothing of the router.
@@ -59,7 +59,8 @@ async function serve(configPath: string, port: number | undefined, host: string 
       `  OpenAI-compatible base URL: ${url}/v1\n` +
       `  config: ${sb.store.file}\n` +
       `  admin API: ${url}/admin/v1 (token in ${path.join(sb.store.dir, 'admin-token')})\n` +
-      `  UI: ${url}/ui/?token=${sb.adminToken}\n`,
+      `  UI: ${url}/ui/?token=${sb.adminToken}\n` +
+      `  runtime: ${RUNTIME === 'compiled' ? 'compiled (dist/)' : 'TypeScript sources through tsx (npm run dev)'}\n`,
   );
   let stopping = false;
   const stop = async () => {

@@ -9,7 +9,7 @@
 //   preload  preload/preload.ts → dist/preload/preload.cjs (a sandboxed preload must be CommonJS).
 // Usage: node scripts/build.mjs [--if-stale] [--runtime-only]
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -68,12 +68,14 @@ function stampPart(part) {
 
 async function buildRuntime(outdir = 'dist') {
   const esbuild = await import('esbuild');
-  rmSync(path.join(ROOT, outdir, 'main'), { recursive: true, force: true });
+  // Built beside, then swapped in with renames: a process starting meanwhile sees the old build or the new one,
+  // never half of each (benches and `switchboard` may rebuild while another process runs dist/).
+  const staging = path.join(outdir, `.build-${process.pid}`);
   await esbuild.build({
     absWorkingDir: ROOT,
     entryPoints: ['main/cli.ts', 'main/electron/main.ts'],
     outbase: '.',
-    outdir,
+    outdir: staging,
     entryNames: '[dir]/[name]',
     chunkNames: 'main/chunks/[name]-[hash]',
     bundle: true,
@@ -91,6 +93,12 @@ async function buildRuntime(outdir = 'dist') {
     legalComments: 'none',
     logLevel: 'warning',
   });
+  const target = path.join(ROOT, outdir, 'main');
+  const old = path.join(ROOT, outdir, `.old-${process.pid}`);
+  if (existsSync(target)) renameSync(target, old);
+  renameSync(path.join(ROOT, staging, 'main'), target);
+  rmSync(path.join(ROOT, staging), { recursive: true, force: true });
+  rmSync(old, { recursive: true, force: true });
 }
 
 function run(cmd, args) {

@@ -33,6 +33,9 @@ export type ServeOptions = {
   args?: string[];
   /** Listen on config.json's listen_port instead of a free port (for rebind tests). */
   portFromConfig?: boolean;
+  /** How serve is started: the TypeScript through tsx (default, no build needed) or bin/switchboard.mjs as
+   * `npm run serve` does (the compiled dist/, rebuilt first when stale). */
+  entry?: 'tsx' | 'bin';
 };
 
 /** The child's exit: code and everything it printed, for tests that expect serve to refuse to start. */
@@ -60,7 +63,10 @@ async function spawnServe(opts: ServeOptions) {
   const configPath = path.join(dir, 'config.json');
   if (opts.configText !== undefined) await fs.writeFile(configPath, opts.configText);
   else if (opts.config !== undefined) await fs.writeFile(configPath, JSON.stringify(opts.config, null, 2));
-  const args = ['--import', 'tsx', path.join(ROOT, 'main/cli.ts'), 'serve', '--config', configPath];
+  const args =
+    opts.entry === 'bin'
+      ? [path.join(ROOT, 'bin/switchboard.mjs'), 'serve', '--config', configPath]
+      : ['--import', 'tsx', path.join(ROOT, 'main/cli.ts'), 'serve', '--config', configPath];
   if (opts.port !== undefined) args.push('--port', String(opts.port));
   else if (!opts.portFromConfig) args.push('--port', '0');
   args.push(...(opts.args ?? []));
