@@ -1,8 +1,8 @@
 // The process log (pino): JSON lines to stderr, pretty when stderr is a terminal. Never keys, never bodies: credential
 // headers and fields are censored wherever a logged object carries them, and the messages of errors and warnings are
 // scrubbed of secrets (./redact.ts), as an upstream's text may reach them.
+import { createRequire } from 'node:module';
 import { type LoggerOptions, pino } from 'pino';
-import pretty from 'pino-pretty';
 import { REDACTED, redact } from './redact.ts';
 
 const level = process.env.SWITCHBOARD_LOG_LEVEL ?? (process.env.VITEST ? 'warn' : 'info');
@@ -58,9 +58,13 @@ export function loggerOptions(logLevel: string): LoggerOptions {
   };
 }
 
+// pino-pretty (and its dozen dependencies) is required only for a terminal: a service or the desktop app logs JSON.
+const pretty = (): typeof import('pino-pretty') =>
+  createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
+
 export const logger = process.stderr.isTTY
   ? pino(
       loggerOptions(level),
-      pretty({ destination: 2, sync: true, ignore: 'pid,hostname', translateTime: 'HH:MM:ss' }),
+      pretty()({ destination: 2, sync: true, ignore: 'pid,hostname', translateTime: 'HH:MM:ss' }),
     )
   : pino({ ...loggerOptions(level), base: undefined }, pino.destination({ dest: 2, sync: false }));
