@@ -51,14 +51,16 @@ function newestMtime(p) {
   return newest;
 }
 
-/** True when the part was never built or one of its sources changed since. */
-export function isStale(part) {
+/** True when the part was never built in `root` or one of its sources changed since. */
+export function isStaleIn(root, part) {
   const { sources, stamp } = PARTS[part];
-  const stampFile = path.join(ROOT, stamp);
+  const stampFile = path.join(root, stamp);
   if (!existsSync(stampFile)) return true;
   const built = statSync(stampFile).mtimeMs;
-  return sources.some((s) => newestMtime(path.join(ROOT, s)) > built);
+  return sources.some((s) => newestMtime(path.join(root, s)) > built);
 }
+
+export const isStale = (part) => isStaleIn(ROOT, part);
 
 function stampPart(part) {
   const file = path.join(ROOT, PARTS[part].stamp);
