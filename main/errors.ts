@@ -40,6 +40,7 @@ const ACTIONS: Record<ErrorCode, string> = {
   tenant_forbidden: 'Use a key of that tenant, or leave out the tenant filter.',
   queue_full: 'Retry in 5 seconds.',
   wal_error: 'Check the disk holding the data folder.',
+  store_unavailable: 'Retry when Redis is back (GET /admin/v1/status shows the store).',
   workflow_invalid: 'Fix every problem listed in error.details, then send it again.',
   workflow_not_found: 'List workflows with GET /api/v1/workflows.',
   workflow_exists: 'Choose another name.',

@@ -43,6 +43,9 @@ describe('rooms and what each may import', () => {
       'main/electron/ok.ts': "import { app } from 'electron';",
       'main/wal/v.ts': "import { FaultyFs } from '../../test/support/wal/fs-faults.ts';",
       'shared/u.ts': "import fs from 'node:fs';",
+      'main/store/t.ts':
+        "import { Engine } from '../proxy/engine.ts';\nimport { logger } from '../observability/logger.ts';\nimport { ApiError } from '../errors.ts';",
+      'main/store/t.test.ts': "import { startRedis } from '../../test/support/redis.ts';",
     };
     const problems = roomViolations(Object.keys(files), (f) => files[f]!);
     expect(problems).toEqual([
@@ -52,6 +55,7 @@ describe('rooms and what each may import', () => {
       expect.stringMatching(/^main\/config\/w\.ts:1 imports 'electron'/),
       expect.stringMatching(/^main\/wal\/v\.ts:1 .*test support/),
       expect.stringMatching(/^shared\/u\.ts:1 imports 'node:fs'/),
+      expect.stringMatching(/^main\/store\/t\.ts:1 imports '\.\.\/proxy\/engine\.ts': main\/store\/ \(shared state\)/),
     ]);
   });
 

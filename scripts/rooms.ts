@@ -56,8 +56,17 @@ export const RULES: Rule[] = [
     name: 'translation, routing, the gateway, the orchestrator, the usage store, Connect, the WAL and config never import the HTTP layer (main/server/)',
     // Tests included: a test of a lower room that needs the HTTP app belongs beside the HTTP app.
     covers: (f) =>
-      /^main\/(proxy|gateway|orchestrator|usage|connect|wal|config|observability)\//.test(f) || f === 'main/errors.ts',
+      /^main\/(proxy|gateway|orchestrator|usage|connect|wal|config|observability|store)\//.test(f) ||
+      f === 'main/errors.ts',
     breaks: (i) => i.target !== null && i.target.startsWith('main/server/'),
+  },
+  {
+    name: 'main/store/ (shared state) imports only shared/, main/errors.ts, main/observability/ and main/config/',
+    covers: (f) => f.startsWith('main/store/') && !isTest(f),
+    breaks: (i) =>
+      i.target !== null &&
+      !/^(shared|main\/store|main\/observability|main\/config)\//.test(i.target) &&
+      i.target !== 'main/errors.ts',
   },
   {
     name: 'renderer/ imports shared/ only (and its own files and packages)',

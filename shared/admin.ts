@@ -132,6 +132,19 @@ export type StatusResponse = {
   app_rules: Config['app_rules'];
   recent_logs: RequestLogEntry[];
   limits: LimitsStatus;
+  /** Where the team gateway's shared state lives (README, "Shared state"); absent from older servers. */
+  store?: StoreStatus;
+};
+
+/** The admin status's `store`: embedded (this process), or Redis and whether it is up, since when. */
+export type StoreStatus = {
+  kind: 'embedded' | 'redis';
+  /** Embedded: always true. Redis: whether the connection is up (while down, limits are counted per instance). */
+  up: boolean;
+  /** When the store last went up or down (ISO time). */
+  since: string;
+  /** The Redis URL with its password masked (Redis only). */
+  url?: string;
 };
 
 // --- config.json backups (README, "Config backups") ---

@@ -230,6 +230,54 @@ export const GatewayConfigSchema = z.strictObject({
     .optional(),
 });
 
+/**
+ * Where the team gateway's shared state lives (README, "Shared state"): in this process (embedded, the default) or in
+ * Redis, shared by every instance pointed at it. SWITCHBOARD_REDIS_URL, when set, wins over this field (see
+ * `effectiveStore`).
+ */
+export const STORE_DEFAULT_PREFIX = 'switchboard:';
+const redisUrl = z.string().refine((v) => {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'redis:' || u.protocol === 'rediss:';
+  } catch {
+    return false;
+  }
+}, 'must be a redis:// or rediss:// address, e.g. "redis://127.0.0.1:6379" or "rediss://:password@redis.internal:6380/0"');
+export const StoreConfigSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('embedded') }),
+  z.strictObject({
+    kind: z.literal('redis'),
+    url: redisUrl,
+    prefix: z
+      .string()
+      .min(1, 'must not be empty (instances sharing a prefix share state; the default is "switchboard:")')
+      .max(64)
+      .default(STORE_DEFAULT_PREFIX),
+  }),
+]);
+export type StoreConfig = z.infer<typeof StoreConfigSchema>;
+/**
+ * The store this process uses: SWITCHBOARD_REDIS_URL (when set and not empty) replaces config.json's `store.url`
+ * and turns Redis on even when config.json says embedded; the prefix comes from config.json when it has one.
+ * The environment wins so one config.json can be deployed to every instance with the secret kept out of it.
+ */
+export function effectiveStore(cfg: StoreConfig, envUrl: string | undefined): StoreConfig {
+  if (envUrl === undefined || envUrl.trim() === '') return cfg;
+  return { kind: 'redis', url: envUrl.trim(), prefix: cfg.kind === 'redis' ? cfg.prefix : STORE_DEFAULT_PREFIX };
+}
+/** A Redis URL fit for logs and status: the password (and user) replaced by "****". */
+export function redactRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '****';
+    if (u.username) u.username = '****';
+    return u.toString();
+  } catch {
+    return 'redis://(unparseable url)';
+  }
+}
+
 /** What a model can do, in Ollama's words (/api/show `capabilities`). */
 export const MODEL_CAPABILITIES = ['completion', 'tools', 'vision', 'thinking', 'insert', 'embedding'] as const;
 export type ModelCapability = (typeof MODEL_CAPABILITIES)[number];
@@ -348,6 +396,7 @@ export const ConfigSchema = z
     prices: z.array(PriceOverrideSchema).default([]),
     budgets: z.array(BudgetSchema).default([]),
     notifications: NotificationsConfigSchema.default(NOTIFICATION_DEFAULTS),
+    store: StoreConfigSchema.default({ kind: 'embedded' }),
     /** electron-store / conf bookkeeping; never read by the engine. */
     __internal__: z.unknown().optional(),
   })
@@ -491,6 +540,9 @@ const FIELD_NAMES = [
   'idle_timeout_s',
   'call_timeout_s',
   'read_only',
+  'store',
+  'kind',
+  'prefix',
   'approvals',
   'approval_timeout_s',
 ];

@@ -47,6 +47,8 @@ export const ERROR_CODES = {
   tenant_forbidden: { status: 403, type: 'permission_error' },
   queue_full: { status: 429, type: 'rate_limit_error' },
   wal_error: { status: 503, type: 'api_error' },
+  // The shared state (issue 18): Redis was needed (e.g. to create a key) and is not reachable.
+  store_unavailable: { status: 503, type: 'api_error' },
   // Workflows and swarms (issue 7).
   workflow_invalid: { status: 422, type: 'invalid_request_error' },
   workflow_not_found: { status: 404, type: 'not_found_error' },

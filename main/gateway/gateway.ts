@@ -18,12 +18,17 @@ import {
   resolveLimits,
 } from '../proxy/limits.ts';
 import { ApiError } from '../errors.ts';
+import { logger } from '../observability/logger.ts';
 import type { HttpBindings } from '@hono/node-server';
 import type { MiddlewareHandler } from 'hono';
 import { errorFormatFor, isFrontDoor } from './front-doors.ts';
 import { invalidKey, verifyJwt } from './jwt.ts';
-import { GatewayKeyRing, gatewayKeysFile, KEY_PREFIX, PAT_PREFIX, readGatewayKeys } from './keys.ts';
+import { GatewayKeyRing, gatewayKeysFile, KEY_PREFIX, PAT_PREFIX } from './keys.ts';
 import { VideoTaskStore } from './video-tasks.ts';
+import { openSharedState, storeConfigOf, type SharedState, type StoreStatus } from '../store/index.ts';
+import type { ProviderPool } from '../proxy/provider-pool.ts';
+import { SharedLimiter } from './shared-limiter.ts';
+import { BreakerSync } from './shared-breakers.ts';
 
 /**
  * Who is calling in gateway mode: the limits scope ("key:<name>", "pat:<name>", "jwt:<sub>"), the name
@@ -93,6 +98,12 @@ export class Gateway {
   /** Each app's limits under one config (the hot path resolves an app once per config, not per request). */
   private appLimitsOf: LimitsConfig | null = null;
   private readonly appLimits = new Map<string, EffectiveLimits | null>();
+  /** The shared state (store kind "redis"); null in embedded mode, where every path stays this process's own. */
+  shared: SharedState | null = null;
+  private sharedLimiter: SharedLimiter | null = null;
+  private breakerSync: BreakerSync | null = null;
+  /** While the Redis store is being opened (its module loads by dynamic import): requests wait for it. */
+  private opening: Promise<void> | null = null;
 
   constructor(
     readonly dir: string,
@@ -104,9 +115,56 @@ export class Gateway {
     this.remoteFiles = { config: path.basename(configFile), keys: path.basename(this.keys.file) };
   }
 
+  /** Store kind "redis": limits, keys, video tasks and the pool's breakers go through the shared state. */
+  share(state: SharedState, pool: ProviderPool): void {
+    this.shared = state;
+    this.sharedLimiter = new SharedLimiter(state.limits);
+    this.keys.share(state.credentials);
+    this.videos.share(state.videos);
+    const sync = new BreakerSync(state.breakers, `${process.pid}@${Math.random().toString(36).slice(2, 10)}`);
+    this.breakerSync = sync;
+    pool.linkBreakers((name, breaker) => sync.attach(name, breaker));
+  }
+
+  /** Opens the store of this config (embedded: nothing to do); requests wait until it is open. */
+  openStore(config: Config, pool: ProviderPool): void {
+    let cfg;
+    try {
+      cfg = storeConfigOf(config.store);
+    } catch (err) {
+      logger.error(`shared state: ${(err as Error).message}; this instance keeps its own state`);
+      return;
+    }
+    if (cfg.kind === 'embedded') return;
+    this.opening = openSharedState(cfg).then(
+      (state) => {
+        this.share(state, pool);
+        this.opening = null;
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shared state: the Redis store could not be loaded; this instance keeps its own state');
+        this.opening = null;
+      },
+    );
+  }
+
+  /** The store, for the admin status: embedded, or Redis up/down since when. */
+  storeStatus(): StoreStatus {
+    return this.shared?.status() ?? { kind: 'embedded', up: true, since: this.startedAt };
+  }
+  private readonly startedAt = new Date().toISOString();
+
+  async close(): Promise<void> {
+    await this.opening;
+    this.breakerSync?.close();
+    this.keys.close();
+    await this.shared?.close();
+  }
+
   /** In gateway mode, the caller's credential checked (401 otherwise); in local mode null (any key accepted). */
   async authenticate(config: Config, req: IncomingMessage): Promise<Principal | null> {
     if (!isGatewayMode(config, req)) return null;
+    if (this.opening) await this.opening;
     const token = credentialOf(req.headers, req.url);
     if (!token)
       throw invalidKey('This Switchboard runs in gateway mode: an API key is required (Authorization: Bearer sk-...).');
@@ -139,7 +197,13 @@ export class Gateway {
    * credential is the scope); without one, local mode (the calling app is). Throws 429, or 413 for a request whose
    * estimate alone exceeds the TPM.
    */
-  admit(config: Config, principal: Principal | null, app: string | null, estimatedTokens: number): Admission | null {
+  admit(
+    config: Config,
+    principal: Principal | null,
+    app: string | null,
+    estimatedTokens: number,
+  ): Admission | null | Promise<Admission | null> {
+    if (this.opening) return this.opening.then(() => this.admit(config, principal, app, estimatedTokens));
     const cfg = config.limits;
     if (!cfg.enabled) return null;
     const lim = principal
@@ -150,7 +214,10 @@ export class Gateway {
           this.remoteFiles,
         )
       : this.limitsOfApp(cfg, app ?? 'unknown');
-    return lim ? this.limiter.admit(lim, estimatedTokens) : null;
+    if (!lim) return null;
+    return this.sharedLimiter
+      ? this.sharedLimiter.admit(lim, estimatedTokens)
+      : this.limiter.admit(lim, estimatedTokens);
   }
 
   private limitsOfApp(cfg: LimitsConfig, name: string): EffectiveLimits | null {
@@ -175,7 +242,7 @@ export class Gateway {
       for (const name of Object.keys(cfg.per_app)) scopes.push(resolveLimits(cfg, mode, { kind: 'app', name }));
     } else {
       const now = Date.now();
-      const keys = await readGatewayKeys(this.keys.file).catch(() => []);
+      const keys = await this.keys.records().catch(() => []);
       const named = new Set<string>();
       for (const k of keys) {
         if (k.revoked_at || (k.expires_at && Date.parse(k.expires_at) <= now)) continue;
@@ -204,11 +271,19 @@ export class Gateway {
 
 const gateways = new WeakMap<Engine, Gateway>();
 
+/** Closes the gateway state of an engine (its Redis connections, when the store is Redis). */
+export async function closeGateway(engine: Engine): Promise<void> {
+  const g = gateways.get(engine);
+  gateways.delete(engine);
+  await g?.close();
+}
+
 /** The gateway state of an engine (one per running Switchboard), created on first use. */
 export function gatewayFor(engine: Engine): Gateway {
   let g = gateways.get(engine);
   if (!g) {
     g = new Gateway(path.dirname(engine.configPath), engine.configPath);
+    g.openStore(engine.config, engine.pool);
     gateways.set(engine, g);
   }
   return g;

@@ -144,7 +144,7 @@ export function realtimeUpgrade({
         if (route.candidates.length === 0) throw noRouteError(e.router, route);
         gateway.checkModel(principal, route.model);
         // A session holds one concurrency slot and counts one request; its tokens are not estimated.
-        const admission = gateway.admit(e.config, principal, app?.name ?? null, 0);
+        const admission = await gateway.admit(e.config, principal, app?.name ?? null, 0);
         settle = admission ? (n) => admission.settle(n) : null;
         const upstreamProtocols = offered.filter((p) => !p.startsWith(KEY_PROTOCOL));
         const failures: string[] = [];

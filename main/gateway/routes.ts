@@ -123,7 +123,7 @@ function videoCreateDoor(clientPath: string, engine: () => Engine): FrontDoor {
 
 /** A task poll (status or content): to the provider that created it, streamed back byte for byte. */
 async function forwardPoll(engine: Engine, taskId: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const task = gatewayFor(engine).videos.get(taskId);
+  const task = await gatewayFor(engine).videos.lookup(taskId);
   if (!task) {
     throw new ApiError(
       'video_task_not_found',

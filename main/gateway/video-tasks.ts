@@ -1,13 +1,33 @@
 // Which provider created each video task, so status and content polls go back to it: an append-only JSON-lines
 // file beside config.json (0600), fsynced before the create reply is sent, loaded on first use after a restart.
+// Store kind "redis": each task is also written to the shared store (task id → provider, kept VIDEO_TASK_TTL_MS), so a
+// poll through any instance finds it; this instance's file still answers first.
 import fs from 'node:fs';
+import type { VideoAffinity } from '../store/types.ts';
+
+/** How long the shared store remembers a task's provider (vendors keep a task's video for a day or a few). */
+export const VIDEO_TASK_TTL_MS = 7 * 86_400_000;
 
 export type VideoTask = { task_id: string; provider: string; created_at: string };
 
 export class VideoTaskStore {
   private tasks: Map<string, VideoTask> | null = null;
+  private shared: VideoAffinity | null = null;
 
   constructor(readonly file: string) {}
+
+  /** Store kind "redis": tasks are shared through it as well. */
+  share(affinity: VideoAffinity): void {
+    this.shared = affinity;
+  }
+
+  /** The task, from this instance's file, else (shared store) from the task created through another instance. */
+  async lookup(taskId: string): Promise<VideoTask | undefined> {
+    const local = this.get(taskId);
+    if (local || !this.shared) return local;
+    const provider = await this.shared.get(taskId).catch(() => null);
+    return provider ? { task_id: taskId, provider, created_at: '' } : undefined;
+  }
 
   private load(): Map<string, VideoTask> {
     if (this.tasks) return this.tasks;
@@ -46,6 +66,8 @@ export class VideoTaskStore {
       fs.closeSync(fd);
     }
     this.load().set(taskId, task);
+    // Sent before the create reply is written: a poll through another instance comes after it.
+    this.shared?.remember(taskId, provider, VIDEO_TASK_TTL_MS).catch(() => {});
   }
 }
 

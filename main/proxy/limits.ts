@@ -219,22 +219,30 @@ export class Limiter {
   }
 
   private headers(st: ScopeState, lim: EffectiveLimits, resetMs: number): Record<string, string> {
-    const reset = formatReset(resetMs);
-    const h: Record<string, string> = {};
-    const rpm = lim.rpm.value;
-    const tpm = lim.tpm.value;
-    if (rpm > 0) {
-      h['x-ratelimit-limit-requests'] = String(rpm);
-      h['x-ratelimit-remaining-requests'] = String(Math.max(0, rpm - st.requests));
-      h['x-ratelimit-reset-requests'] = reset;
-    }
-    if (tpm > 0) {
-      h['x-ratelimit-limit-tokens'] = String(tpm);
-      h['x-ratelimit-remaining-tokens'] = String(Math.max(0, tpm - st.tokens));
-      h['x-ratelimit-reset-tokens'] = reset;
-    }
-    return h;
+    return limitHeaders(st, lim, resetMs);
   }
+}
+
+/** A scope's counts as a refusal or the x-ratelimit-* headers say them. */
+export type LimitCounts = { requests: number; tokens: number; inFlight: number };
+
+/** The x-ratelimit-* headers of a scope's counts (also the shared store's limiter, main/gateway/shared-limiter.ts). */
+export function limitHeaders(st: LimitCounts, lim: EffectiveLimits, resetMs: number): Record<string, string> {
+  const reset = formatReset(resetMs);
+  const h: Record<string, string> = {};
+  const rpm = lim.rpm.value;
+  const tpm = lim.tpm.value;
+  if (rpm > 0) {
+    h['x-ratelimit-limit-requests'] = String(rpm);
+    h['x-ratelimit-remaining-requests'] = String(Math.max(0, rpm - st.requests));
+    h['x-ratelimit-reset-requests'] = reset;
+  }
+  if (tpm > 0) {
+    h['x-ratelimit-limit-tokens'] = String(tpm);
+    h['x-ratelimit-remaining-tokens'] = String(Math.max(0, tpm - st.tokens));
+    h['x-ratelimit-reset-tokens'] = reset;
+  }
+  return h;
 }
 
 // --- Refusals in words: which limit, its value, the scope, where it is set and how to change it ---
@@ -289,11 +297,11 @@ function details(lim: EffectiveLimits, limit: LimitName, extra: Record<string, u
   };
 }
 
-function overLimit(
+export function overLimit(
   lim: EffectiveLimits,
   limit: LimitName,
   retryS: number,
-  st: ScopeState,
+  st: LimitCounts,
   estimatedTokens: number,
 ): ApiError {
   const s = lim[limit];
@@ -314,7 +322,7 @@ function overLimit(
   );
 }
 
-function neverFits(lim: EffectiveLimits, estimatedTokens: number): ApiError {
+export function neverFits(lim: EffectiveLimits, estimatedTokens: number): ApiError {
   const s = lim.tpm;
   return new ApiError(
     'request_over_tpm_limit',

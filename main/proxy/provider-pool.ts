@@ -170,6 +170,8 @@ export class ProviderPool {
   private readonly byName = new Map<string, ProviderRuntime>();
   /** Told of providers going down and back and of failover (the notifications, main/usage/). */
   watcher: PoolWatcher | null = null;
+  /** Shares each provider's breaker (store kind "redis"): called for every provider, present and to come. */
+  private breakerLink: ((name: string, breaker: CircuitBreaker) => void) | null = null;
 
   constructor(config: Config) {
     this.update(config);
@@ -181,7 +183,11 @@ export class ProviderPool {
       keep.add(p.name);
       const existing = this.byName.get(p.name);
       if (existing) existing.configure(p, config);
-      else this.byName.set(p.name, Object.assign(new ProviderRuntime(p, config), { watcher: this.watcher }));
+      else {
+        const rt = Object.assign(new ProviderRuntime(p, config), { watcher: this.watcher });
+        this.byName.set(p.name, rt);
+        this.breakerLink?.(p.name, rt.breaker);
+      }
     }
     for (const [name, rt] of this.byName) {
       if (!keep.has(name)) {
@@ -195,6 +201,12 @@ export class ProviderPool {
   watch(watcher: PoolWatcher | null): void {
     this.watcher = watcher;
     for (const p of this.byName.values()) p.watcher = watcher;
+  }
+
+  /** Shares every provider's breaker through `link` (present and to come). */
+  linkBreakers(link: (name: string, breaker: CircuitBreaker) => void): void {
+    this.breakerLink = link;
+    for (const [name, p] of this.byName) link(name, p.breaker);
   }
 
   get(name: string): ProviderRuntime | undefined {

@@ -150,6 +150,7 @@ export function adminRoutes(
       app_rules: e.config.app_rules,
       recent_logs: e.requestLog.recent(50),
       limits: await gatewayFor(e).limitsStatus(e.config, c.env.incoming),
+      store: gatewayFor(e).storeStatus(),
     };
     return c.json(body);
   });
@@ -272,9 +273,10 @@ export function adminRoutes(
     streamSSE(c, async (stream) => {
       const e = engine();
       let id = 0;
+      // The team's entries too (store "redis": other instances' requests, main/store/team-log.ts).
       const queue = e.requestLog.subscribe((entry) => {
         void stream.writeSSE({ event: 'request', id: String(++id), data: JSON.stringify(entry) });
-      });
+      }, 'team');
       const heartbeat = setInterval(() => void stream.write(': heartbeat\n\n'), 15_000);
       await stream.write('retry: 2000\n\n');
       await new Promise<void>((resolve) => stream.onAbort(resolve));

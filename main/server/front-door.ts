@@ -99,7 +99,8 @@ export async function handleFrontDoor(
     gateway.checkModel(principal, route.model);
     checkBudget(engine, app?.name ?? null);
     const textBytes = door.parseBody || spooled ? Buffer.byteLength(JSON.stringify(json)) : body.length;
-    admission = gateway.admit(engine.config, principal, app?.name ?? null, estimateTokens(textBytes));
+    const admitted = gateway.admit(engine.config, principal, app?.name ?? null, estimateTokens(textBytes));
+    admission = admitted instanceof Promise ? await admitted : admitted; // a Promise only with store kind "redis"
     const rerouted = route.model !== model;
     const rawBody =
       rerouted && door.modelInBody && !spooled

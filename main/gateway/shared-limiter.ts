@@ -1,0 +1,68 @@
+// The limiter when the store is shared (store.kind "redis"): the same admission as ../proxy/limits.ts's Limiter
+// (same order of checks, same refusals and headers) with the counts kept in the shared store, atomically across
+// instances. An admitted request holds its concurrency slot as a lease, renewed while it is open and released by
+// settle() on every exit path (the front door settles in its finally); a slot whose instance died expires with its
+// lease.
+import type { LimitName } from '../../shared/config.ts';
+import { type Admission, type EffectiveLimits, limitHeaders, neverFits, overLimit } from '../proxy/limits.ts';
+import type { LimitLease, SharedLimits } from '../store/types.ts';
+
+/** How long a slot outlives its instance; renewed every third of it while the request is open. */
+export const LEASE_MS = 30_000;
+
+class SharedAdmission implements Admission {
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    readonly headers: Record<string, string>,
+    private readonly store: SharedLimits,
+    private readonly lease: LimitLease,
+    private readonly leaseMs: number,
+  ) {
+    this.timer = setInterval(this.renew.bind(this), Math.max(10, Math.floor(leaseMs / 3)));
+    this.timer.unref();
+  }
+
+  private renew(): void {
+    this.store.renew(this.lease, this.leaseMs).catch(() => {});
+  }
+
+  settle(actual: number | null): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearInterval(this.timer);
+    this.store.settle(this.lease, actual).catch(() => {});
+  }
+}
+
+export class SharedLimiter {
+  constructor(
+    private readonly store: SharedLimits,
+    readonly leaseMs = LEASE_MS,
+  ) {}
+
+  /** As Limiter.admit: the admission, or throws 413 request_over_tpm_limit / 429 rate_limit_exceeded. */
+  async admit(lim: EffectiveLimits, estimatedTokens: number): Promise<Admission> {
+    const caps = {
+      rpm: lim.rpm.value,
+      tpm: lim.tpm.value,
+      concurrency: lim.concurrency.value,
+      windowMs: lim.windowMs,
+    };
+    const v = await this.store.admit(lim.scope, caps, estimatedTokens, this.leaseMs);
+    const headers = limitHeaders(v, lim, v.resetMs);
+    if (v.ok) return new SharedAdmission(headers, this.store, v.lease, this.leaseMs);
+    if (v.over === 'never_fits') {
+      const e = neverFits(lim, estimatedTokens);
+      Object.assign(e.headers, headers, { 'x-should-retry': 'false' });
+      throw e;
+    }
+    const over: LimitName = v.over;
+    const retryS = Math.max(1, Math.ceil((over === 'concurrency' ? 1000 : v.resetMs) / 1000));
+    headers['retry-after'] = String(retryS);
+    const e = overLimit(lim, over, retryS, v, estimatedTokens);
+    Object.assign(e.headers, headers);
+    throw e;
+  }
+}

@@ -1,0 +1,109 @@
+// Redis killed mid-use: the store answers locally (admissions continue with this instance's own limits, no call
+// throws), the status says down since when; Redis restarted: the status comes back up, admissions count in Redis
+// again, and no concurrency slot is left held.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type TestRedis } from '../../test/support/redis.ts';
+import { openRedisState, type FailOpenState } from './fail-open.ts';
+import type { LimitCaps } from './types.ts';
+
+let redis: TestRedis;
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+
+const until = async (check: () => boolean, ms = 5_000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+};
+const caps: LimitCaps = { rpm: 0, tpm: 0, concurrency: 1, windowMs: 60_000 };
+
+describe('fail-open Redis store', () => {
+  it('keeps admitting locally while Redis is down, says so, and converges when it is back', async () => {
+    const prefix = `f${randomUUID().slice(0, 8)}:`;
+    const a: FailOpenState = openRedisState({ kind: 'redis', url: redis.url, prefix });
+    const b: FailOpenState = openRedisState({ kind: 'redis', url: redis.url, prefix });
+    try {
+      await until(() => a.status().up && b.status().up);
+      expect(a.status()).toMatchObject({ kind: 'redis', up: true });
+      expect(a.status().url).toContain(`127.0.0.1:${redis.port}`);
+      // Shared while up: a's slot refuses b.
+      const held = await a.limits.admit('key:k', caps, 0, 30_000);
+      expect(held.ok).toBe(true);
+      expect(await b.limits.admit('key:k', caps, 0, 30_000)).toMatchObject({ ok: false, over: 'concurrency' });
+
+      const downSince = Date.now();
+      await redis.kill();
+      await until(() => !a.status().up && !b.status().up);
+      expect(Date.parse(a.status().since)).toBeGreaterThanOrEqual(downSince - 1000);
+      // Down: every call answers, from local state (each instance its own limits).
+      if (!held.ok) throw new Error('unreachable');
+      await expect(a.limits.settle(held.lease, 5)).resolves.toBeUndefined();
+      const local = await b.limits.admit('key:k', caps, 0, 30_000);
+      expect(local.ok).toBe(true);
+      expect(await b.limits.admit('key:k', caps, 0, 30_000)).toMatchObject({ ok: false, over: 'concurrency' });
+      if (!local.ok) throw new Error('unreachable');
+      expect(await b.limits.renew(local.lease, 30_000)).toBe(true);
+      await b.limits.settle(local.lease, null);
+      expect((await b.limits.admit('key:k', caps, 0, 30_000)).ok).toBe(true); // the local slot came back
+      await expect(a.videos.remember('t1', 'p', 60_000)).resolves.toBeUndefined();
+      expect(await a.videos.get('t1')).toBe('p'); // from the local copy
+      await expect(a.breakers.open('p', Date.now() + 1000)).resolves.toBeUndefined();
+      await expect(a.credentials.publish({ kind: 'revoked', id: 'x' })).resolves.toBeUndefined();
+      await expect(a.credentials.put('h', 'r')).rejects.toMatchObject({ code: 'store_unavailable', status: 503 });
+
+      const resyncs: string[] = [];
+      a.credentials.subscribe((e) => resyncs.push(e.kind));
+      await redis.restart();
+      await until(() => a.status().up && b.status().up);
+      expect(resyncs).toContain('resync');
+      // Back: counted in Redis again, shared, and nothing left held from before the outage.
+      const again = await a.limits.admit('key:k', caps, 0, 30_000);
+      expect(again).toMatchObject({ ok: true, inFlight: 1 });
+      expect(await b.limits.admit('key:k', caps, 0, 30_000)).toMatchObject({ ok: false, over: 'concurrency' });
+      if (!again.ok) throw new Error('unreachable');
+      await a.limits.settle(again.lease, null);
+      expect((await b.limits.admit('key:k', caps, 0, 30_000)).ok).toBe(true);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('a slot admitted in Redis whose request ended during the outage is reclaimed by its lease', async () => {
+    const prefix = `g${randomUUID().slice(0, 8)}:`;
+    // Redis stays up but this instance cannot settle (as if the outage were between it and Redis only).
+    const a = openRedisState({ kind: 'redis', url: redis.url, prefix });
+    const b = openRedisState({ kind: 'redis', url: redis.url, prefix });
+    try {
+      await until(() => a.status().up && b.status().up);
+      const v = await a.limits.admit('key:z', caps, 0, 300);
+      expect(v.ok).toBe(true);
+      await a.close(); // its settle never reaches Redis
+      expect((await b.limits.admit('key:z', caps, 0, 300)).ok).toBe(false);
+      await new Promise((r) => setTimeout(r, 350));
+      expect((await b.limits.admit('key:z', caps, 0, 300)).ok).toBe(true);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('never logs or shows the password of the URL', async () => {
+    const s = openRedisState({ kind: 'redis', url: 'redis://user:hunter2@127.0.0.1:1/0', prefix: 'x:' });
+    try {
+      expect(JSON.stringify(s.status())).not.toContain('hunter2');
+      expect(s.status().url).toBe('redis://****:****@127.0.0.1:1/0');
+      // Nothing listens on port 1: every call answers locally, none throws.
+      expect((await s.limits.admit('k', caps, 0, 1000)).ok).toBe(true);
+      expect(s.status().up).toBe(false);
+    } finally {
+      await s.close();
+    }
+  });
+});

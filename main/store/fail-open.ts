@@ -1,0 +1,244 @@
+// The Redis store as the gateway uses it: while Redis is up every call goes to it; while it is down (or a call to it
+// fails) the call is answered from a local embedded store, so requests keep flowing with this instance's own
+// limits. The connection logs once per outage and the status says down since when. When Redis is back, new
+// admissions count there again; slots admitted locally settle locally, and slots held in Redis by requests that
+// ended during the outage expire with their lease (no stuck slot).
+import { ApiError } from '../errors.ts';
+import type { StoreConfig } from '../../shared/config.ts';
+import { EmbeddedState } from './embedded.ts';
+import { connectRedis, type RedisConnection, type RedisStoreConfig } from './redis-connection.ts';
+import { RedisState } from './redis.ts';
+import type {
+  CredentialEvent,
+  CredentialStore,
+  LimitCaps,
+  LimitLease,
+  LimitVerdict,
+  SharedBreakers,
+  SharedCircuit,
+  SharedLimits,
+  SharedState,
+  StoreStatus,
+  VideoAffinity,
+} from './types.ts';
+
+/** Lease ids of slots admitted locally (while Redis was down) start with this. */
+const LOCAL = 'local:';
+
+/** Runs `remote` when Redis is up, else (or when it fails) `local`. */
+async function either<T>(conn: RedisConnection, remote: () => Promise<T>, local: () => Promise<T> | T): Promise<T> {
+  if (!conn.isUp()) return local();
+  try {
+    return await remote();
+  } catch {
+    return local();
+  }
+}
+
+class FailOpenLimits implements SharedLimits {
+  constructor(
+    private readonly conn: RedisConnection,
+    private readonly remote: SharedLimits,
+    private readonly local: SharedLimits,
+  ) {}
+
+  admit(scope: string, caps: LimitCaps, est: number, leaseMs: number): Promise<LimitVerdict> {
+    return either(
+      this.conn,
+      () => this.remote.admit(scope, caps, est, leaseMs),
+      async () => {
+        const v = await this.local.admit(scope, caps, est, leaseMs);
+        return v.ok ? { ...v, lease: { ...v.lease, id: LOCAL + v.lease.id } } : v;
+      },
+    );
+  }
+
+  async renew(lease: LimitLease, leaseMs: number): Promise<boolean> {
+    if (lease.id.startsWith(LOCAL)) return this.local.renew({ ...lease, id: lease.id.slice(LOCAL.length) }, leaseMs);
+    // A Redis lease that cannot be renewed now stays the request's: it expires in Redis if Redis lost it.
+    return either(
+      this.conn,
+      () => this.remote.renew(lease, leaseMs),
+      () => true,
+    );
+  }
+
+  async settle(lease: LimitLease, actual: number | null): Promise<void> {
+    if (lease.id.startsWith(LOCAL)) return this.local.settle({ ...lease, id: lease.id.slice(LOCAL.length) }, actual);
+    // Not settled in Redis (down): its lease expires there.
+    return either(
+      this.conn,
+      () => this.remote.settle(lease, actual),
+      () => undefined,
+    );
+  }
+}
+
+class FailOpenCredentials implements CredentialStore {
+  private readonly listeners = new Set<(event: CredentialEvent) => void>();
+
+  constructor(
+    private readonly conn: RedisConnection,
+    private readonly remote: CredentialStore,
+    /** The records as last read from Redis: answers while it is down. */
+    private readonly cache: CredentialStore,
+  ) {
+    // Events missed while Redis was down: everyone re-reads when it is back.
+    conn.onChange((up) => {
+      if (up) for (const fn of this.listeners) fn({ kind: 'resync', id: '*' });
+    });
+  }
+
+  all(): Promise<Map<string, string>> {
+    return either(
+      this.conn,
+      async () => {
+        const all = await this.remote.all();
+        for (const [k, v] of all) await this.cache.put(k, v);
+        return all;
+      },
+      () => this.cache.all(),
+    );
+  }
+  get(sha256: string): Promise<string | null> {
+    return either(
+      this.conn,
+      async () => {
+        const v = await this.remote.get(sha256);
+        if (v !== null) await this.cache.put(sha256, v);
+        return v;
+      },
+      () => this.cache.get(sha256),
+    );
+  }
+  private needRedis(): ApiError {
+    return new ApiError(
+      'store_unavailable',
+      `Keys are stored in Redis (${this.conn.safeUrl}), which is not reachable: the key was not changed.`,
+      'Retry when Redis is back; GET /admin/v1/status shows the store as up again.',
+    );
+  }
+  async put(sha256: string, record: string): Promise<void> {
+    if (!this.conn.isUp()) throw this.needRedis();
+    await this.remote.put(sha256, record);
+    await this.cache.put(sha256, record);
+  }
+  async putIfAbsent(sha256: string, record: string): Promise<boolean> {
+    if (!this.conn.isUp()) throw this.needRedis();
+    return this.remote.putIfAbsent(sha256, record);
+  }
+  async publish(event: CredentialEvent): Promise<void> {
+    await either(
+      this.conn,
+      () => this.remote.publish(event),
+      () => undefined,
+    );
+  }
+  subscribe(fn: (event: CredentialEvent) => void): () => void {
+    this.listeners.add(fn);
+    const off = this.remote.subscribe(fn);
+    return () => {
+      this.listeners.delete(fn);
+      off();
+    };
+  }
+}
+
+class FailOpenVideos implements VideoAffinity {
+  constructor(
+    private readonly conn: RedisConnection,
+    private readonly remote: VideoAffinity,
+    private readonly local: VideoAffinity,
+  ) {}
+  async remember(taskId: string, provider: string, ttlMs: number): Promise<void> {
+    await this.local.remember(taskId, provider, ttlMs);
+    await either(
+      this.conn,
+      () => this.remote.remember(taskId, provider, ttlMs),
+      () => undefined,
+    );
+  }
+  async get(taskId: string): Promise<string | null> {
+    const remote = await either(
+      this.conn,
+      () => this.remote.get(taskId),
+      () => null,
+    );
+    return remote ?? this.local.get(taskId);
+  }
+}
+
+class FailOpenBreakers implements SharedBreakers {
+  constructor(
+    private readonly conn: RedisConnection,
+    private readonly remote: SharedBreakers,
+    private readonly local: SharedBreakers,
+  ) {}
+  async open(provider: string, openUntil: number): Promise<void> {
+    await this.local.open(provider, openUntil);
+    await either(
+      this.conn,
+      () => this.remote.open(provider, openUntil),
+      () => undefined,
+    );
+  }
+  async close(provider: string): Promise<void> {
+    await this.local.close(provider);
+    await either(
+      this.conn,
+      () => this.remote.close(provider),
+      () => undefined,
+    );
+  }
+  get(provider: string): Promise<SharedCircuit> {
+    return either(
+      this.conn,
+      () => this.remote.get(provider),
+      () => this.local.get(provider),
+    );
+  }
+  claimProbe(provider: string, owner: string, ttlMs: number): Promise<boolean> {
+    return either(
+      this.conn,
+      () => this.remote.claimProbe(provider, owner, ttlMs),
+      () => this.local.claimProbe(provider, owner, ttlMs),
+    );
+  }
+  subscribe(fn: (provider: string, circuit: SharedCircuit) => void): () => void {
+    return this.remote.subscribe(fn);
+  }
+}
+
+export class FailOpenState implements SharedState {
+  readonly kind = 'redis' as const;
+  readonly limits: SharedLimits;
+  readonly credentials: CredentialStore;
+  readonly videos: VideoAffinity;
+  readonly breakers: SharedBreakers;
+
+  constructor(
+    readonly redis: RedisState,
+    readonly local: EmbeddedState = new EmbeddedState(),
+  ) {
+    const c = redis.conn;
+    this.limits = new FailOpenLimits(c, redis.limits, local.limits);
+    this.credentials = new FailOpenCredentials(c, redis.credentials, local.credentials);
+    this.videos = new FailOpenVideos(c, redis.videos, local.videos);
+    this.breakers = new FailOpenBreakers(c, redis.breakers, local.breakers);
+  }
+
+  status(): StoreStatus {
+    return this.redis.status();
+  }
+
+  close(): Promise<void> {
+    return this.redis.close();
+  }
+}
+
+/** The Redis store for a config, wrapped to fail open. Connects in the background. */
+export function openRedisState(config: RedisStoreConfig): FailOpenState {
+  return new FailOpenState(new RedisState(connectRedis(config)));
+}
+
+export type { StoreConfig };

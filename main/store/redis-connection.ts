@@ -1,0 +1,96 @@
+// The process's Redis connection (store.kind "redis"): one ioredis client made from the config, connecting in the
+// background (never blocking start), reconnecting with a bounded backoff, failing a command at once while Redis is
+// down (no offline queue, one retry) so the fail-open store answers locally instead of waiting; its up/down state
+// and since when, for the admin status. The URL's password never reaches a log: only `redactRedisUrl` is logged.
+// This module is loaded only when the store is Redis (a dynamic import), so the desktop user never loads ioredis.
+import { Redis, type RedisOptions } from 'ioredis';
+import { redactRedisUrl, type StoreConfig } from '../../shared/config.ts';
+import { logger } from '../observability/logger.ts';
+import type { StoreStatus } from './status.ts';
+
+export type RedisStoreConfig = Extract<StoreConfig, { kind: 'redis' }>;
+
+/** Reconnect delays: 50 ms, 100 ms, … capped at 2 s, forever (a Redis that comes back is picked up within 2 s). */
+export const reconnectDelay = (attempt: number): number => Math.min(attempt * 50, 2_000);
+
+export const REDIS_OPTIONS: RedisOptions = {
+  lazyConnect: true,
+  enableOfflineQueue: false,
+  maxRetriesPerRequest: 1,
+  connectTimeout: 2_000,
+  commandTimeout: 1_000,
+  retryStrategy: reconnectDelay,
+  // A reconnect after a failover to a replica: reconnect on READONLY rather than failing every write.
+  reconnectOnError: (err) => err.message.startsWith('READONLY'),
+};
+
+export class RedisConnection {
+  readonly client: Redis;
+  readonly prefix: string;
+  readonly safeUrl: string;
+  private up = false;
+  private since = new Date().toISOString();
+  private readonly listeners = new Set<(up: boolean) => void>();
+  private closed = false;
+
+  constructor(
+    readonly config: RedisStoreConfig,
+    options: RedisOptions = {},
+  ) {
+    this.prefix = config.prefix;
+    this.safeUrl = redactRedisUrl(config.url);
+    this.client = new Redis(config.url, { ...REDIS_OPTIONS, ...options });
+    this.client.on('ready', () => this.mark(true));
+    this.client.on('close', () => this.mark(false));
+    this.client.on('end', () => this.mark(false));
+    // Errors are reported through mark() once per outage; without a listener ioredis would print each one.
+    this.client.on('error', () => {});
+    this.client.connect().catch(() => {});
+  }
+
+  /** Prefixes a key: `key("rl", "k1")` → "switchboard:rl:k1". */
+  key(...parts: string[]): string {
+    return this.prefix + parts.join(':');
+  }
+
+  isUp(): boolean {
+    return this.up;
+  }
+
+  status(): StoreStatus {
+    return { kind: 'redis', up: this.up, since: this.since, url: this.safeUrl };
+  }
+
+  /** Called with true/false each time the connection goes up or down. */
+  onChange(fn: (up: boolean) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** A second connection on the same server (pub/sub needs its own), with the same options. */
+  duplicate(): Redis {
+    const dup = this.client.duplicate({ autoResubscribe: false });
+    dup.on('error', () => {});
+    return dup;
+  }
+
+  private mark(up: boolean): void {
+    if (up === this.up || this.closed) return;
+    this.up = up;
+    this.since = new Date().toISOString();
+    if (up) logger.info({ store: this.safeUrl }, 'shared state: Redis is up');
+    else
+      logger.warn({ store: this.safeUrl }, 'shared state: Redis is down; limits are counted locally until it is back');
+    for (const fn of this.listeners) fn(up);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.client.disconnect();
+  }
+}
+
+/** The process's connection for a Redis store config (one per config: the caller keeps it). */
+export function connectRedis(config: RedisStoreConfig, options?: RedisOptions): RedisConnection {
+  return new RedisConnection(config, options);
+}
