@@ -1,7 +1,7 @@
 // Composition root: config store, engine, health checks, HTTP server; start() and stop() for both shells.
 import path from 'node:path';
 import type { Config } from '../shared/config.ts';
-import { configWarnings, problemToText } from '../shared/config.ts';
+import { configWarnings, effectiveStore, problemToText } from '../shared/config.ts';
 import { loadAdminToken } from './config/admin-token.ts';
 import { keysOfferedByEnv } from './config/defaults.ts';
 import { ConfigStore } from './config/store.ts';
@@ -44,6 +44,8 @@ export class Switchboard {
    */
   readonly notifications = new Notifier(() => this.store?.config.notifications ?? NOTIFICATION_DEFAULTS);
   private health!: HealthChecker;
+  /** Store "redis": the team's request log (main/store/team-log.ts). */
+  private teamLog: { close(): Promise<void> } | null = null;
   private forgetAdminToken: (() => void) | null = null;
   private forgetApprovals: (() => void) | null = null;
   private listener!: Listener;
@@ -88,6 +90,12 @@ export class Switchboard {
       dir: path.join(dataDir, 'usage'),
       notifier: this.notifications,
     });
+    // Store "redis": the team's request log and usage through a Redis stream (loaded only then: no ioredis otherwise).
+    const teamStore = effectiveStore(this.store.config.store, process.env.SWITCHBOARD_REDIS_URL);
+    if (teamStore.kind === 'redis') {
+      const { startTeamLog } = await import('./store/team-log.ts');
+      this.teamLog = await startTeamLog(teamStore, this.requestLog, () => this.usage.store.raw.backward());
+    }
     const orch = this.orchestrator;
     this.metrics = new Metrics({
       queueDepth: () => orch.queue.depth,
@@ -201,6 +209,7 @@ export class Switchboard {
     this.forgetApprovals?.();
     await this.orchestrator?.close();
     await this.listener?.close();
+    await this.teamLog?.close();
     await this.usage?.close();
     await this.wal?.close();
     await this.engine?.close();

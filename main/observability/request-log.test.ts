@@ -95,4 +95,31 @@ describe('RequestLog', () => {
       forget();
     }
   });
+
+  it("takes the team's entries into the ring and to team subscribers only, never into the file", async () => {
+    tmp = await makeTempDir('reqlog-team');
+    const file = path.join(tmp.dir, 'requests.jsonl');
+    const log = new RequestLog(10);
+    log.configureFile({ enabled: true, file, maxBytes: 1_000_000, keep: 1 });
+    const local: string[] = [];
+    const team: string[] = [];
+    log.subscribe((e) => local.push(e.id));
+    const off = log.subscribe((e) => team.push(e.id), 'team');
+    log.add(entry(1));
+    log.addFromTeam(entry(2));
+    expect(log.recent().map((e) => e.id)).toEqual(['1', '2']);
+    expect(local).toEqual(['1']);
+    expect(team).toEqual(['1', '2']);
+    off();
+    log.addFromTeam(entry(3));
+    expect(team).toEqual(['1', '2']);
+    log.closeFile();
+    expect(
+      fs
+        .readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual(['1']);
+  });
 });

@@ -11,6 +11,8 @@ export class RequestLog {
   private next = 0;
   private count = 0;
   private readonly subscribers = new Set<(e: RequestLogEntry) => void>();
+  /** Subscribers that also get the team's entries (other instances' requests, read from Redis: addFromTeam). */
+  private readonly teamSubscribers = new Set<(e: RequestLogEntry) => void>();
   private fd: number | null = null;
   private pending: string[] = [];
   private flushScheduled = false;
@@ -28,7 +30,20 @@ export class RequestLog {
     this.next = (this.next + 1) % this.capacity;
     if (this.count < this.capacity) this.count++;
     for (const fn of this.subscribers) fn(entry);
+    for (const fn of this.teamSubscribers) fn(entry);
     if (this.fd !== null) this.writeLine(entry);
+  }
+
+  /**
+   * An entry of another instance of the team (store "redis": main/store/team-log.ts): shown in the ring and given to
+   * the team's subscribers (the usage store, the admin log stream), never to the local ones (metrics, the publisher)
+   * nor to this instance's requests.jsonl. Already scrubbed by the instance that served it.
+   */
+  addFromTeam(entry: RequestLogEntry): void {
+    this.ring[this.next] = entry;
+    this.next = (this.next + 1) % this.capacity;
+    if (this.count < this.capacity) this.count++;
+    for (const fn of this.teamSubscribers) fn(entry);
   }
 
   /** The newest `n` entries, oldest first. */
@@ -41,13 +56,15 @@ export class RequestLog {
     return out;
   }
 
-  subscribe(fn: (e: RequestLogEntry) => void): () => void {
-    this.subscribers.add(fn);
-    return () => this.subscribers.delete(fn);
+  /** Every entry of this instance; with `scope` "team", the team's entries too (addFromTeam). */
+  subscribe(fn: (e: RequestLogEntry) => void, scope: 'local' | 'team' = 'local'): () => void {
+    const set = scope === 'team' ? this.teamSubscribers : this.subscribers;
+    set.add(fn);
+    return () => set.delete(fn);
   }
 
   get subscriberCount(): number {
-    return this.subscribers.size;
+    return this.subscribers.size + this.teamSubscribers.size;
   }
 
   /** Turns the JSONL file on or off (log_requests), with size-based rotation: file, file.1 ... file.<keep>. */

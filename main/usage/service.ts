@@ -49,7 +49,9 @@ export class UsageService implements PoolWatcher {
     const engine = o.engine;
     engine.budgets = this.budgets;
     engine.pool.watch(this);
-    this.unsubscribe = engine.requestLog.subscribe((e) => this.onEntry(e));
+    // The team's entries too: with store "redis", other instances' requests (main/store/team-log.ts) are counted here,
+    // so this instance's summaries, records and budgets are the team's.
+    this.unsubscribe = engine.requestLog.subscribe((e) => this.onEntry(e), 'team');
     services.set(engine, this);
   }
 
