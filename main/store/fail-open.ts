@@ -151,12 +151,16 @@ class FailOpenVideos implements VideoAffinity {
     private readonly local: VideoAffinity,
   ) {}
   async remember(taskId: string, provider: string, ttlMs: number): Promise<void> {
-    await this.local.remember(taskId, provider, ttlMs);
-    await either(
+    // The shared write is issued first, synchronously (either() calls remote() before its first await, and ioredis
+    // writes the command to its socket at once): the video create reply is written after it, so a poll through
+    // another instance, which can only come after that reply, finds the task.
+    const shared = either(
       this.conn,
       () => this.remote.remember(taskId, provider, ttlMs),
       () => undefined,
     );
+    await this.local.remember(taskId, provider, ttlMs);
+    await shared;
   }
   async get(taskId: string): Promise<string | null> {
     const remote = await either(
