@@ -22,6 +22,10 @@ export const REDIS_OPTIONS: RedisOptions = {
   retryStrategy: reconnectDelay,
   // A reconnect after a failover to a replica: reconnect on READONLY rather than failing every write.
   reconnectOnError: (err) => err.message.startsWith('READONLY'),
+  // Commands issued in the same tick (the admissions and settles of concurrent requests) go out in one write.
+  // A video task's SET is sent at once instead: it must be in Redis's socket before the create reply is written.
+  enableAutoPipelining: true,
+  autoPipeliningIgnoredCommands: ['set'],
 };
 
 export class RedisConnection {
