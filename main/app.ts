@@ -20,6 +20,7 @@ import { NOTIFICATION_DEFAULTS } from '../shared/usage.ts';
 import { Notifier } from './usage/notifier.ts';
 import { VERSION } from './version.ts';
 import { UsageService } from './usage/service.ts';
+import { closeGateway } from './gateway/gateway.ts';
 
 export type SwitchboardOptions = {
   configPath: string;
@@ -209,6 +210,7 @@ export class Switchboard {
     this.forgetApprovals?.();
     await this.orchestrator?.close();
     await this.listener?.close();
+    if (this.engine) await closeGateway(this.engine); // its shared store's Redis connections, in Redis mode
     await this.teamLog?.close();
     await this.usage?.close();
     await this.wal?.close();

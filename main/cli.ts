@@ -204,8 +204,8 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'config' && sub === 'restore') return configRestore(configPath, positionals[2]);
   if (command === 'keys' && (values.gateway || values.pat)) {
     const { gatewayKeysCommand } = await import('./gateway/cli.ts');
-    const r = await gatewayKeysCommand(path.dirname(configPath), sub, positionals[2], values).catch((err: Error) =>
-      fail(err.message, 2),
+    const r = await gatewayKeysCommand(path.dirname(configPath), sub, positionals[2], values, configPath).catch(
+      (err: Error) => fail(err.message, 2),
     );
     process.stdout.write(r.out);
     if (r.err) process.stderr.write(r.err);
