@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LimitInForce, LimitsStatus, ScopeLimits } from '../../shared/admin.ts';
-import { limitsInWords } from './limits-text.ts';
+import { limitsInWords, storeInWords } from './limits-text.ts';
 
 const unset = (field: string): LimitInForce => ({ value: 0, source: 'unset', field });
 const dflt = (value: number, field: string): LimitInForce => ({ value, source: 'gateway_default', field });
@@ -117,5 +117,20 @@ describe('limitsInWords', () => {
   it('a test-length window is named as such', () => {
     const w = limitsInWords(local({ window_ms: 1500, default: { ...noneLocal, rpm: set(3, 'limits.rpm') } }));
     expect(w.headline).toBe('Local mode: each app gets 3 requests per 1,500 ms (limits.rpm).');
+  });
+});
+
+describe('storeInWords', () => {
+  it('says nothing for the embedded store, and where Redis is and whether it is up', () => {
+    expect(storeInWords(undefined)).toBeNull();
+    expect(storeInWords({ kind: 'embedded', up: true, since: '2026-11-26T10:00:00.000Z' })).toBeNull();
+    const url = 'redis://:****@redis.internal:6379';
+    const up = storeInWords({ kind: 'redis', up: true, since: '2026-11-26T10:00:00.000Z', url });
+    expect(up).toMatchObject({ down: false });
+    expect(up!.text).toContain('Shared with the team through Redis (redis://:****@redis.internal:6379)');
+    const down = storeInWords({ kind: 'redis', up: false, since: '2026-11-26T10:05:00.000Z', url });
+    expect(down).toMatchObject({ down: true });
+    expect(down!.text).toContain('unreachable since 2026-11-26T10:05:00.000Z');
+    expect(down!.text).toContain('counted by this instance alone');
   });
 });

@@ -1,5 +1,5 @@
 // The limits in force, in words, from the admin status (README, "Limits"): the Settings page shows them.
-import type { LimitInForce, LimitsStatus, ScopeLimits } from '../../shared/admin.ts';
+import type { LimitInForce, LimitsStatus, ScopeLimits, StoreStatus } from '../../shared/admin.ts';
 
 type Name = 'rpm' | 'tpm' | 'concurrency';
 const NAMES: readonly Name[] = ['rpm', 'tpm', 'concurrency'];
@@ -62,4 +62,22 @@ export function limitsInWords(s: LimitsStatus): { headline: string; reason: stri
   }
   const lines = s.scopes.map((sc) => `${scopeName(sc.scope)}: ${valuesText(sc, s.window_ms) ?? 'no limits'}`);
   return { headline, reason, lines };
+}
+
+/**
+ * Where limits, keys, video tasks and breakers are kept (README, "Shared state"), in words; null for the embedded
+ * store (the default: nothing to say). `since` is shown as given (an ISO time), `now` only decides nothing here.
+ */
+export function storeInWords(store: StoreStatus | undefined): { text: string; down: boolean } | null {
+  if (!store || store.kind === 'embedded') return null;
+  const where = store.url ? ` (${store.url})` : '';
+  if (store.up)
+    return {
+      text: `Shared with the team through Redis${where}, connected since ${store.since}: limits, keys, video tasks and circuit breakers are the same on every instance.`,
+      down: false,
+    };
+  return {
+    text: `Redis${where} is unreachable since ${store.since}: requests keep flowing, with limits counted by this instance alone until it is back.`,
+    down: true,
+  };
 }

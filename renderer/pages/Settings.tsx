@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 import type { ConfigInput } from '../../shared/config.ts';
 import type { AgentKeyInfo } from '../../shared/ipc.ts';
 import { Checkbox, DangerButton, ErrorLine } from '../components/controls.tsx';
-import { limitsInWords } from '../components/limits-text.ts';
+import { limitsInWords, storeInWords } from '../components/limits-text.ts';
 import { Problems } from '../components/Problems.tsx';
 import { failureText } from '../store/config.ts';
 import { useApi, useApp } from '../store/react.ts';
@@ -42,6 +42,7 @@ export function SettingsPage() {
   const runningPort = useApp((s) => s.status?.listen_port);
   const limits = useApp((s) => s.status?.limits);
   const limitsText = limits ? limitsInWords(limits) : null;
+  const storeText = storeInWords(useApp((s) => s.status?.store));
 
   // Checks the typed port as the user types (debounced); the saved and the running port count as fine.
   useEffect(() => {
@@ -161,6 +162,11 @@ export function SettingsPage() {
             {limitsText.reason} Limits are set in config.json ("limits"); see the README, "Limits".
           </p>
         </div>
+      )}
+      {storeText && (
+        <p className={storeText.down ? 'error' : 'hint'} data-testid="store-status" role="status">
+          {storeText.text}
+        </p>
       )}
       <h3>Agent API keys</h3>
       <ul>
