@@ -56,9 +56,18 @@ function enumQuery(c: Context<Env>, name: string, values: readonly string[], pro
   return v;
 }
 
+/**
+ * The last frame made: every open stream is handed the same event in turn, so it is serialised (and encoded as
+ * UTF-8) once for all of them.
+ */
+let lastFramed: { e: StreamEvent; bytes: Buffer } | null = null;
+
 /** One event's frame: its id, its type as the SSE event name (EventSource.addEventListener(type)), its JSON. */
-function frame(e: StreamEvent): string {
-  return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+function frame(e: StreamEvent): Buffer {
+  if (lastFramed?.e === e) return lastFramed.bytes;
+  const bytes = Buffer.from(`id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+  lastFramed = { e, bytes };
+  return bytes;
 }
 
 /** The last frames of a stream whose key was revoked: a comment and an `error` event in the API's error body. */

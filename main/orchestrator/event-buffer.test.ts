@@ -52,4 +52,23 @@ describe('EventBuffer', () => {
     expect(commits).toBe(1);
     expect(() => buffer.add(delta('b'))).toThrow(failure);
   });
+
+  it("takeRest waits for the flush under way and hands back the deltas after it, for the task's end batch", async () => {
+    const wal = await openWal({ dir: dir() });
+    const store = new OrchestratorStore(wal, () => 1000);
+    await store.load();
+    const buffer = new EventBuffer(store, 50);
+    buffer.add(delta('a')); // the first delta after a pause: flushed at once (next turn)
+    await new Promise((r) => setImmediate(r));
+    buffer.add(delta('b')); // while that flush is on its way
+    buffer.add(delta('c'));
+    const rest = await buffer.takeRest();
+    expect(rest.map((e) => (e as { content?: string }).content)).toEqual(['b', 'c']);
+    expect(store.events.map((e) => (e as { content?: string }).content)).toEqual(['a']); // durable before takeRest ends
+    await store.commit(store.eventBatch(rest));
+    await new Promise((r) => setTimeout(r, 80)); // no timer left behind to flush them twice
+    expect(store.events.map((e) => (e as { content?: string }).content)).toEqual(['a', 'b', 'c']);
+    await buffer.drain();
+    await wal.close();
+  });
 });

@@ -10,7 +10,7 @@ import { ApprovalService } from './approvals.ts';
 import { EventBuffer } from './event-buffer.ts';
 import type { McpManager } from './mcp/manager.ts';
 import { runAgentLoop, type ExtraTool } from './runner.ts';
-import type { NewEvent, OrchestratorRecord, OrchestratorStore } from './store.ts';
+import { isoNow, type NewEvent, type OrchestratorRecord, type OrchestratorStore } from './store.ts';
 import type { LoopState } from './tool-calls.ts';
 import { workspaceFor } from './tools/registry.ts';
 
@@ -23,7 +23,8 @@ export type TaskDeps = {
 };
 export type EventPart = Pick<AgentEvent, 'type'> & Partial<AgentEvent>;
 
-type Running = { controller: AbortController; done: Promise<void> };
+/** done: the task's end is durable (or it failed); release: frees its worker's slot (see execute). */
+type Running = { controller: AbortController; done: Promise<void>; release: () => void };
 
 const ACTIVE = new Set(['queued', 'running']);
 
@@ -77,7 +78,11 @@ export class TaskExecutor {
     this.tools.set(taskId, tools);
   }
 
-  /** Runs a queued task to its end in the caller's worker slot. */
+  /**
+   * Runs a queued task to its end in the caller's worker slot. The slot is free (the promise resolves) once the task's
+   * end record is handed to the WAL: its fsync (and with it the end's being visible: the store applies a record only
+   * once durable) overlaps the next task's start instead of holding a worker idle.
+   */
   execute(id: string): Promise<void> {
     const t0 = this.store.tasks.get(id);
     if (!t0 || this.closed) return Promise.resolve();
@@ -88,12 +93,15 @@ export class TaskExecutor {
     // The deadline counts from now, when a worker takes the task (time in the queue is not the task's).
     const s = t0.timeout_s;
     const deadline = s ? setTimeout(() => controller.abort(new TaskTimeout(s)), s * 1000) : undefined;
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
     const done = this.executeRunning(t0, controller.signal, resume).finally(() => {
       clearTimeout(deadline);
       this.running.delete(id);
+      release();
     });
-    this.running.set(id, { controller, done });
-    return done;
+    this.running.set(id, { controller, done, release });
+    return released;
   }
 
   /** Stops a running task: its end, or undefined when no worker holds it. */
@@ -128,26 +136,37 @@ export class TaskExecutor {
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
-  /** The task's end: task record, its event and the agent's status (and `extra`), in one durable batch. */
-  async finish(t: Task, patch: Partial<Task>, event: EventPart, extra: OrchestratorRecord[] = []): Promise<void> {
+  /**
+   * The task's end: task record, its event and the agent's status (and `extra`), in one durable batch; `before`
+   * goes first in it (the task's last output deltas).
+   */
+  async finish(
+    t: Task,
+    patch: Partial<Task>,
+    event: EventPart,
+    extra: OrchestratorRecord[] = [],
+    before: OrchestratorRecord[] = [],
+  ): Promise<void> {
     const current = this.store.tasks.get(t.task_id) ?? t;
-    const done: Task = { ...current, ...patch, finished_at: new Date().toISOString() };
+    const done: Task = { ...current, ...patch, finished_at: isoNow() };
     const agent = this.store.agents.get(t.agent_id);
     const records: OrchestratorRecord[] = [
+      ...before,
       { type: 'task.put', data: done } as const,
       this.eventRecord(done, event.type === 'completed' ? { ...event, task_id: t.task_id } : event),
       ...extra,
     ];
     // completed → the agent is "completed"; failed or stopped → back to "idle". Either may run again (after the
     // window). An agent running other tasks too (workflows and swarms may share it) stays running until the last ends.
-    const others = [...this.store.tasks.values()].some(
-      (x) => x.agent_id === t.agent_id && x.task_id !== t.task_id && isActive(x),
-    );
+    const active = this.store.activeOfAgent(t.agent_id);
+    const others = active.size > (active.has(t.task_id) ? 1 : 0);
     if (agent && !others) {
       const status = done.status === 'completed' ? 'completed' : 'idle';
       records.push({ type: 'agent.put', data: { ...agent, status } } as never);
     }
-    await this.store.commit(...records);
+    const durable = this.store.commit(...records);
+    this.running.get(t.task_id)?.release(); // the end is on its way to the disk: the worker may take the next task
+    await durable;
     this.tools.delete(t.task_id);
     const waiters = this.waiters.get(t.task_id);
     this.waiters.delete(t.task_id);
@@ -175,9 +194,24 @@ export class TaskExecutor {
     // Output and thinking deltas are coalesced into few WAL records (event_flush_ms; 0: one record per delta).
     const buffer = cfg.event_flush_ms > 0 ? new EventBuffer(this.store, cfg.event_flush_ms) : null;
     let streamed = ''; // the output so far: a stopped task keeps it as its result
+    // The last model call's iterations and usage: written with the task's next record (an event, an approval, its
+    // end) rather than in a batch of their own, so a task whose first answer is final writes them with its end.
+    let progressed: Pick<Task, 'iterations' | 'usage'> | null = null;
+    const progressRecords = (): OrchestratorRecord[] => {
+      if (!progressed) return [];
+      const cur = this.store.tasks.get(t0.task_id) as Task;
+      const record = { type: 'task.put', data: { ...cur, ...progressed } } as const;
+      progressed = null;
+      return [record];
+    };
+    const progressPatch = (): Partial<Task> => {
+      const patch = progressed ?? {};
+      progressed = null;
+      return patch;
+    };
     try {
       // A task resumed after a restart (it was waiting for approval) is running already.
-      const started: Task = resume ? t0 : { ...t0, status: 'running', started_at: new Date().toISOString() };
+      const started: Task = resume ? t0 : { ...t0, status: 'running', started_at: isoNow() };
       if (!resume) await this.store.commit({ type: 'task.put', data: started });
       const agent = this.store.agents.get(t0.agent_id);
       if (!agent) throw new Error('the agent was deleted');
@@ -190,12 +224,10 @@ export class TaskExecutor {
           if (e.type === 'output' && e.content) streamed += e.content;
           if (buffer && (e.type === 'output' || e.type === 'thinking')) return buffer.add(this.eventOf(started, e));
           await buffer?.drain();
-          await this.store.commit(this.eventRecord(started, e));
+          await this.store.commit(...progressRecords(), this.eventRecord(started, e));
         },
         progress: async (iterations, usage) => {
-          await buffer?.drain();
-          const cur = this.store.tasks.get(t0.task_id) as Task;
-          await this.store.commit({ type: 'task.put', data: { ...cur, iterations, usage: { ...usage } } });
+          progressed = { iterations, usage: { ...usage } };
         },
         tool: { workspace: workspaceFor(workspaceRoot, agent.id), httpGet: cfg.http_get },
         extraTools: this.tools.get(t0.task_id),
@@ -204,27 +236,32 @@ export class TaskExecutor {
         approvals: cfg.approvals,
         approve: async (call, state) => {
           await buffer?.drain(); // the deltas before the call stay before its approval_required event
+          const progress = progressRecords();
+          if (progress.length) await this.store.commit(...progress);
           return this.approvals.request(started, call, state, signal);
         },
         ...(resume ? { resume } : {}),
       });
       signal.throwIfAborted();
-      await buffer?.drain();
+      // The deltas not yet flushed go first in the end's own batch.
+      const rest = buffer ? await buffer.takeRest() : [];
+      const before = rest.length ? [this.store.eventBatch(rest)] : [];
       const { result, stop_reason, turn, error } = outcome;
       if (stop_reason === 'invalid_output') {
-        const patch = { status: 'failed', result, error: error ?? null, stop_reason } as const;
-        await this.finish(t0, patch, { type: 'failed', error: error ?? 'invalid output' });
+        const patch = { ...progressPatch(), status: 'failed', result, error: error ?? null, stop_reason } as const;
+        await this.finish(t0, patch, { type: 'failed', error: error ?? 'invalid output' }, [], before);
         return;
       }
       // A completed run of a thread adds its messages to the thread's history, in the task's end record's batch.
       const task_id = t0.task_id;
       const messages = turn.map((m) => ({ ...m, task_id }) as ThreadMessage);
-      const at = new Date().toISOString();
+      const at = isoNow();
       const extra: OrchestratorRecord[] =
         t0.thread_id && thread
           ? [{ type: 'thread.turn', data: { thread_id: t0.thread_id, task_id, messages, at } }]
           : [];
-      await this.finish(t0, { status: 'completed', result, stop_reason }, { type: 'completed' }, extra);
+      const patch = { ...progressPatch(), status: 'completed', result, stop_reason } as const;
+      await this.finish(t0, patch, { type: 'completed' }, extra, before);
     } catch (err) {
       await buffer?.drain().catch(() => undefined);
       try {
@@ -232,11 +269,18 @@ export class TaskExecutor {
           const timeout = signal.reason instanceof TaskTimeout ? signal.reason : null;
           const error = timeout ? timeout.message : 'stopped by request';
           const stop_reason = timeout ? 'timeout' : 'stopped';
-          const patch = { status: 'stopped', error, stop_reason, result: streamed || null } as const;
+          const patch = {
+            ...progressPatch(),
+            status: 'stopped',
+            error,
+            stop_reason,
+            result: streamed || null,
+          } as const;
           await this.finish(t0, patch, timeout ? { type: 'stopped', error } : { type: 'stopped' });
         } else if (!this.closed) {
           const error = redact((err as Error)?.message ?? String(err)); // a model call's error may quote a provider
-          await this.finish(t0, { status: 'failed', error, stop_reason: 'error' }, { type: 'failed', error });
+          const patch = { ...progressPatch(), status: 'failed', error, stop_reason: 'error' } as const;
+          await this.finish(t0, patch, { type: 'failed', error });
         }
       } catch {
         // The WAL refused the end record: the task stays "running" until a restart marks it failed (interrupted).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Agent, Swarm, SwarmTask, Thread, Workflow, WorkflowRun } from '../../shared/orchestrator.ts';
+import type { Agent, Swarm, SwarmTask, Task, Thread, Workflow, WorkflowRun } from '../../shared/orchestrator.ts';
 import { useTempDir } from '../../test/support/wal/temp-dir.ts';
 import { openWal, type WalLog } from '../wal/index.ts';
 import { OrchestratorStore } from './store.ts';
@@ -181,6 +181,72 @@ describe('OrchestratorStore', () => {
       [5, 'e'],
     ]);
     expect(s2.nextEventId).toBe(6);
+    await again.close();
+  });
+
+  it('keeps the last `retention` events, in order, through many more events than that, and after a restart', async () => {
+    const { wal, store: s1 } = await openStore(7);
+    const ev = (i: number) =>
+      s1.event({ type: 'output', task_id: 'tsk_1', agent_id: 'a', tenant: 't', workflow_id: null, content: `${i}` });
+    for (let i = 0; i < 50; i++) {
+      await s1.commit(ev(i), ev(i), ev(i));
+      const ids = s1.events.map((e) => e.id);
+      expect(ids).toEqual(Array.from({ length: Math.min(7, 3 * (i + 1)) }, (_, k) => 3 * (i + 1) - ids.length + 1 + k));
+    }
+    await s1.commit(ev(50)); // read nothing since: the history is still cut to 7 when a snapshot takes it
+    await wal.compact();
+    await s1.commit(ev(51));
+    await wal.close();
+    const { wal: again, store: s2 } = await openStore(7);
+    expect(s2.events.map((e) => e.id)).toEqual([146, 147, 148, 149, 150, 151, 152]);
+    await again.close();
+  });
+
+  it("knows each agent's and thread's unfinished tasks (queued or running), also after a restart", async () => {
+    const { wal, store: s1 } = await openStore(10);
+    const task = (id: string, agentId: string, status: Task['status'], thread_id?: string): Task => ({
+      task_id: id,
+      agent_id: agentId,
+      tenant: 't',
+      status,
+      message: 'm',
+      context: {},
+      result: null,
+      error: null,
+      stop_reason: null,
+      iterations: 0,
+      usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+      created_at: '2026-01-01T00:00:00.000Z',
+      started_at: null,
+      finished_at: null,
+      ...(thread_id ? { thread_id } : {}),
+    });
+    await s1.commit(
+      { type: 'task.put', data: task('tsk_1', 'agt_1', 'queued', 'thr_1') },
+      { type: 'task.put', data: task('tsk_2', 'agt_1', 'queued') },
+      { type: 'task.put', data: task('tsk_3', 'agt_2', 'completed', 'thr_2') },
+    );
+    expect([...s1.activeOfAgent('agt_1')]).toEqual(['tsk_1', 'tsk_2']);
+    expect([...s1.activeOfAgent('agt_2')]).toEqual([]);
+    expect([...s1.activeOfThread('thr_1')]).toEqual(['tsk_1']);
+    await s1.commit({ type: 'task.put', data: task('tsk_1', 'agt_1', 'running', 'thr_1') });
+    await wal.compact();
+    await s1.commit(
+      { type: 'task.put', data: task('tsk_2', 'agt_1', 'failed') },
+      { type: 'task.put', data: task('tsk_4', 'agt_2', 'queued', 'thr_2') },
+    );
+    expect([...s1.activeOfAgent('agt_1')]).toEqual(['tsk_1']);
+    await wal.close();
+
+    const { wal: again, store: s2 } = await openStore(10);
+    expect([...s2.activeOfAgent('agt_1')]).toEqual(['tsk_1']);
+    expect([...s2.activeOfThread('thr_1')]).toEqual(['tsk_1']);
+    expect([...s2.activeOfThread('thr_2')]).toEqual(['tsk_4']);
+    await s2.commit({ type: 'task.put', data: task('tsk_1', 'agt_1', 'stopped', 'thr_1') });
+    await s2.commit({ type: 'task.deleted', data: { id: 'tsk_4' } });
+    expect([...s2.activeOfAgent('agt_1')]).toEqual([]);
+    expect([...s2.activeOfAgent('agt_2')]).toEqual([]);
+    expect([...s2.activeOfThread('thr_2')]).toEqual([]);
     await again.close();
   });
 });

@@ -64,9 +64,13 @@ export class OrchestratorStore {
   readonly approvals = new Map<string, StoredApproval>();
   /** Callers waiting for a task, run or swarm task to end: told of every record applied (by its id). */
   readonly waits = new Waits();
-  /** The event history, oldest first, at most `retention` long. */
-  events: StreamEvent[] = [];
+  /** The event history from `head` on (what lies before it is past retention, cut off in blocks: see addEvent). */
+  private history: StreamEvent[] = [];
+  private head = 0;
   nextEventId = 1;
+  /** Tasks not yet ended (queued or running), by agent and by thread: asked at every run and every task's end. */
+  private readonly activeByAgent = new Map<string, Set<string>>();
+  private readonly activeByThread = new Map<string, Set<string>>();
   private appliedSeq = 0;
   private readonly listeners = new Set<(e: StreamEvent) => void>();
   private readonly enders = new Map<(e: StreamEvent) => void, () => void>();
@@ -84,14 +88,15 @@ export class OrchestratorStore {
     if (snap) {
       const d = snap.data as SnapshotData;
       for (const a of d.agents) this.agents.set(a.id, a);
-      for (const t of d.tasks) this.tasks.set(t.task_id, t);
+      for (const t of d.tasks) this.putTask(t);
       for (const w of d.workflows ?? []) this.workflows.set(w.id, w);
       for (const r of d.runs ?? []) this.runs.set(r.run_id, r);
       for (const w of d.swarms ?? []) this.swarms.set(w.id, w);
       for (const t of d.swarmTasks ?? []) this.swarmTasks.set(t.id, t);
       for (const t of d.threads ?? []) this.threads.set(t.id, t);
       for (const a of d.approvals ?? []) this.approvals.set(approvalKey(a.task_id, a.call_id), a);
-      this.events = d.events;
+      this.history = d.events;
+      this.head = 0;
       this.nextEventId = d.nextEventId;
       this.appliedSeq = snap.seq;
     }
@@ -119,7 +124,7 @@ export class OrchestratorStore {
   }
 
   private withId(e: NewEvent): StreamEvent {
-    return { id: this.nextEventId++, time: new Date().toISOString(), ...e } as StreamEvent;
+    return { id: this.nextEventId++, time: e.time ?? isoNow(), ...e } as StreamEvent;
   }
 
   /** `onEnd` is called when the service shuts down (the SSE response ends so the server can close at once). */
@@ -150,12 +155,15 @@ export class OrchestratorStore {
         this.agents.delete(r.data.id);
         break;
       case 'task.put':
-        this.tasks.set(r.data.task_id, r.data);
+        this.putTask(r.data);
         if (live) this.waits.changed(r.data.task_id);
         break;
-      case 'task.deleted':
+      case 'task.deleted': {
+        const t = this.tasks.get(r.data.id);
+        if (t) this.unindex(t);
         this.tasks.delete(r.data.id);
         break;
+      }
       case 'thread.put':
         this.threads.set(r.data.id, r.data);
         break;
@@ -209,11 +217,49 @@ export class OrchestratorStore {
     }
   }
 
+  /** The event history, oldest first, at most `retention` long. */
+  get events(): StreamEvent[] {
+    if (this.head > 0) {
+      this.history = this.history.slice(this.head);
+      this.head = 0;
+    }
+    return this.history;
+  }
+
+  /** The task's ids of the tasks of an agent (or thread) that have not ended; empty when none. */
+  activeOfAgent(agentId: string): ReadonlySet<string> {
+    return this.activeByAgent.get(agentId) ?? NONE;
+  }
+
+  activeOfThread(threadId: string): ReadonlySet<string> {
+    return this.activeByThread.get(threadId) ?? NONE;
+  }
+
+  private putTask(t: Task): void {
+    const before = this.tasks.get(t.task_id);
+    if (before) this.unindex(before);
+    this.tasks.set(t.task_id, t);
+    if (t.status !== 'queued' && t.status !== 'running') return;
+    add(this.activeByAgent, t.agent_id, t.task_id);
+    if (t.thread_id) add(this.activeByThread, t.thread_id, t.task_id);
+  }
+
+  private unindex(t: Task): void {
+    remove(this.activeByAgent, t.agent_id, t.task_id);
+    if (t.thread_id) remove(this.activeByThread, t.thread_id, t.task_id);
+  }
+
   private addEvent(e: StreamEvent, live: boolean): void {
-    this.events.push(e);
+    this.history.push(e);
     this.nextEventId = Math.max(this.nextEventId, e.id + 1);
-    const over = this.events.length - this.retention();
-    if (over > 0) this.events.splice(0, over);
+    // Past retention, the oldest events are cut off by moving `head` (O(1)); the array itself is cut once the part
+    // before `head` is as long as what is kept (amortised O(1) per event rather than a splice of the whole history).
+    const over = this.history.length - this.head - this.retention();
+    if (over > 0) this.head += over;
+    if (this.head > 0 && this.head >= this.history.length - this.head) {
+      this.history = this.history.slice(this.head);
+      this.head = 0;
+    }
     if (live) for (const fn of this.listeners) fn(e);
   }
 
@@ -231,4 +277,30 @@ export class OrchestratorStore {
       approvals: [...this.approvals.values()],
     };
   }
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+let isoMs = -1;
+let isoText = '';
+/** new Date().toISOString(), made once per millisecond: a task's events and records ask for it several times. */
+export function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== isoMs) {
+    isoMs = ms;
+    isoText = new Date(ms).toISOString();
+  }
+  return isoText;
+}
+
+function add(index: Map<string, Set<string>>, key: string, id: string): void {
+  const set = index.get(key);
+  if (set) set.add(id);
+  else index.set(key, new Set([id]));
+}
+
+function remove(index: Map<string, Set<string>>, key: string, id: string): void {
+  const set = index.get(key);
+  if (!set?.delete(id)) return;
+  if (set.size === 0) index.delete(key);
 }

@@ -124,12 +124,18 @@ export class TaskService implements TaskHost {
   }
 
   activeTaskOf(agentId: string): Task | undefined {
-    for (const t of this.store.tasks.values()) if (t.agent_id === agentId && isActive(t)) return t;
-    return undefined;
+    return this.oldest(this.store.activeOfAgent(agentId));
   }
 
   activeTaskOfThread(threadId: string): Task | undefined {
-    for (const t of this.store.tasks.values()) if (t.thread_id === threadId && isActive(t)) return t;
+    return this.oldest(this.store.activeOfThread(threadId));
+  }
+
+  /** The first of the tasks in the store's order (as the scan of every task found it). */
+  private oldest(ids: ReadonlySet<string>): Task | undefined {
+    if (ids.size === 0) return undefined;
+    if (ids.size === 1) for (const id of ids) return this.store.tasks.get(id);
+    for (const t of this.store.tasks.values()) if (ids.has(t.task_id)) return t;
     return undefined;
   }
 

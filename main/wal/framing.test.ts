@@ -5,6 +5,7 @@ import {
   encodeRecord,
   findNextFrame,
   HEADER_BYTES,
+  headerCrc,
   maskCrc,
   prepareFrame,
   readFrameAt,
@@ -15,6 +16,18 @@ describe('framing', () => {
   it('uses CRC-32C (Castagnoli) from @node-rs/crc32', () => {
     expect(crc32c(Buffer.from('123456789'))).toBe(0xe3069283); // the standard check value
     expect(maskCrc(0)).toBe(0xa282ead8);
+  });
+
+  it("computes a header's CRC in JS exactly as the native crc32c does, so logs written before still read", () => {
+    const buf = Buffer.alloc(HEADER_BYTES + 40);
+    for (let round = 0; round < 500; round++) {
+      for (let i = 0; i < buf.length; i++) buf[i] = Math.floor(Math.random() * 256);
+      const at = round % 9;
+      expect(headerCrc(buf, at)).toBe(maskCrc(crc32c(buf.subarray(at + 8, at + HEADER_BYTES))));
+    }
+    const text = Buffer.alloc(HEADER_BYTES);
+    text.write('123456789', 8, 'latin1'); // the check value again, on bytes 8..16 followed by zeros
+    expect(headerCrc(text, 0)).toBe(maskCrc(crc32c(text.subarray(8))));
   });
 
   it('round-trips numeric and named types with bytes, text and JSON data', () => {
