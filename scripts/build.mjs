@@ -9,7 +9,18 @@
 //   preload  preload/preload.ts → dist/preload/preload.cjs (a sandboxed preload must be CommonJS).
 // Usage: node scripts/build.mjs [--if-stale] [--runtime-only]
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,7 +40,10 @@ export const EXTERNAL = [
 
 /** The sources each part is built from; a part is stale when one of them is newer than its stamp. */
 export const PARTS = {
-  runtime: { sources: ['main', 'shared', 'package.json', 'package-lock.json'], stamp: 'dist/.runtime-stamp' },
+  runtime: {
+    sources: ['main', 'shared', 'package.json', 'package-lock.json', 'scripts/build.mjs', 'scripts/cli-loader.mjs'],
+    stamp: 'dist/.runtime-stamp',
+  },
   ui: { sources: ['renderer', 'shared', 'vite.config.ts', 'package-lock.json'], stamp: 'dist/.ui-stamp' },
   preload: { sources: ['preload', 'shared'], stamp: 'dist/.preload-stamp' },
 };
@@ -68,32 +82,71 @@ function stampPart(part) {
   writeFileSync(file, `${new Date().toISOString()}\n`);
 }
 
+/** Packages the CLI bundle leaves to node_modules too: used only by commands or features that load them on first
+ * use (MCP servers, Connect's editors, JWTs, WebSockets, the Redis store), so a start never parses them. */
+export const CLI_EXTERNAL = [
+  ...EXTERNAL,
+  '@modelcontextprotocol/sdk',
+  'yaml',
+  'smol-toml',
+  'jsonc-parser',
+  'jose',
+  'ws',
+  'ioredis',
+];
+
+/** undici's index (fetch, for http_get and the port-conflict check) stays in node_modules; the Agent the proxy takes
+ * from its own module (main/proxy/undici-agent.ts) is bundled. */
+const undiciIndexExternal = {
+  name: 'undici-index-external',
+  setup(b) {
+    b.onResolve({ filter: /^undici$/ }, () => ({ path: 'undici', external: true }));
+  },
+};
+
 async function buildRuntime(outdir = 'dist') {
   const esbuild = await import('esbuild');
   // Built beside, then swapped in with renames: a process starting meanwhile sees the old build or the new one,
   // never half of each (benches and `switchboard` may rebuild while another process runs dist/).
   const staging = path.join(outdir, `.build-${process.pid}`);
-  await esbuild.build({
+  const common = {
     absWorkingDir: ROOT,
-    entryPoints: ['main/cli.ts', 'main/electron/main.ts'],
-    outbase: '.',
-    outdir: staging,
-    entryNames: '[dir]/[name]',
-    chunkNames: 'main/chunks/[name]-[hash]',
     bundle: true,
-    splitting: true,
-    format: 'esm',
     platform: 'node',
     target: 'node20',
     // jsonc-parser's "main" is a UMD build whose require() calls esbuild cannot follow; its ESM build can be.
     mainFields: ['module', 'main'],
+    legalComments: 'none',
+    logLevel: 'warning',
+  };
+  // The CLI (switchboard serve and the commands): one CommonJS file run through a V8 code cache (scripts/cli-loader.mjs
+  // becomes dist/main/cli.js). Modules loaded on first use are in it but run (and are compiled) only when used.
+  await esbuild.build({
+    ...common,
+    entryPoints: ['main/cli.ts'],
+    outfile: path.join(staging, 'main/cli.cjs'),
+    format: 'cjs',
+    external: CLI_EXTERNAL,
+    plugins: [undiciIndexExternal],
+    define: { 'import.meta.url': '__sbImportMetaUrl' },
+    banner: { js: "const __sbImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  });
+  copyFileSync(path.join(ROOT, 'scripts/cli-loader.mjs'), path.join(ROOT, staging, 'main/cli.js'));
+  // The desktop app's main process: ES modules with code splitting (what it does not use stays in chunks).
+  await esbuild.build({
+    ...common,
+    entryPoints: ['main/electron/main.ts'],
+    outbase: '.',
+    outdir: staging,
+    entryNames: '[dir]/[name]',
+    chunkNames: 'main/chunks/[name]-[hash]',
+    splitting: true,
+    format: 'esm',
     external: EXTERNAL,
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
     banner: {
       js: "import { createRequire as __sbCreateRequire } from 'node:module';\nconst require = __sbCreateRequire(import.meta.url);",
     },
-    legalComments: 'none',
-    logLevel: 'warning',
   });
   const target = path.join(ROOT, outdir, 'main');
   const old = path.join(ROOT, outdir, `.old-${process.pid}`);
@@ -101,6 +154,27 @@ async function buildRuntime(outdir = 'dist') {
   renameSync(path.join(ROOT, staging, 'main'), target);
   rmSync(path.join(ROOT, staging), { recursive: true, force: true });
   rmSync(old, { recursive: true, force: true });
+  warmCodeCache(path.join(target, 'cli.js'));
+}
+
+/** Starts `serve` once on a throwaway config and port so the loader writes the V8 code cache of a start. */
+function warmCodeCache(cli) {
+  const home = mkdtempSync(path.join(os.tmpdir(), 'switchboard-warm-'));
+  try {
+    const config = path.join(home, 'config.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ providers: [], routing: { rules: [] }, health_check: { interval_ms: 0, timeout_ms: 5000 } }),
+    );
+    spawnSync(process.execPath, [cli, 'serve', '--config', config, '--port', '0', '--host', '127.0.0.1'], {
+      cwd: home,
+      env: { ...process.env, SWITCHBOARD_CODE_CACHE: 'warm', XDG_CONFIG_HOME: home, SWITCHBOARD_LOG_LEVEL: 'error' },
+      stdio: 'ignore',
+      timeout: 20_000,
+    });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 function run(cmd, args) {

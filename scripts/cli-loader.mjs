@@ -1,0 +1,61 @@
+// dist/main/cli.js (copied here by scripts/build.mjs): runs the CLI bundle (cli.cjs, one CommonJS file) with a V8
+// code cache beside it, so a start does not parse and compile ~3 MB of JavaScript again (about 100 ms of CPU per
+// start on these machines; see docs/PERFORMANCE.md). The cache is named after the bundle's size and mtime, so a
+// rebuilt bundle never meets an old cache (V8 itself only checks the source's length); V8 rejects a cache made by
+// another Node version or with other flags, and the bundle is then compiled as usual. A missing or rejected cache is
+// written two seconds after start (what start-up compiled by then), atomically, when the folder is writable.
+// SWITCHBOARD_CODE_CACHE=warm writes it as soon as the start is done and exits (the build does this once);
+// SWITCHBOARD_CODE_CACHE=off runs without it.
+import fs from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import vm from 'node:vm';
+
+const bundle = fileURLToPath(new URL('./cli.cjs', import.meta.url));
+const dir = path.dirname(bundle);
+const mode = process.env.SWITCHBOARD_CODE_CACHE ?? 'on';
+const source = fs.readFileSync(bundle, 'utf8');
+const st = fs.statSync(bundle);
+const cacheName = `cli.cjs.${st.size}-${Math.round(st.mtimeMs)}.cache`;
+const cacheFile = path.join(dir, cacheName);
+let cachedData;
+if (mode !== 'off') {
+  try {
+    cachedData = fs.readFileSync(cacheFile);
+  } catch {
+    // none yet
+  }
+}
+const script = new vm.Script(Module.wrap(source), {
+  filename: bundle,
+  cachedData,
+  importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+});
+const fresh = cachedData === undefined || script.cachedDataRejected === true;
+cachedData = undefined; // the buffer is V8's now (or unused): not held by this module
+const cli = new Module(bundle);
+cli.filename = bundle;
+cli.paths = Module._nodeModulePaths(dir);
+script.runInThisContext().call(cli.exports, cli.exports, createRequire(bundle), cli, bundle, dir);
+
+function writeCache() {
+  try {
+    const tmp = `${cacheFile}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, script.createCachedData());
+    fs.renameSync(tmp, cacheFile);
+    for (const f of fs.readdirSync(dir))
+      if (f.startsWith('cli.cjs.') && f.endsWith('.cache') && f !== cacheName)
+        fs.rmSync(path.join(dir, f), { force: true });
+  } catch {
+    // a read-only install: it runs without a cache
+  }
+}
+if (mode === 'warm') {
+  setTimeout(() => {
+    writeCache();
+    process.exit(0);
+  }, 1500);
+} else if (mode !== 'off' && fresh) {
+  setTimeout(writeCache, 2000).unref();
+}
