@@ -93,7 +93,7 @@ export async function main(overrides: Partial<StartupBenchOptions> = {}) {
     const table = [
       '## Start-up: spawn to the first answered request',
       '',
-      `Each process spawned as a user starts it (\`npm run serve\`: node dist/main/cli.js; the floor compiled the same ` +
+      `Each process spawned as a user starts it (\`npm run serve\`: node dist/main/cli.js, the CLI bundle through its V8 code cache; the floor compiled the same ` +
         `way), a 1 KB chat request sent once it prints its address; ${opts.runs} interleaved runs (medians); ` +
         `${os.cpus().length} cores, Node ${process.versions.node}, load average ${load.map((l) => l.toFixed(1)).join(' → ')}.`,
       '',
