@@ -2,7 +2,9 @@
 // reference measured in the same run, the raw node:http floor: the idle process's RSS and open file descriptors,
 // the peak RSS while the streams are held, and RSS and descriptors after release, as ratios to the idle figures.
 // Every stream must end with its [DONE]; descriptors must come back to the idle count (no leaked sockets).
-// Run: node --import tsx bench/soak.ts [--streams 1000] [--hold 30]   (or npm run bench, which runs every bench)
+// Both run compiled JavaScript (bench/processes.ts nodeArgs). Issue 17's targets for Switchboard: peak ≤ 150 MiB while
+// the 1,000 streams are held, and RSS back within 10 % of idle after release; returned as `targets` (bench/targets.ts).
+// Run: node --import tsx bench/soak.ts [--streams 1000] [--hold 30]   (or npm run bench -- soak)
 import { readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -14,7 +16,8 @@ import { parseArgs } from 'node:util';
 import { makeTempDir } from '../test/support/temp.ts';
 import type { MockBehavior } from '../test/support/mock-provider.ts';
 import type { MockServerMessage } from './mock-server.ts';
-import { startChild, type BenchChild } from './processes.ts';
+import { nodeArgs, startChild, type BenchChild } from './processes.ts';
+import { check, type TargetCheck } from './targets.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -49,7 +52,10 @@ export type SoakTarget = {
 export type SoakResult = {
   name: 'soak';
   options: SoakOptions;
-  targets: SoakTarget[];
+  /** What was measured of each side: Switchboard, then the floor. */
+  measured: SoakTarget[];
+  /** Issue 17's soak targets for Switchboard, each with its bound and whether it holds. */
+  targets: TargetCheck[];
   pass: boolean | null;
   skipped?: string;
   table: string;
@@ -218,6 +224,32 @@ function render(targets: SoakTarget[], opts: SoakOptions): string {
   return lines.join('\n');
 }
 
+/** Issue 17: 1,000 concurrent streams held in at most this much resident memory… */
+export const PEAK_MIB = 150;
+/** …and back within 10 % of the idle figure after release. */
+export const AFTER_RATIO = 1.1;
+
+/** Issue 17's two soak targets, for Switchboard. */
+export function soakTargets(t: SoakTarget, opts: SoakOptions): TargetCheck[] {
+  const after = t.after.rssMiB / t.idle.rssMiB;
+  return [
+    check(
+      `peak RSS with ${opts.streams.toLocaleString('en-US')} concurrent streams`,
+      `≤ ${PEAK_MIB} MiB`,
+      `${t.peakRssMiB.toFixed(0)} MiB (idle ${t.idle.rssMiB.toFixed(0)} MiB)`,
+      null,
+      t.completed === opts.streams && t.peakRssMiB <= PEAK_MIB,
+    ),
+    check(
+      'RSS after the streams are released',
+      `≤ ${AFTER_RATIO}× idle`,
+      `${t.after.rssMiB.toFixed(0)} MiB vs ${t.idle.rssMiB.toFixed(0)} MiB idle (${ratio(t.after.rssMiB, t.idle.rssMiB)})`,
+      null,
+      after <= AFTER_RATIO,
+    ),
+  ];
+}
+
 function checks(t: SoakTarget, opts: SoakOptions) {
   return [
     { name: 'streams completed', limit: `${opts.streams}`, measured: `${t.completed}`, pass: t.failed === 0 },
@@ -228,10 +260,16 @@ function checks(t: SoakTarget, opts: SoakOptions) {
       pass: t.after.fds <= t.idle.fds + FD_SLACK,
     },
     {
+      name: 'peak RSS while held',
+      limit: `≤ ${PEAK_MIB} MiB`,
+      measured: `${t.peakRssMiB.toFixed(0)} MiB`,
+      pass: t.peakRssMiB <= PEAK_MIB,
+    },
+    {
       name: 'RSS after release',
-      limit: '≤ 1.5× idle',
+      limit: `≤ ${AFTER_RATIO}× idle`,
       measured: ratio(t.after.rssMiB, t.idle.rssMiB),
-      pass: t.after.rssMiB <= 1.5 * t.idle.rssMiB,
+      pass: t.after.rssMiB <= AFTER_RATIO * t.idle.rssMiB,
     },
   ];
 }
@@ -251,7 +289,15 @@ export async function main(overrides: Partial<SoakOptions> = {}): Promise<SoakRe
   const opts: SoakOptions = { ...DEFAULT_SOAK, ...overrides };
   if (process.platform !== 'linux') {
     const skipped = 'it reads RSS and descriptors from /proc (Linux only).';
-    return { name: 'soak', options: opts, targets: [], pass: null, skipped, table: `## Soak\n\nNot run: ${skipped}\n` };
+    return {
+      name: 'soak',
+      options: opts,
+      measured: [],
+      targets: [],
+      pass: null,
+      skipped,
+      table: `## Soak\n\nNot run: ${skipped}\n`,
+    };
   }
   const children: BenchChild[] = [];
   const temp = await makeTempDir('switchboard-soak');
@@ -264,7 +310,7 @@ export async function main(overrides: Partial<SoakOptions> = {}): Promise<SoakRe
   try {
     const mock = await startChild(
       'mock provider',
-      ['--import', 'tsx', 'bench/mock-server.ts', '--port', '0', '--behavior', JSON.stringify(quick)],
+      nodeArgs('mock-server', ['--port', '0', '--behavior', JSON.stringify(quick)]),
       { cwd: ROOT, env, ipc: true },
     );
     children.push(mock);
@@ -273,7 +319,7 @@ export async function main(overrides: Partial<SoakOptions> = {}): Promise<SoakRe
     await writeFile(configPath, config(mockBaseUrl), { mode: 0o600 });
     const sb = await startChild(
       'Switchboard',
-      ['--import', 'tsx', 'main/cli.ts', 'serve', '--config', configPath, '--port', '0'],
+      nodeArgs('switchboard', ['serve', '--config', configPath, '--port', '0']),
       {
         cwd: ROOT,
         env: {
@@ -286,11 +332,10 @@ export async function main(overrides: Partial<SoakOptions> = {}): Promise<SoakRe
       },
     );
     children.push(sb);
-    const floor = await startChild(
-      'floor',
-      ['--import', 'tsx', 'bench/floor.ts', '--port', '0', '--upstream', mockBaseUrl],
-      { cwd: ROOT, env },
-    );
+    const floor = await startChild('floor', nodeArgs('floor', ['--port', '0', '--upstream', mockBaseUrl]), {
+      cwd: ROOT,
+      env,
+    });
     children.push(floor);
     const targets: SoakTarget[] = [];
     for (const [label, child] of [
@@ -304,7 +349,14 @@ export async function main(overrides: Partial<SoakOptions> = {}): Promise<SoakRe
       targets.push(await soak(label, child, baseUrl, opts));
     }
     const verdict = checks(targets[0]!, opts).every((c) => c.pass);
-    return { name: 'soak', options: opts, targets, pass: verdict, table: render(targets, opts) };
+    return {
+      name: 'soak',
+      options: opts,
+      measured: targets,
+      targets: soakTargets(targets[0]!, opts),
+      pass: verdict,
+      table: render(targets, opts),
+    };
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     await temp.cleanup();

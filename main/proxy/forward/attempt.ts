@@ -163,12 +163,14 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     this.headers = responseHeaders;
     this.failing = isRetryableStatus(statusCode);
     if (this.failing) return;
-    const extraHeaders: Record<string, string> = {
-      ...this.a.extraHeaders,
-      'x-switchboard-provider': this.cand.provider,
-      'x-switchboard-route': this.cand.reason,
-      'x-switchboard-attempts': String(this.attemptNo),
-    };
+    // Copied key by key, not spread: spreading the limiter's headers object cost ~2.7 µs a request (V8 leaves its
+    // fast clone path for it), 2 % of the proxy's CPU at c=64; the loop costs ~0.15 µs (docs/PERFORMANCE.md).
+    const extraHeaders: Record<string, string> = {};
+    const admitted = this.a.extraHeaders;
+    if (admitted) for (const name in admitted) extraHeaders[name] = admitted[name]!;
+    extraHeaders['x-switchboard-provider'] = this.cand.provider;
+    extraHeaders['x-switchboard-route'] = this.cand.reason;
+    extraHeaders['x-switchboard-attempts'] = String(this.attemptNo);
     if (this.plan.dropped) extraHeaders['x-switchboard-dropped'] = droppedHeader(this.plan.dropped);
     this.sink = this.a.target.sink(
       { status: statusCode, headers: responseHeaders, extraHeaders, committer: this },

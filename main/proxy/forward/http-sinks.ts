@@ -11,19 +11,46 @@ import { NO_USAGE, type ReplySink, type SinkInit, type Usage } from './target.ts
 import { usageFromText, usageOfHub } from './usage-text.ts';
 
 const TAIL_BYTES = 4096;
+/**
+ * The most chunks the tail keeps as they came: past it they are copied into one buffer. A stream of small events (a
+ * token a second, held for minutes) would otherwise pin one small allocation per event, up to 8 KB of them, for as
+ * long as it stays open: with a thousand open streams, tens of thousands of malloc'd fragments.
+ */
+const KEPT_CHUNKS = 4;
+
+/** Bytes [from, to) of the parts, in one exact-size buffer of its own (never a slice of Node's shared 8 KB pool). */
+function ownCopy(parts: Buffer[], from: number, to: number): Buffer {
+  const out = Buffer.allocUnsafeSlow(to - from);
+  let pos = 0;
+  let at = 0;
+  for (const part of parts) {
+    const start = Math.max(from - pos, 0);
+    const end = Math.min(to - pos, part.length);
+    if (start < end) at += part.copy(out, at, start, end);
+    pos += part.length;
+  }
+  return out;
+}
+
+/** `extra` added to `headers` key by key (a spread of it leaves V8's fast path: see UpstreamAttempt.onResponseStart). */
+function withExtra(headers: Record<string, string>, extra: Record<string, string>): Record<string, string> {
+  for (const name in extra) headers[name] = extra[name]!;
+  return headers;
+}
 
 /**
  * Same format on both sides: upstream bytes go to the client as they come. Streams are cut only at event
  * boundaries (SSE blank line, NDJSON newline) so that an error written after a failure never lands inside a half
- * event; usage is read from the first and last few KB. A class, as it sits on the hot path (no per-request closures).
+ * event; usage is read from the last few KB (and the first few, once they have left the tail), kept in a few
+ * buffers. A class, as it sits on the hot path (no per-request closures).
  */
 export class PassthroughSink implements ReplySink {
   committed = false;
   private readonly boundary: string | null;
-  private readonly tail: Buffer[] = [];
+  private tail: Buffer[] = [];
   private tailBytes = 0;
-  private readonly head: Buffer[] = [];
-  private headBytes = 0;
+  /** The first few KB, kept apart once they leave the tail (a stream's opening event may carry the prompt's counts). */
+  private head: Buffer | null = null;
   private pending: Buffer | null = null;
 
   constructor(
@@ -42,17 +69,28 @@ export class PassthroughSink implements ReplySink {
     this.res.writeHead(this.s.status, replyHeaders(this.s.headers, this.s.extraHeaders));
   }
 
+  /** What the sink holds to read the usage from: a few buffers, whatever the stream's length (KEPT_CHUNKS). */
+  held(): { buffers: number; bytes: number } {
+    const head = this.head?.length ?? 0;
+    return { buffers: this.tail.length + (this.head ? 1 : 0), bytes: head + this.tailBytes };
+  }
+
   data(chunk: Buffer): boolean {
     if (!this.committed) this.commit();
     const tail = this.tail;
-    // The first few KB too: a stream's opening event may carry counts (Anthropic's message_start, the prompt's).
-    if (this.headBytes < TAIL_BYTES) {
-      this.head.push(chunk);
-      this.headBytes += chunk.length;
-    }
     tail.push(chunk);
     this.tailBytes += chunk.length;
-    while (this.tailBytes - tail[0]!.length >= TAIL_BYTES) this.tailBytes -= tail.shift()!.length;
+    if (this.tailBytes - tail[0]!.length >= TAIL_BYTES) {
+      // The stream's first bytes are about to leave the tail: its first few KB are kept apart, once.
+      this.head ??= ownCopy(tail, 0, Math.min(TAIL_BYTES, this.tailBytes));
+      while (this.tailBytes - tail[0]!.length >= TAIL_BYTES) this.tailBytes -= tail.shift()!.length;
+    }
+    if (tail.length > KEPT_CHUNKS) {
+      if (this.tailBytes > TAIL_BYTES) this.head ??= ownCopy(tail, 0, TAIL_BYTES);
+      const from = this.head ? Math.max(0, this.tailBytes - TAIL_BYTES) : 0;
+      this.tail = [ownCopy(tail, from, this.tailBytes)];
+      this.tailBytes -= from;
+    }
     let out = chunk;
     const boundary = this.boundary;
     if (boundary) {
@@ -84,10 +122,8 @@ export class PassthroughSink implements ReplySink {
 
   usage(): Usage {
     const tail = Buffer.concat(this.tail).toString('utf8');
-    // The head matters only once the tail no longer starts at the first chunk.
-    return this.head[0] === this.tail[0]
-      ? usageFromText(tail)
-      : usageFromText(tail, Buffer.concat(this.head).toString('utf8'));
+    // The head is kept only once the tail no longer starts at the first byte.
+    return this.head ? usageFromText(tail, this.head.toString('utf8')) : usageFromText(tail);
   }
 }
 
@@ -147,11 +183,8 @@ export class TranslatingStreamSink implements ReplySink {
   private commit(): void {
     this.committed = true;
     this.s.committer.commit();
-    this.res.writeHead(this.s.status, {
-      'content-type': this.encoder.contentType,
-      'cache-control': 'no-cache',
-      ...this.s.extraHeaders,
-    });
+    const headers: Record<string, string> = { 'content-type': this.encoder.contentType, 'cache-control': 'no-cache' };
+    this.res.writeHead(this.s.status, withExtra(headers, this.s.extraHeaders));
   }
 
   private write(chunks: HubChunk[]): boolean {
@@ -216,11 +249,11 @@ class WholeBodySink implements ReplySink {
     this.counted = usage;
     this.committed = true;
     this.s.committer.commit();
-    this.res.writeHead(this.s.status, {
+    const headers: Record<string, string> = {
       'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-      ...this.s.extraHeaders,
-    });
+      'content-length': String(Buffer.byteLength(body)),
+    };
+    this.res.writeHead(this.s.status, withExtra(headers, this.s.extraHeaders));
     this.res.end(body);
   }
 

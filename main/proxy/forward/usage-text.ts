@@ -21,30 +21,52 @@ export function usageOfHub(u: HubUsage): Usage {
  * OpenAI chat and Responses (cached_tokens and reasoning_tokens within prompt and completion), Anthropic (its cache
  * reads and writes apart from input_tokens), Gemini (thoughts apart from candidates), Ollama (no detail).
  */
-const COUNTERS = {
-  prompt: /"(?:prompt_tokens|input_tokens|promptTokenCount|prompt_eval_count)"\s*:\s*(\d+)/g,
-  completion: /"(?:completion_tokens|output_tokens|candidatesTokenCount|eval_count)"\s*:\s*(\d+)/g,
-  cached: /"(?:cached_tokens|cachedContentTokenCount)"\s*:\s*(\d+)/g,
-  cacheWrite: /"cache_write_tokens"\s*:\s*(\d+)/g,
-  anthropicRead: /"cache_read_input_tokens"\s*:\s*(\d+)/g,
-  anthropicWrite: /"cache_creation_input_tokens"\s*:\s*(\d+)/g,
-  reasoning: /"reasoning_tokens"\s*:\s*(\d+)/g,
-  thoughts: /"thoughtsTokenCount"\s*:\s*(\d+)/g,
-} as const;
+const COUNTER_OF: Record<string, keyof Counters> = {
+  prompt_tokens: 'prompt',
+  input_tokens: 'prompt',
+  promptTokenCount: 'prompt',
+  prompt_eval_count: 'prompt',
+  completion_tokens: 'completion',
+  output_tokens: 'completion',
+  candidatesTokenCount: 'completion',
+  eval_count: 'completion',
+  cached_tokens: 'cached',
+  cachedContentTokenCount: 'cached',
+  cache_write_tokens: 'cacheWrite',
+  cache_read_input_tokens: 'anthropicRead',
+  cache_creation_input_tokens: 'anthropicWrite',
+  reasoning_tokens: 'reasoning',
+  thoughtsTokenCount: 'thoughts',
+};
 
-type Counters = Record<keyof typeof COUNTERS, number | null>;
+/** Every counter name in one pattern: the text is scanned once (it was once per counter, on every reply). */
+const COUNTERS = new RegExp(`"(${Object.keys(COUNTER_OF).join('|')})"\\s*:\\s*(\\d+)`, 'g');
 
-function last(re: RegExp, text: string): number | null {
-  re.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  let v: number | null = null;
-  while ((m = re.exec(text))) v = Number(m[1]);
-  return v;
-}
+type Counters = {
+  prompt: number | null;
+  completion: number | null;
+  cached: number | null;
+  cacheWrite: number | null;
+  anthropicRead: number | null;
+  anthropicWrite: number | null;
+  reasoning: number | null;
+  thoughts: number | null;
+};
 
 function countersOf(text: string): Counters {
-  const out = {} as Counters;
-  for (const k of Object.keys(COUNTERS) as (keyof typeof COUNTERS)[]) out[k] = last(COUNTERS[k], text);
+  const out: Counters = {
+    prompt: null,
+    completion: null,
+    cached: null,
+    cacheWrite: null,
+    anthropicRead: null,
+    anthropicWrite: null,
+    reasoning: null,
+    thoughts: null,
+  };
+  COUNTERS.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = COUNTERS.exec(text))) out[COUNTER_OF[m[1]!]!] = Number(m[2]);
   return out;
 }
 
