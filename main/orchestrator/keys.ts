@@ -3,7 +3,6 @@
 // effect while it runs. The UI's own key (`uiKey`) is one labelled record, made once and handed back to the admin
 // token holder on every page load or launch.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import { KeyIndex, readKeyFile, updateKeyFile } from '../config/key-file.ts';
 import { keyId } from './ids.ts';
@@ -118,8 +117,6 @@ export class KeyRing {
   /** Who to tell, by key id, when that key is no longer in the file. */
   private readonly holders = new Map<string, Set<() => void>>();
   private timer: NodeJS.Timeout | null = null;
-  /** The key file's (inode, mtime, size) when the index last read it. */
-  private seen = '';
 
   /** `pollMs`: how often the file is checked while someone listens (any request that reads it checks it too). */
   constructor(
@@ -158,22 +155,9 @@ export class KeyRing {
     return h;
   }
 
-  /**
-   * Checked at every request, after it came (so a key revoked before it is refused): a synchronous stat of the key
-   * file (a few µs; the asynchronous one costs ~20-50 µs of this thread per request under load), and the file is
-   * re-read only when its (inode, mtime, size) moved. Every write of it is a rename of a new file (a new inode).
-   */
-  private async refresh(): Promise<void> {
-    let version: string;
-    try {
-      const st = statSync(this.index.file, { throwIfNoEntry: false });
-      version = st ? `${st.ino}:${st.mtimeMs}:${st.size}` : 'none';
-    } catch {
-      version = ''; // not readable: the index says why (and finds no keys)
-    }
-    if (version !== '' && version === this.seen) return;
-    await this.index.refresh();
-    this.seen = version;
+  /** Checked at every request, after it came (so a key revoked before it is refused): KeyIndex.refresh. */
+  private refresh(): Promise<void> {
+    return this.index.refresh();
   }
 
   async tenantOf(key: string | undefined): Promise<string | null> {
