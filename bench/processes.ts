@@ -1,6 +1,7 @@
 // Child processes for benchmarks: start one that prints its listening URL, read its CPU time and peak memory, stop it.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { serveNodeFlags } from '../test/support/serve-flags.ts';
 
 export type BenchChild = {
   name: string;
@@ -138,10 +139,12 @@ export function startChild(name: string, args: string[], opts: StartChildOptions
  * The node arguments that start a bench process the way a user runs it: Switchboard from the compiled build
  * (dist/main/cli.js, built by `npm run build`, which `npm ci` runs as its prepare step; built here when missing or
  * older than its sources), and the bench's own helpers (floor, mock provider) compiled the same way by esbuild into
- * bench/.build/, so neither side pays for TypeScript at run time and the ratios compare like with like.
+ * bench/.build/, so neither side pays for TypeScript at run time and the ratios compare like with like. Switchboard
+ * gets the node flags of package.json's `serve` script (serveNodeFlags); the floor and the mock run on node's defaults.
  */
 export function nodeArgs(entry: 'switchboard' | 'floor' | 'mock-server', args: string[]): string[] {
-  return [compiledEntry(entry), ...args];
+  const flags = entry === 'switchboard' ? serveNodeFlags() : [];
+  return [...flags, compiledEntry(entry), ...args];
 }
 
 const ROOT_DIR = new URL('..', import.meta.url).pathname;

@@ -1,17 +1,23 @@
 // dist/main/cli.js (copied here by scripts/build.mjs): runs the CLI bundle (cli.cjs, one CommonJS file) with a V8
-// code cache beside it, so a start does not parse and compile ~3 MB of JavaScript again (about 100 ms of CPU per
+// code cache beside it, so a start does not parse and compile ~1.8 MB of JavaScript again (about 100 ms of CPU per
 // start on these machines; see docs/PERFORMANCE.md). The cache is named after the bundle's size and mtime, so a
 // rebuilt bundle never meets an old cache (V8 itself only checks the source's length); V8 rejects a cache made by
 // another Node version or with other flags, and the bundle is then compiled as usual. A missing or rejected cache is
 // written two seconds after start (what start-up compiled by then), atomically, when the folder is writable.
 // SWITCHBOARD_CODE_CACHE=warm writes it as soon as the start is done and exits (the build does this once);
 // SWITCHBOARD_CODE_CACHE=off runs without it.
+// The bundle is pure ASCII, already wrapped in the CommonJS function (scripts/build.mjs), and read as latin1: Node
+// keeps a source that large outside the JS heap as one one-byte string, the one V8 compiles and keeps (a UTF-8 read
+// and Module.wrap made two two-byte copies on the heap, 11 MiB at idle).
 import fs from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+
+/** The young generation's semi-space in MiB: the `--max-semi-space-size` of package.json's serve (a test checks). */
+const SEMI_SPACE_MB = 8;
 
 // The old generation grows by 10 % past what survived the last full GC instead of V8's default factor (up to 2x):
 // under load, entries of the request log's ring (the newest 1,000, each kept ~100 ms at 10,000 requests/s) outlive
@@ -20,11 +26,17 @@ import vm from 'node:vm';
 // flag hash is the same when it is written and when it is read. SWITCHBOARD_HEAP_GROWING_PERCENT overrides it.
 const growing = Number(process.env.SWITCHBOARD_HEAP_GROWING_PERCENT ?? 10); // 0: V8's own default
 if (growing > 0) v8.setFlagsFromString(`--heap-growing-percent=${growing}`);
+// The young generation is capped at 2 x 8 MiB: `npm run serve`, the `switchboard` command (its #! line), the systemd
+// unit and the desktop launcher start node with --max-semi-space-size=8 (V8 sizes its heap at start, so only the
+// command line can do it). V8's default (16) doubles it under load for ~1.5 us of scavenging per request less: peak
+// RSS under the proxy bench 1.39x -> 1.23x the floor (docs/PERFORMANCE.md). Set here too, after the fact (it no
+// longer changes the heap), so the code cache's flag hash is the same however node was started.
+v8.setFlagsFromString(`--max-semi-space-size=${SEMI_SPACE_MB}`);
 
 const bundle = fileURLToPath(new URL('./cli.cjs', import.meta.url));
 const dir = path.dirname(bundle);
 const mode = process.env.SWITCHBOARD_CODE_CACHE ?? 'on';
-const source = fs.readFileSync(bundle, 'utf8');
+const source = fs.readFileSync(bundle, 'latin1');
 const st = fs.statSync(bundle);
 const cacheName = `cli.cjs.${st.size}-${Math.round(st.mtimeMs)}.cache`;
 const cacheFile = path.join(dir, cacheName);
@@ -36,7 +48,7 @@ if (mode !== 'off') {
     // none yet
   }
 }
-const script = new vm.Script(Module.wrap(source), {
+const script = new vm.Script(source, {
   filename: bundle,
   cachedData,
   importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,

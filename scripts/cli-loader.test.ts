@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '../test/support/temp.ts';
 
 const LOADER = fileURLToPath(new URL('./cli-loader.mjs', import.meta.url));
-const bundle = (word: string) => `process.stdout.write(${JSON.stringify(word)} + ' ' + typeof require + '\\n');\n`;
+// As the build makes it: the CommonJS wrapper function itself (the loader compiles the file as it is).
+const bundle = (word: string) =>
+  `(function (exports, require, module, __filename, __dirname) {'use strict';process.stdout.write(${JSON.stringify(word)} + ' ' + typeof require + '\\n');\n})`;
 
 function run(dir: string, mode?: string): string {
   const out = spawnSync(process.execPath, [path.join(dir, 'cli.js')], {

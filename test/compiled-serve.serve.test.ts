@@ -1,8 +1,13 @@
 // `npm run serve` as a user runs it on a fresh clone (issue 17): bin/switchboard.mjs runs the compiled build
 // (dist/, which `npm ci` makes through the prepare step; rebuilt first when the sources are newer), answers through
 // the router and serves the UI at the /ui link it prints.
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockProvider, type MockProvider } from './support/mock-provider.ts';
+import { serveNodeFlags } from './support/serve-flags.ts';
 import { configFor, startServe, type ServeProcess } from './support/serve-process.ts';
 
 describe('npm run serve (compiled)', () => {
@@ -45,4 +50,44 @@ describe('npm run serve (compiled)', () => {
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toContain('javascript');
   });
+
+  it('runs node with the flags of package.json serve', () => {
+    expect(sb.child.spawnargs.slice(1, 1 + serveNodeFlags().length)).toEqual(serveNodeFlags());
+  });
+
+  // The `switchboard` command run as an executable: its #! line (env -S) starts node with the same flags.
+  it.skipIf(process.platform !== 'linux')(
+    'the switchboard command starts node with the same flags',
+    async () => {
+      const bin = path.resolve(import.meta.dirname, '../bin/switchboard.mjs');
+      // Its own folder (the data beside a config belongs to one instance).
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'sb-shebang-'));
+      copyFileSync(sb.configPath, path.join(dir, 'config.json'));
+      const child = spawn(bin, ['serve', '--config', path.join(dir, 'config.json'), '--port', '0'], {
+        env: { ...process.env, SWITCHBOARD_NO_BUILD: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          let out = '';
+          child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+          child.stdout!.on('data', (d: Buffer) => {
+            out += d.toString();
+            if (/http:\/\/127\.0\.0\.1:\d+/.test(out)) resolve();
+          });
+          child.once('exit', (code) => reject(new Error(`exited with ${code}: ${out}`)));
+        });
+        // env replaced itself with node: the same process, node's own command line.
+        const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+        expect(path.basename(argv[0]!)).toMatch(/^node/);
+        expect(argv.slice(1, 1 + serveNodeFlags().length)).toEqual(serveNodeFlags());
+        expect(argv[1 + serveNodeFlags().length]).toBe(bin);
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });

@@ -77,7 +77,7 @@ describe('deploy/', () => {
     expect(sections).toEqual(['Unit', 'Service', 'Install']);
     expect(unit).toMatch(/^EnvironmentFile=\/etc\/switchboard\/switchboard\.env$/m);
     expect(unit).toMatch(
-      /^ExecStart=\/usr\/bin\/node \S+\/bin\/switchboard\.mjs serve --config \S+ --host 0\.0\.0\.0/m,
+      /^ExecStart=\/usr\/bin\/node (--\S+ )*\S+\/bin\/switchboard\.mjs serve --config \S+ --host 0\.0\.0\.0/m,
     );
     expect(unit).toMatch(/^ExecStartPre=.*\/etc\/switchboard\/config\.json/m);
     // Every line is a comment, a section, blank, or Key=Value.

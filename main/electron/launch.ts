@@ -20,6 +20,10 @@ if (!existsSync(entry)) {
   );
   process.exitCode = 1;
 } else {
-  const child = spawn(binary, [ROOT, ...process.argv.slice(2)], { stdio: 'inherit' });
+  // The main process runs the router: its young generation capped as `npm run serve` caps node's (V8 sizes its heap at
+  // start, so only the command line can; scripts/cli-loader.mjs says why).
+  const child = spawn(binary, ['--js-flags=--max-semi-space-size=8', ROOT, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   child.on('exit', (code) => process.exit(code ?? 0));
 }

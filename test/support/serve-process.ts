@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serveNodeFlags } from './serve-flags.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -65,7 +66,7 @@ async function spawnServe(opts: ServeOptions) {
   else if (opts.config !== undefined) await fs.writeFile(configPath, JSON.stringify(opts.config, null, 2));
   const args =
     opts.entry === 'bin'
-      ? [path.join(ROOT, 'bin/switchboard.mjs'), 'serve', '--config', configPath]
+      ? [...serveNodeFlags(), path.join(ROOT, 'bin/switchboard.mjs'), 'serve', '--config', configPath]
       : ['--import', 'tsx', path.join(ROOT, 'main/cli.ts'), 'serve', '--config', configPath];
   if (opts.port !== undefined) args.push('--port', String(opts.port));
   else if (!opts.portFromConfig) args.push('--port', '0');
