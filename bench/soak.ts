@@ -31,8 +31,8 @@ export type SoakOptions = {
 };
 
 export const DEFAULT_SOAK: SoakOptions = { streams: 1000, holdSec: 30, settleSec: 45 };
-/** Even when descriptors are back at once, RSS is sampled this long after release. */
-const MIN_SETTLE_MS = 5000;
+/** RSS is sampled this long after the descriptors are back (what their sockets held is freed once they close). */
+const SETTLE_AFTER_FDS_MS = 5000;
 
 type Sample = { rssMiB: number; fds: number };
 
@@ -136,7 +136,7 @@ async function soak(label: string, child: BenchChild, baseUrl: string, opts: Soa
   const failures = results.filter((r): r is string => r !== null);
   log(`released: ${opts.streams - failures.length} completed, ${failures.length} failed; settling`);
   // Idle upstream keep-alive sockets close on their own timer (30 s): wait for the descriptors to come back, up to
-  // settleSec, keeping the lowest RSS seen meanwhile (what the process keeps, not a GC moment).
+  // settleSec, and 5 s more, keeping the lowest RSS seen meanwhile (what the process keeps, not a GC moment).
   const released = performance.now();
   let after = sample(child.pid);
   let backAfterSec: number | null = null;
@@ -145,7 +145,7 @@ async function soak(label: string, child: BenchChild, baseUrl: string, opts: Soa
     const s = sample(child.pid);
     after = { rssMiB: Math.min(after.rssMiB, s.rssMiB), fds: s.fds };
     if (backAfterSec === null && s.fds <= idle.fds + FD_SLACK) backAfterSec = (performance.now() - released) / 1000;
-    if (backAfterSec !== null && performance.now() - released > MIN_SETTLE_MS) break;
+    if (backAfterSec !== null && performance.now() - released > backAfterSec * 1000 + SETTLE_AFTER_FDS_MS) break;
   }
   return {
     label,
@@ -181,8 +181,8 @@ function render(targets: SoakTarget[], opts: SoakOptions): string {
     `## Soak: ${opts.streams} concurrent streams held ${opts.holdSec} s, then released`,
     '',
     `Mock provider in its own process streaming one token a second; after release, descriptors are watched until ` +
-      `they are back at idle (upstream keep-alive sockets close after 30 s; at most ${opts.settleSec} s) and the ` +
-      `lowest RSS in that time is kept. ${os.cpus().length} cores, Node ${process.versions.node}.`,
+      `they are back at idle (upstream keep-alive sockets close after 30 s; at most ${opts.settleSec} s) and 5 s ` +
+      `more, and the lowest RSS in that time is kept. ${os.cpus().length} cores, Node ${process.versions.node}.`,
     '',
     md([
       'target',

@@ -8,6 +8,7 @@ import { ConfigStore } from './config/store.ts';
 import { logger } from './observability/logger.ts';
 import { addSecretSource } from './observability/redact.ts';
 import { RequestLog } from './observability/request-log.ts';
+import { startMemoryTrim } from './observability/memory-trim.ts';
 import { Engine } from './proxy/engine.ts';
 import { HealthChecker } from './proxy/health.ts';
 import { buildRequestListener } from './server/app.ts';
@@ -47,6 +48,7 @@ export class Switchboard {
   private health!: HealthChecker;
   /** Store "redis": the team's request log (main/store/team-log.ts). */
   private teamLog: { close(): Promise<void> } | null = null;
+  private memoryTrim: { stop(): void } | null = null;
   private forgetAdminToken: (() => void) | null = null;
   private forgetApprovals: (() => void) | null = null;
   private listener!: Listener;
@@ -132,6 +134,12 @@ export class Switchboard {
     );
     this.health = new HealthChecker(this.engine);
     this.health.start();
+    // A burst's heap back once it is over (nothing allocates after it, so V8 alone would keep it).
+    this.memoryTrim = startMemoryTrim((r) =>
+      logger.debug(
+        `memory trim (${r.reason}): heap ${(r.heapBeforeBytes / 2 ** 20).toFixed(0)} -> ${(r.heapAfterBytes / 2 ** 20).toFixed(0)} MiB in ${r.ms.toFixed(0)} ms`,
+      ),
+    );
     this.store.on('change', (next, prev) => void this.applyConfig(next, prev));
     this.store.on('invalid', (problems) => {
       logger.error(
@@ -207,6 +215,7 @@ export class Switchboard {
   async stop(): Promise<void> {
     this.store?.close();
     this.health?.stop();
+    this.memoryTrim?.stop();
     this.forgetApprovals?.();
     await this.orchestrator?.close();
     await this.listener?.close();

@@ -32,6 +32,9 @@ if (growing > 0) v8.setFlagsFromString(`--heap-growing-percent=${growing}`);
 // RSS under the proxy bench 1.39x -> 1.23x the floor (docs/PERFORMANCE.md). Set here too, after the fact (it no
 // longer changes the heap), so the code cache's flag hash is the same however node was started.
 v8.setFlagsFromString(`--max-semi-space-size=${SEMI_SPACE_MB}`);
+// main/observability/memory-trim.ts turns --expose-gc on when it first collects (its gc() comes from a fresh context;
+// this one's global stays as it is): on from the start here, so the flag hash does not change under the code cache.
+v8.setFlagsFromString('--expose-gc');
 
 const bundle = fileURLToPath(new URL('./cli.cjs', import.meta.url));
 const dir = path.dirname(bundle);

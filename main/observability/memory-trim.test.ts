@@ -1,0 +1,102 @@
+import net from 'node:net';
+import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { MEMORY_TRIM_DEFAULTS, MemoryTrim, startMemoryTrim, type MemoryTrimProbes } from './memory-trim.ts';
+
+const MiB = 2 ** 20;
+
+function probes(state: { sockets: number; heap: number; busy: number }): MemoryTrimProbes & { collections: number } {
+  const p = {
+    collections: 0,
+    sockets: () => state.sockets,
+    heapUsed: () => state.heap,
+    busy: () => state.busy,
+    collect: () => {
+      p.collections++;
+      state.heap = 20 * MiB;
+    },
+  };
+  return p;
+}
+
+describe('MemoryTrim', () => {
+  it('collects once a burst is over: sockets gone and the loop quiet', () => {
+    const s = { sockets: 2, heap: 20 * MiB, busy: 0.01 };
+    const p = probes(s);
+    const trim = new MemoryTrim(p);
+    s.sockets = 2000;
+    s.busy = 0.6;
+    s.heap = 60 * MiB;
+    expect(trim.tick()).toBeNull(); // busy: never while the burst runs
+    s.sockets = 1000; // the clients left, upstream keep-alive sockets stay
+    s.busy = 0.01;
+    expect(trim.tick()).toMatchObject({ reason: 'sockets', heapBeforeBytes: 60 * MiB, heapAfterBytes: 20 * MiB });
+    expect(trim.tick()).toBeNull(); // nothing new since
+    s.sockets = 2; // 30 s later the upstream sockets close: their objects are garbage, the heap figure unchanged
+    expect(trim.tick()?.reason).toBe('sockets');
+    expect(p.collections).toBe(2);
+  });
+
+  it("a few sockets coming and going (one user's tools) never collect", () => {
+    const s = { sockets: 3, heap: 20 * MiB, busy: 0.01 };
+    const p = probes(s);
+    const trim = new MemoryTrim(p);
+    for (let i = 0; i < 50; i++) {
+      s.sockets = 3 + (i % 2) * 10;
+      trim.tick();
+    }
+    expect(p.collections).toBe(0);
+  });
+
+  it('collects when the heap grew well past what the last collection kept, only when quiet', () => {
+    const s = { sockets: 3, heap: 20 * MiB, busy: 0.01 };
+    const p = probes(s);
+    const trim = new MemoryTrim(p);
+    s.heap = 20 * MiB + MEMORY_TRIM_DEFAULTS.heapGrowthBytes - 1;
+    expect(trim.tick()).toBeNull();
+    s.heap = 20 * MiB + MEMORY_TRIM_DEFAULTS.heapGrowthBytes;
+    s.busy = 0.2;
+    expect(trim.tick()).toBeNull();
+    s.busy = 0;
+    expect(trim.tick()?.reason).toBe('heap');
+  });
+});
+
+describe('startMemoryTrim on this process', () => {
+  it('after 40 real sockets close, a full collection runs', async () => {
+    const server = net.createServer((s) => s.on('error', () => {}));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as net.AddressInfo).port;
+    const majors: number[] = [];
+    const obs = new PerformanceObserver((list) => {
+      for (const e of list.getEntries())
+        if ((e.detail as { kind?: number })?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors.push(e.startTime);
+    });
+    obs.observe({ entryTypes: ['gc'] });
+    const seen: string[] = [];
+    const { stop } = startMemoryTrim((r) => seen.push(r.reason), { ...MEMORY_TRIM_DEFAULTS, intervalMs: 100 });
+    try {
+      const sockets = await Promise.all(
+        Array.from(
+          { length: 40 },
+          () =>
+            new Promise<net.Socket>((resolve) => {
+              const c = net.connect(port, '127.0.0.1', () => resolve(c));
+            }),
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 250)); // the high-water mark is seen
+      const before = performance.now();
+      for (const c of sockets) c.destroy();
+      const deadline = Date.now() + 5000;
+      while (!seen.includes('sockets') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(seen).toContain('sockets');
+      await new Promise((r) => setTimeout(r, 50)); // gc entries are delivered asynchronously
+      expect(majors.some((t) => t >= before)).toBe(true);
+    } finally {
+      stop();
+      obs.disconnect();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

@@ -1,0 +1,130 @@
+// Gives memory back once a burst is over. V8 collects garbage when JavaScript allocates: when a burst of requests
+// ends, the objects of its connections become garbage all at once and nothing allocates after them, so no collection
+// runs and the process keeps the burst's heap for as long as it stays idle (1,000 streams released: ~25 MiB of heap
+// garbage kept; bench/soak.ts, docs/PERFORMANCE.md). Every 2 s (an unref'd timer) this looks at the event loop's
+// utilisation and the process's open TCP sockets; when the loop was quiet (< 5 % busy) and at least 32 sockets closed
+// since their high-water mark, or the heap grew 32 MiB past what the last collection kept, it runs one full
+// collection (~10-20 ms at those sizes, while nothing else runs). Upstream keep-alive sockets close 30 s after their
+// last use (proxy/provider-pool.ts), so a burst usually gets two: as its clients leave, and as its upstream sockets do.
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+
+export type MemoryTrimProbes = {
+  /** Open TCP sockets (servers not counted). */
+  sockets(): number;
+  /** Bytes of the JS heap in use (garbage included until a collection). */
+  heapUsed(): number;
+  /** Share of the last interval the event loop was busy, 0..1. */
+  busy(): number;
+  /** One full garbage collection. */
+  collect(): void;
+};
+
+export type MemoryTrimOptions = {
+  intervalMs: number;
+  /** The loop is quiet below this share of busy time. */
+  quietBelow: number;
+  /** Sockets that must have closed since their high-water mark. */
+  socketsGone: number;
+  /** Heap growth past what the last collection kept. */
+  heapGrowthBytes: number;
+};
+
+export const MEMORY_TRIM_DEFAULTS: MemoryTrimOptions = {
+  intervalMs: 2000,
+  quietBelow: 0.05,
+  socketsGone: 32,
+  heapGrowthBytes: 32 * 1024 * 1024,
+};
+
+export type TrimRecord = { reason: 'sockets' | 'heap'; heapBeforeBytes: number; heapAfterBytes: number; ms: number };
+
+/** The decision, separate from the timer so it can be stepped through. */
+export class MemoryTrim {
+  private socketsHigh: number;
+  private heapKept: number;
+  readonly trims: TrimRecord[] = [];
+
+  constructor(
+    private readonly probes: MemoryTrimProbes,
+    private readonly options: MemoryTrimOptions = MEMORY_TRIM_DEFAULTS,
+  ) {
+    this.socketsHigh = probes.sockets();
+    this.heapKept = probes.heapUsed();
+  }
+
+  /** One look; returns what it did (null: nothing). */
+  tick(): TrimRecord | null {
+    const sockets = this.probes.sockets();
+    this.socketsHigh = Math.max(this.socketsHigh, sockets);
+    const busy = this.probes.busy();
+    if (busy >= this.options.quietBelow) return null;
+    const heapBefore = this.probes.heapUsed();
+    const reason =
+      this.socketsHigh - sockets >= this.options.socketsGone
+        ? 'sockets'
+        : heapBefore - this.heapKept >= this.options.heapGrowthBytes
+          ? 'heap'
+          : null;
+    if (reason === null) return null;
+    const started = performance.now();
+    this.probes.collect();
+    const record: TrimRecord = {
+      reason,
+      heapBeforeBytes: heapBefore,
+      heapAfterBytes: this.probes.heapUsed(),
+      ms: performance.now() - started,
+    };
+    this.socketsHigh = sockets;
+    this.heapKept = record.heapAfterBytes;
+    this.trims.push(record);
+    if (this.trims.length > 20) this.trims.shift();
+    return record;
+  }
+}
+
+let collector: (() => void) | null = null;
+/** A full collection: V8's gc() taken from a fresh context once --expose-gc is on (the main context's global stays
+ * as it is; scripts/cli-loader.mjs sets the flag before it compiles, so the code cache's flag hash never changes). */
+function collect(): void {
+  if (!collector) {
+    v8.setFlagsFromString('--expose-gc');
+    collector = vm.runInNewContext('gc') as () => void;
+  }
+  collector();
+}
+
+function openSockets(): number {
+  let n = 0;
+  for (const r of process.getActiveResourcesInfo()) if (r === 'TCPSocketWrap') n++;
+  return n;
+}
+
+/** Starts the trim on this process; the returned function stops it. */
+export function startMemoryTrim(
+  onTrim: (r: TrimRecord) => void = () => {},
+  options: MemoryTrimOptions = MEMORY_TRIM_DEFAULTS,
+): { trim: MemoryTrim; stop: () => void } {
+  let last: EventLoopUtilization = performance.eventLoopUtilization();
+  const trim = new MemoryTrim(
+    {
+      sockets: openSockets,
+      heapUsed: () => process.memoryUsage().heapUsed,
+      busy: () => {
+        const now = performance.eventLoopUtilization();
+        const share = performance.eventLoopUtilization(now, last).utilization;
+        last = now;
+        return share;
+      },
+      collect,
+    },
+    options,
+  );
+  const timer = setInterval(() => {
+    const r = trim.tick();
+    if (r) onTrim(r);
+  }, options.intervalMs);
+  timer.unref();
+  return { trim, stop: () => clearInterval(timer) };
+}
