@@ -70,7 +70,8 @@ describe('startMemoryTrim on this process', () => {
     const majors: number[] = [];
     const obs = new PerformanceObserver((list) => {
       for (const e of list.getEntries())
-        if ((e.detail as { kind?: number })?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors.push(e.startTime);
+        if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)
+          majors.push(e.startTime);
     });
     obs.observe({ entryTypes: ['gc'] });
     const seen: string[] = [];
