@@ -12,11 +12,17 @@ import { usageFromText, usageOfHub } from './usage-text.ts';
 
 const TAIL_BYTES = 4096;
 /**
- * The most chunks the tail keeps as they came: past it they are copied into one buffer. A stream of small events (a
- * token a second, held for minutes) would otherwise pin one small allocation per event, up to 8 KB of them, for as
- * long as it stays open: with a thousand open streams, tens of thousands of malloc'd fragments.
+ * The most chunks the tail keeps as they came: past it the tail moves into one window of its own. A stream of small
+ * events (a token a second, held for minutes) would otherwise pin one small allocation per event, up to 8 KB of them,
+ * for as long as it stays open: with a thousand open streams, tens of thousands of malloc'd fragments.
  */
 const KEPT_CHUNKS = 4;
+/**
+ * The window: one fixed allocation per long stream that the tail's bytes are copied into, its oldest bytes dropped
+ * when a chunk does not fit (a 4 KB move at most once per KB). A copy of the newest bytes per merge (one malloc of a
+ * new size every few events, each freed only at the next GC) left the C heap fragmented after a burst of streams.
+ */
+const WINDOW_BYTES = TAIL_BYTES + 1024;
 
 /** Bytes [from, to) of the parts, in one exact-size buffer of its own (never a slice of Node's shared 8 KB pool). */
 function ownCopy(parts: Buffer[], from: number, to: number): Buffer {
@@ -49,6 +55,9 @@ export class PassthroughSink implements ReplySink {
   private readonly boundary: string | null;
   private tail: Buffer[] = [];
   private tailBytes = 0;
+  /** Past KEPT_CHUNKS chunks: the newest bytes, window[0, windowLen) (WINDOW_BYTES). */
+  private window: Buffer | null = null;
+  private windowLen = 0;
   /** The first few KB, kept apart once they leave the tail (a stream's opening event may carry the prompt's counts). */
   private head: Buffer | null = null;
   private pending: Buffer | null = null;
@@ -72,24 +81,33 @@ export class PassthroughSink implements ReplySink {
   /** What the sink holds to read the usage from: a few buffers, whatever the stream's length (KEPT_CHUNKS). */
   held(): { buffers: number; bytes: number } {
     const head = this.head?.length ?? 0;
+    if (this.window) return { buffers: 1 + (this.head ? 1 : 0), bytes: head + this.windowLen };
     return { buffers: this.tail.length + (this.head ? 1 : 0), bytes: head + this.tailBytes };
   }
 
   data(chunk: Buffer): boolean {
     if (!this.committed) this.commit();
-    const tail = this.tail;
-    tail.push(chunk);
-    this.tailBytes += chunk.length;
-    if (this.tailBytes - tail[0]!.length >= TAIL_BYTES) {
-      // The stream's first bytes are about to leave the tail: its first few KB are kept apart, once.
-      this.head ??= ownCopy(tail, 0, Math.min(TAIL_BYTES, this.tailBytes));
-      while (this.tailBytes - tail[0]!.length >= TAIL_BYTES) this.tailBytes -= tail.shift()!.length;
-    }
-    if (tail.length > KEPT_CHUNKS) {
-      if (this.tailBytes > TAIL_BYTES) this.head ??= ownCopy(tail, 0, TAIL_BYTES);
-      const from = this.head ? Math.max(0, this.tailBytes - TAIL_BYTES) : 0;
-      this.tail = [ownCopy(tail, from, this.tailBytes)];
-      this.tailBytes -= from;
+    if (this.window) this.keep(chunk);
+    else {
+      const tail = this.tail;
+      tail.push(chunk);
+      this.tailBytes += chunk.length;
+      if (this.tailBytes - tail[0]!.length >= TAIL_BYTES) {
+        // The stream's first bytes are about to leave the tail: its first few KB are kept apart, once.
+        this.head ??= ownCopy(tail, 0, Math.min(TAIL_BYTES, this.tailBytes));
+        while (this.tailBytes - tail[0]!.length >= TAIL_BYTES) this.tailBytes -= tail.shift()!.length;
+      }
+      if (tail.length > KEPT_CHUNKS) {
+        // A long stream: its newest bytes move into the window (the head, if still in them, kept apart first).
+        if (this.tailBytes > TAIL_BYTES) this.head ??= ownCopy(tail, 0, TAIL_BYTES);
+        const to = this.tailBytes;
+        const from = Math.max(this.head ? to - TAIL_BYTES : 0, to - WINDOW_BYTES);
+        this.window = Buffer.allocUnsafeSlow(WINDOW_BYTES);
+        this.windowLen = 0;
+        this.tail = [];
+        this.tailBytes = 0;
+        this.keep(ownCopy(tail, from, to));
+      }
     }
     let out = chunk;
     const boundary = this.boundary;
@@ -120,8 +138,28 @@ export class PassthroughSink implements ReplySink {
     else this.res.destroy();
   }
 
+  /** Window mode: `chunk`'s bytes appended to the window, its oldest bytes dropped to make room. */
+  private keep(chunk: Buffer): void {
+    const w = this.window!;
+    if (chunk.length >= WINDOW_BYTES) {
+      this.head ??= ownCopy([w.subarray(0, this.windowLen), chunk], 0, TAIL_BYTES);
+      this.windowLen = chunk.copy(w, 0, chunk.length - WINDOW_BYTES);
+      return;
+    }
+    if (this.windowLen + chunk.length > WINDOW_BYTES) {
+      const keep = WINDOW_BYTES - chunk.length;
+      // The head is taken when the tail first reaches TAIL_BYTES, before any byte can be dropped here.
+      this.head ??= ownCopy([w.subarray(0, this.windowLen)], 0, Math.min(TAIL_BYTES, this.windowLen));
+      w.copyWithin(0, this.windowLen - keep, this.windowLen);
+      this.windowLen = keep;
+    }
+    this.windowLen += chunk.copy(w, this.windowLen);
+  }
+
   usage(): Usage {
-    const tail = Buffer.concat(this.tail).toString('utf8');
+    const tail = this.window
+      ? this.window.toString('utf8', 0, this.windowLen)
+      : Buffer.concat(this.tail).toString('utf8');
     // The head is kept only once the tail no longer starts at the first byte.
     return this.head ? usageFromText(tail, this.head.toString('utf8')) : usageFromText(tail);
   }
