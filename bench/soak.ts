@@ -32,7 +32,7 @@ export type SoakOptions = {
 
 export const DEFAULT_SOAK: SoakOptions = { streams: 1000, holdSec: 30, settleSec: 45 };
 /** RSS is sampled this long after the descriptors are back (what their sockets held is freed once they close). */
-const SETTLE_AFTER_FDS_MS = 5000;
+const SETTLE_AFTER_FDS_MS = 10_000;
 
 type Sample = { rssMiB: number; fds: number };
 
@@ -136,7 +136,7 @@ async function soak(label: string, child: BenchChild, baseUrl: string, opts: Soa
   const failures = results.filter((r): r is string => r !== null);
   log(`released: ${opts.streams - failures.length} completed, ${failures.length} failed; settling`);
   // Idle upstream keep-alive sockets close on their own timer (30 s): wait for the descriptors to come back, up to
-  // settleSec, and 5 s more, keeping the lowest RSS seen meanwhile (what the process keeps, not a GC moment).
+  // settleSec, and 10 s more, keeping the lowest RSS seen meanwhile (what the process keeps, not a GC moment).
   const released = performance.now();
   let after = sample(child.pid);
   let backAfterSec: number | null = null;
@@ -181,7 +181,7 @@ function render(targets: SoakTarget[], opts: SoakOptions): string {
     `## Soak: ${opts.streams} concurrent streams held ${opts.holdSec} s, then released`,
     '',
     `Mock provider in its own process streaming one token a second; after release, descriptors are watched until ` +
-      `they are back at idle (upstream keep-alive sockets close after 30 s; at most ${opts.settleSec} s) and 5 s ` +
+      `they are back at idle (upstream keep-alive sockets close after 30 s; at most ${opts.settleSec} s) and 10 s ` +
       `more, and the lowest RSS in that time is kept. ${os.cpus().length} cores, Node ${process.versions.node}.`,
     '',
     md([

@@ -5,9 +5,15 @@ import { MEMORY_TRIM_DEFAULTS, MemoryTrim, startMemoryTrim, type MemoryTrimProbe
 
 const MiB = 2 ** 20;
 
-function probes(state: { sockets: number; heap: number; busy: number }): MemoryTrimProbes & { collections: number } {
+function probes(state: {
+  sockets: number;
+  heap: number;
+  busy: number;
+  now?: number;
+}): MemoryTrimProbes & { collections: number } {
   const p = {
     collections: 0,
+    now: () => state.now ?? 0,
     sockets: () => state.sockets,
     heapUsed: () => state.heap,
     busy: () => state.busy,
@@ -34,6 +40,25 @@ describe('MemoryTrim', () => {
     expect(trim.tick()).toBeNull(); // nothing new since
     s.sockets = 2; // 30 s later the upstream sockets close: their objects are garbage, the heap figure unchanged
     expect(trim.tick()?.reason).toBe('sockets');
+    expect(p.collections).toBe(2);
+  });
+
+  it('follows a collection for departing sockets with one more once idle upstream sockets have closed', () => {
+    // Idle keep-alive sockets are unref'd: Node does not list them, so their closing is not seen as sockets gone.
+    const s = { sockets: 1000, heap: 60 * MiB, busy: 0.01, now: 0 };
+    const p = probes(s);
+    const trim = new MemoryTrim(p);
+    s.sockets = 0;
+    expect(trim.tick()?.reason).toBe('sockets');
+    s.now = MEMORY_TRIM_DEFAULTS.followUpMs - 1;
+    expect(trim.tick()).toBeNull();
+    s.now = MEMORY_TRIM_DEFAULTS.followUpMs;
+    s.busy = 0.3;
+    expect(trim.tick()).toBeNull(); // not while busy
+    s.busy = 0.01;
+    expect(trim.tick()?.reason).toBe('follow-up');
+    s.now += 10 * MEMORY_TRIM_DEFAULTS.followUpMs;
+    expect(trim.tick()).toBeNull(); // one follow-up, not a schedule
     expect(p.collections).toBe(2);
   });
 

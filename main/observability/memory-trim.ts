@@ -5,12 +5,16 @@
 // utilisation and the process's open TCP sockets; when the loop was quiet (< 5 % busy) and at least 32 sockets closed
 // since their high-water mark, or the heap grew 32 MiB past what the last collection kept, it runs one full
 // collection (~10-20 ms at those sizes, while nothing else runs). Upstream keep-alive sockets close 30 s after their
-// last use (proxy/provider-pool.ts), so a burst usually gets two: as its clients leave, and as its upstream sockets do.
+// last use (proxy/provider-pool.ts) and, idle, do not count among the active resources Node lists, so a collection
+// for departing sockets is followed by one more 32 s later, when the loop is quiet: one as the burst's clients
+// leave, one once its upstream sockets have closed.
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
 export type MemoryTrimProbes = {
+  /** Milliseconds, monotonic. */
+  now(): number;
   /** Open TCP sockets (servers not counted). */
   sockets(): number;
   /** Bytes of the JS heap in use (garbage included until a collection). */
@@ -29,6 +33,8 @@ export type MemoryTrimOptions = {
   socketsGone: number;
   /** Heap growth past what the last collection kept. */
   heapGrowthBytes: number;
+  /** After a collection for departing sockets, one more this much later (the upstream keep-alive timeout + 2 s). */
+  followUpMs: number;
 };
 
 export const MEMORY_TRIM_DEFAULTS: MemoryTrimOptions = {
@@ -36,14 +42,21 @@ export const MEMORY_TRIM_DEFAULTS: MemoryTrimOptions = {
   quietBelow: 0.05,
   socketsGone: 32,
   heapGrowthBytes: 32 * 1024 * 1024,
+  followUpMs: 32_000,
 };
 
-export type TrimRecord = { reason: 'sockets' | 'heap'; heapBeforeBytes: number; heapAfterBytes: number; ms: number };
+export type TrimRecord = {
+  reason: 'sockets' | 'follow-up' | 'heap';
+  heapBeforeBytes: number;
+  heapAfterBytes: number;
+  ms: number;
+};
 
 /** The decision, separate from the timer so it can be stepped through. */
 export class MemoryTrim {
   private socketsHigh: number;
   private heapKept: number;
+  private followUpAt: number | null = null;
   readonly trims: TrimRecord[] = [];
 
   constructor(
@@ -61,13 +74,17 @@ export class MemoryTrim {
     const busy = this.probes.busy();
     if (busy >= this.options.quietBelow) return null;
     const heapBefore = this.probes.heapUsed();
+    const now = this.probes.now();
     const reason =
       this.socketsHigh - sockets >= this.options.socketsGone
         ? 'sockets'
-        : heapBefore - this.heapKept >= this.options.heapGrowthBytes
-          ? 'heap'
-          : null;
+        : this.followUpAt !== null && now >= this.followUpAt
+          ? 'follow-up'
+          : heapBefore - this.heapKept >= this.options.heapGrowthBytes
+            ? 'heap'
+            : null;
     if (reason === null) return null;
+    this.followUpAt = reason === 'sockets' ? now + this.options.followUpMs : null;
     const started = performance.now();
     this.probes.collect();
     const record: TrimRecord = {
@@ -109,6 +126,7 @@ export function startMemoryTrim(
   let last: EventLoopUtilization = performance.eventLoopUtilization();
   const trim = new MemoryTrim(
     {
+      now: () => performance.now(),
       sockets: openSockets,
       heapUsed: () => process.memoryUsage().heapUsed,
       busy: () => {
