@@ -2,6 +2,8 @@
 // record), replay from a position, newest-first reading across files, and the retention.
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/wal/temp-dir.ts';
 import { RawLog, rawFileName } from './raw.ts';
@@ -62,6 +64,46 @@ describe('RawLog', () => {
       ['b', 'raw-2025-01-15.jsonl'],
       ['c', 'raw-2025-01-16.jsonl'],
     ]);
+  });
+
+  it('replays from a position in pieces: lines across piece boundaries, positions and the torn last line as whole', async () => {
+    const file = path.join(dir(), rawFileName(DAY1));
+    const lines = Array.from({ length: 60 }, (_, i) => line(`r${i}-${'y'.repeat(i * 7)}`));
+    await fs.writeFile(file, lines.join('') + line('torn').slice(0, 30));
+    const from = { file: rawFileName(DAY1), offset: lines[0]!.length + lines[1]!.length };
+    const run = async (chunk?: number) => {
+      const seen: [string, number][] = [];
+      const raw = new RawLog(dir(), () => DAY1);
+      const counts = await raw.replay(from, (r, at) => seen.push([r.id, at.offset]), chunk);
+      const end = raw.position();
+      raw.close();
+      return { seen, counts, end };
+    };
+    const whole = await run();
+    expect(whole.seen).toHaveLength(58);
+    expect(whole.seen[0]![1]).toBe(from.offset + lines[2]!.length);
+    expect(whole.counts).toEqual({ records: 58, skipped: 1 });
+    expect(whole.end).toEqual({ file: rawFileName(DAY1), offset: (await fs.stat(file)).size });
+    for (const chunk of [1, 7, 64, 333]) expect(await run(chunk)).toEqual(whole);
+  });
+
+  it('replaying the end of a large day does not hold the whole file in memory', async () => {
+    const file = path.join(dir(), rawFileName(DAY1));
+    const one = line(`big-${'z'.repeat(1000)}`);
+    const count = Math.ceil((16 * 2 ** 20) / one.length); // a 16 MB day
+    await fs.writeFile(file, one.repeat(count));
+    const from = { file: rawFileName(DAY1), offset: one.length * (count - 10) };
+    v8.setFlagsFromString('--expose-gc');
+    (vm.runInNewContext('gc') as () => void)(); // the 16 MB written above, gone from the count
+    const before = process.memoryUsage().arrayBuffers;
+    let most = 0;
+    const raw = new RawLog(dir(), () => DAY1);
+    const counts = await raw.replay(from, () => {
+      most = Math.max(most, process.memoryUsage().arrayBuffers - before);
+    });
+    raw.close();
+    expect(counts).toEqual({ records: 10, skipped: 0 });
+    expect(most).toBeLessThan(4 * 2 ** 20); // a 1 MB piece, not the 16 MB file
   });
 
   it('reads newest first across files, through chunk boundaries', async () => {

@@ -12,6 +12,8 @@ import { utcDate } from './periods.ts';
 const RAW_NAME = /^raw-(\d{4}-\d{2}-\d{2})\.jsonl$/;
 const NEWLINE = 0x0a;
 const BACKWARD_CHUNK = 64 * 1024;
+/** Replay reads a file from its position in pieces of this size (never the whole day's file at once). */
+const REPLAY_CHUNK = 1024 * 1024;
 
 /** Where a line ends (just past its newline) in the raw files: the file's name and a byte offset. */
 export type RawPosition = { file: string; offset: number };
@@ -158,28 +160,50 @@ export class RawLog {
   async replay(
     from: RawPosition | null,
     onRecord: (r: UsageRecord, at: RawPosition) => void,
+    chunkBytes = REPLAY_CHUNK,
   ): Promise<{ records: number; skipped: number }> {
     let records = 0;
     let skipped = 0;
+    const line = (bytes: Buffer, file: string, offset: number): void => {
+      if (bytes.length === 0) return;
+      const r = parseLine(bytes);
+      if (r) {
+        records++;
+        onRecord(r, { file, offset });
+      } else skipped++;
+    };
     this.end = from;
+    // From the snapshot's position on, in pieces: a busy day's file is tens of MB, and the snapshot (every 5 s) leaves
+    // little of it to replay; reading it whole kept a buffer that large until the next GC, which an idle process
+    // never runs.
+    const piece = Buffer.allocUnsafeSlow(chunkBytes);
     for (const file of await this.files()) {
       if (from && file < from.file) continue;
-      const data = await fsp.readFile(path.join(this.dir, file));
-      let start = from && file === from.file ? Math.min(from.offset, data.length) : 0;
-      while (start < data.length) {
-        const nl = data.indexOf(NEWLINE, start);
-        const stop = nl === -1 ? data.length : nl + 1;
-        const line = data.subarray(start, nl === -1 ? data.length : nl);
-        if (line.length > 0) {
-          const r = parseLine(line);
-          if (r) {
-            records++;
-            onRecord(r, { file, offset: stop });
-          } else skipped++;
+      const fh = await fsp.open(path.join(this.dir, file), 'r');
+      try {
+        const size = (await fh.stat()).size;
+        let pos = from && file === from.file ? Math.min(from.offset, size) : 0;
+        let carry: Buffer | null = null; // a line begun in an earlier piece
+        while (pos < size) {
+          const { bytesRead } = await fh.read(piece, 0, Math.min(chunkBytes, size - pos), pos);
+          if (bytesRead === 0) break;
+          const data: Buffer = carry
+            ? Buffer.concat([carry, piece.subarray(0, bytesRead)])
+            : piece.subarray(0, bytesRead);
+          const base = pos - (carry?.length ?? 0); // the file offset of data[0]
+          pos += bytesRead;
+          let start = 0;
+          for (let nl = data.indexOf(NEWLINE); nl !== -1; nl = data.indexOf(NEWLINE, start)) {
+            line(data.subarray(start, nl), file, base + nl + 1);
+            start = nl + 1;
+          }
+          carry = start < data.length ? Buffer.from(data.subarray(start)) : null;
         }
-        start = stop;
+        if (carry) line(carry, file, pos); // the last line, without its newline (torn, or not yet ended)
+        this.end = { file, offset: pos };
+      } finally {
+        await fh.close();
       }
-      this.end = { file, offset: data.length };
     }
     return { records, skipped };
   }
