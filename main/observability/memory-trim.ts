@@ -57,7 +57,6 @@ export class MemoryTrim {
   private socketsHigh: number;
   private heapKept: number;
   private followUpAt: number | null = null;
-  readonly trims: TrimRecord[] = [];
 
   constructor(
     private readonly probes: MemoryTrimProbes,
@@ -95,8 +94,6 @@ export class MemoryTrim {
     };
     this.socketsHigh = sockets;
     this.heapKept = record.heapAfterBytes;
-    this.trims.push(record);
-    if (this.trims.length > 20) this.trims.shift();
     return record;
   }
 }
