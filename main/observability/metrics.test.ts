@@ -113,3 +113,36 @@ describe('HTTP labels', () => {
     expect(await values(m, 'switchboard_http_requests_total', 'method')).toEqual(['GET', 'other']);
   });
 });
+
+describe('counts', () => {
+  it('are totals at every scrape: counted between scrapes, summed per series, tokens by kind', async () => {
+    const m = new Metrics({ ...sources, config: () => config() });
+    m.observeProxy(entry({ prompt_tokens: 3, completion_tokens: 4 }));
+    m.observeHttp('POST', '/v1/chat/completions', 200, 0.002);
+    let text = await m.text();
+    expect(text).toContain('switchboard_proxy_requests_total{provider="openai",status="200",app=""} 1');
+    expect(text).toContain('switchboard_tokens_total{provider="openai",kind="prompt"} 3');
+    expect(text).toContain(
+      'switchboard_http_requests_total{method="POST",route="/v1/chat/completions",status="200"} 1',
+    );
+    m.observeProxy(entry({ prompt_tokens: 10, completion_tokens: null }));
+    m.observeProxy(entry({ status: 502, prompt_tokens: null, completion_tokens: null }));
+    m.observeHttp('POST', '/v1/chat/completions', 200, 0.002);
+    m.observeHttp('POST', '/v1/chat/completions', 502, 0.5);
+    text = await m.text();
+    expect(text).toContain('switchboard_proxy_requests_total{provider="openai",status="200",app=""} 2');
+    expect(text).toContain('switchboard_proxy_requests_total{provider="openai",status="502",app=""} 1');
+    expect(text).toContain('switchboard_tokens_total{provider="openai",kind="prompt"} 13');
+    expect(text).toContain('switchboard_tokens_total{provider="openai",kind="completion"} 4');
+    expect(text).toContain(
+      'switchboard_http_requests_total{method="POST",route="/v1/chat/completions",status="200"} 2',
+    );
+    expect(text).toContain(
+      'switchboard_http_requests_total{method="POST",route="/v1/chat/completions",status="502"} 1',
+    );
+    expect(text).toContain(
+      'switchboard_http_request_duration_seconds_count{method="POST",route="/v1/chat/completions"} 3',
+    );
+    expect(await m.text()).toBe(text); // a scrape changes nothing
+  });
+});

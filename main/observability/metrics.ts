@@ -5,7 +5,7 @@
 // passes them, see main/server/route-label.ts), methods a fixed set, providers those config.json names (+ `none`),
 // and apps, which come from request headers, those config.json names plus the first APP_LABEL_LIMIT others seen,
 // each cut to LABEL_MAX_CHARS; every later one is `other`.
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, type CounterConfiguration, Gauge, Histogram, Registry } from 'prom-client';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import type { Config } from '../../shared/config.ts';
 
@@ -62,6 +62,32 @@ class BoundedLabel {
   }
 }
 
+/**
+ * Counts of one counter, kept as plain numbers on the hot path and handed to prom-client when it is scraped (its
+ * `inc` hashes and validates the label object on every call: ~0.6 µs a request for the proxy counters). Series keep
+ * the order they were first counted in.
+ */
+class Tally<L extends string> {
+  private readonly series = new Map<string, { labels: Partial<Record<L, string>>; value: number }>();
+
+  /** Adds to a series already counted; false when there is none by that key yet (then `open` it). */
+  add(key: string, by: number): boolean {
+    const s = this.series.get(key);
+    if (s) s.value += by;
+    return s !== undefined;
+  }
+
+  open(key: string, labels: Partial<Record<L, string>>, by: number): void {
+    this.series.set(key, { labels, value: by });
+  }
+
+  /** Sets the counter to these counts (its collect function, at scrape time). */
+  collectInto(counter: Counter<L>): void {
+    counter.reset();
+    for (const s of this.series.values()) counter.inc(s.labels, s.value);
+  }
+}
+
 function known(cfg: MetricsConfig | undefined): Known {
   const apps = new Map<string, string>();
   if (!cfg) return { providers: null, apps };
@@ -70,14 +96,21 @@ function known(cfg: MetricsConfig | undefined): Known {
   return { providers: new Set(cfg.providers.map((p) => p.name)), apps };
 }
 
+/** A prom-client counter whose values are a Tally's, read when the registry is scraped. */
+function tallied<L extends string>(tally: Tally<L>, c: CounterConfiguration<L>): Counter<L> {
+  return new Counter<L>({
+    ...c,
+    collect() {
+      tally.collectInto(this);
+    },
+  });
+}
+
 export class Metrics {
   readonly registry = new Registry();
-  private readonly httpRequests = new Counter({
-    name: 'switchboard_http_requests_total',
-    help: 'HTTP requests answered, by method, route and status.',
-    labelNames: ['method', 'route', 'status'],
-    registers: [this.registry],
-  });
+  private readonly httpCounts = new Tally<'method' | 'route' | 'status'>();
+  private readonly proxyCounts = new Tally<'provider' | 'status' | 'app'>();
+  private readonly tokenCounts = new Tally<'provider' | 'kind'>();
   private readonly httpLatency = new Histogram({
     name: 'switchboard_http_request_duration_seconds',
     help: 'HTTP request latency, by method and route.',
@@ -85,23 +118,9 @@ export class Metrics {
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
     registers: [this.registry],
   });
-  private readonly proxyRequests = new Counter({
-    name: 'switchboard_proxy_requests_total',
-    help: 'Proxied model requests (HTTP clients and agents), by provider and status.',
-    labelNames: ['provider', 'status', 'app'],
-    registers: [this.registry],
-  });
-  private readonly tokens = new Counter({
-    name: 'switchboard_tokens_total',
-    help: 'Tokens reported by providers, by provider and kind (prompt|completion).',
-    labelNames: ['provider', 'kind'],
-    registers: [this.registry],
-  });
 
-  private readonly httpChildren = new Map<
-    string,
-    { latency: Histogram.Internal<'method' | 'route'>; byStatus: Map<number, Counter.Internal> }
-  >();
+  /** The latency histogram's children by `method route`, found once (prom-client hashes a label object per call). */
+  private readonly latencyChildren = new Map<string, Histogram.Internal<'method' | 'route'>>();
   private readonly apps = new BoundedLabel(APP_LABEL_LIMIT);
   /** Providers when no config is given (tests of the agent API alone). */
   private readonly unconfiguredProviders = new BoundedLabel(APP_LABEL_LIMIT);
@@ -110,6 +129,24 @@ export class Metrics {
 
   constructor(private readonly sources: MetricsSources) {
     const r = [this.registry];
+    tallied(this.httpCounts, {
+      name: 'switchboard_http_requests_total',
+      help: 'HTTP requests answered, by method, route and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers: r,
+    });
+    tallied(this.proxyCounts, {
+      name: 'switchboard_proxy_requests_total',
+      help: 'Proxied model requests (HTTP clients and agents), by provider and status.',
+      labelNames: ['provider', 'status', 'app'],
+      registers: r,
+    });
+    tallied(this.tokenCounts, {
+      name: 'switchboard_tokens_total',
+      help: 'Tokens reported by providers, by provider and kind (prompt|completion).',
+      labelNames: ['provider', 'kind'],
+      registers: r,
+    });
     new Gauge({
       name: 'switchboard_agent_queue_depth',
       help: 'Agent tasks waiting in the dispatch queue.',
@@ -168,18 +205,14 @@ export class Metrics {
     // The series' children, found once (prom-client hashes the label object on every inc otherwise): bounded as the
     // labels are. This runs on the hot path.
     const key = `${m} ${route}`;
-    let ch = this.httpChildren.get(key);
-    if (!ch) {
-      ch = { latency: this.httpLatency.labels(m, route), byStatus: new Map() };
-      this.httpChildren.set(key, ch);
+    let latency = this.latencyChildren.get(key);
+    if (!latency) {
+      latency = this.httpLatency.labels(m, route);
+      this.latencyChildren.set(key, latency);
     }
-    let count = ch.byStatus.get(status);
-    if (!count) {
-      count = this.httpRequests.labels(m, route, String(status));
-      ch.byStatus.set(status, count);
-    }
-    count.inc();
-    ch.latency.observe(seconds);
+    const series = `${key} ${status}`;
+    if (!this.httpCounts.add(series, 1)) this.httpCounts.open(series, { method: m, route, status: String(status) }, 1);
+    latency.observe(seconds);
   }
 
   observeProxy(e: RequestLogEntry): void {
@@ -193,9 +226,16 @@ export class Metrics {
             : OTHER
           : this.unconfiguredProviders.value(e.provider, null);
     const app = e.app === null ? '' : this.apps.value(e.app, k.apps);
-    this.proxyRequests.inc({ provider, status: String(e.status), app });
-    if (e.prompt_tokens) this.tokens.inc({ provider, kind: 'prompt' }, e.prompt_tokens);
-    if (e.completion_tokens) this.tokens.inc({ provider, kind: 'completion' }, e.completion_tokens);
+    const series = `${provider}\0${e.status}\0${app}`;
+    if (!this.proxyCounts.add(series, 1)) this.proxyCounts.open(series, { provider, status: String(e.status), app }, 1);
+    this.countTokens(provider, 'prompt', e.prompt_tokens);
+    this.countTokens(provider, 'completion', e.completion_tokens);
+  }
+
+  private countTokens(provider: string, kind: 'prompt' | 'completion', n: number | null): void {
+    if (!n) return;
+    const series = `${provider}\0${kind}`;
+    if (!this.tokenCounts.add(series, n)) this.tokenCounts.open(series, { provider, kind }, n);
   }
 
   private knownNames(): Known {
