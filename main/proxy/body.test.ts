@@ -13,6 +13,7 @@ import {
   jsonDepthExceeds,
   MAX_JSON_DEPTH,
   readApiBody,
+  readBody,
   readRouteBody,
   requestError,
 } from './body.ts';
@@ -168,5 +169,48 @@ describe('jsonDepthExceeds (issue 17: off the first byte’s path)', () => {
       }),
       { numRuns: 500, seed: 17 },
     );
+  });
+});
+
+describe('readBody', () => {
+  /** A request whose body is pushed by hand: `end` is never pushed unless the test says so. */
+  const incoming = (headers: Record<string, string>) => {
+    const req = new IncomingMessage(new Socket());
+    req.headers = headers;
+    return req;
+  };
+  const settled = async (p: Promise<Buffer>) =>
+    Promise.race([p.then((b) => b.toString()), new Promise<'pending'>((r) => setTimeout(() => r('pending'), 50))]);
+
+  it('with a Content-Length, resolves at the body’s last byte, without waiting for the end of the stream', async () => {
+    const req = incoming({ 'content-length': '11' });
+    const body = readBody(req, 1024);
+    req.push(Buffer.from('hello '));
+    expect(await settled(body)).toBe('pending');
+    req.push(Buffer.from('world'));
+    expect(await settled(body)).toBe('hello world');
+    req.push(null); // the end coming later changes nothing
+    expect((await body).toString()).toBe('hello world');
+  });
+
+  it('without a Content-Length (chunked), resolves at the end of the stream', async () => {
+    const req = incoming({ 'transfer-encoding': 'chunked' });
+    const body = readBody(req, 1024);
+    req.push(Buffer.from('{"a":'));
+    req.push(Buffer.from('1}'));
+    expect(await settled(body)).toBe('pending');
+    req.push(null);
+    expect((await body).toString()).toBe('{"a":1}');
+  });
+
+  it('an empty body with Content-Length 0 resolves at the end; a body past the limit is refused', async () => {
+    const empty = incoming({ 'content-length': '0' });
+    const none = readBody(empty, 1024);
+    empty.push(null);
+    expect((await none).length).toBe(0);
+    const big = incoming({ 'transfer-encoding': 'chunked' });
+    const refused = readBody(big, 4);
+    big.push(Buffer.from('12345'));
+    await expect(refused).rejects.toMatchObject({ code: 'body_too_large' });
   });
 });
