@@ -7,10 +7,15 @@ import type { Engine } from './engine.ts';
 import type { ForwardOutcome } from './forward/index.ts';
 import type { ResolvedRoute, Router } from './routing.ts';
 
-export function newLogEntry(path: string): RequestLogEntry {
+/**
+ * A request's log entry. `stamped: false` leaves its id and time empty for stampLogEntry to fill in just before the
+ * entry is logged: a random UUID and an ISO time cost ~20 µs on a request that comes after a pause (cold caches),
+ * which the HTTP front door keeps off the path to the first byte.
+ */
+export function newLogEntry(path: string, stamped = true): RequestLogEntry {
   return {
-    id: randomUUID(),
-    time: new Date().toISOString(),
+    id: stamped ? randomUUID() : '',
+    time: stamped ? new Date().toISOString() : '',
     method: 'POST',
     path,
     app: null,
@@ -31,6 +36,12 @@ export function newLogEntry(path: string): RequestLogEntry {
     cache_write_tokens: null,
     reasoning_tokens: null,
   };
+}
+
+/** Gives an entry made with `stamped: false` its id, and its time: `startedAt` (epoch ms), when the request came. */
+export function stampLogEntry(entry: RequestLogEntry, startedAt: number): void {
+  entry.id = randomUUID();
+  entry.time = new Date(startedAt).toISOString();
 }
 
 export function recordOutcome(entry: RequestLogEntry, o: ForwardOutcome): void {

@@ -14,7 +14,14 @@ import { forwardWithFailover, HttpReplyTarget, sendFormatError } from '../proxy/
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
-import { checkBudget, checkNotPaused, newLogEntry, recordOutcome, routeRequest } from '../proxy/request.ts';
+import {
+  checkBudget,
+  checkNotPaused,
+  newLogEntry,
+  recordOutcome,
+  routeRequest,
+  stampLogEntry,
+} from '../proxy/request.ts';
 import { checkOrigin, checkProxyHost, grantCors } from './guards.ts';
 
 /** Bounded wait for the OS process lookup (a /proc scan or a process spawn). */
@@ -41,7 +48,9 @@ export async function handleFrontDoor(
   ctx: ClientContext = {},
 ): Promise<void> {
   const started = performance.now();
-  const entry = newLogEntry(door.path);
+  const startedAt = Date.now();
+  // Stamped (id, time) when it is logged, after the reply: off the path to the first byte.
+  const entry = newLogEntry(door.path, false);
   let admission: Admission | null = null;
   let spooled: SpooledBody | null = null;
   try {
@@ -152,6 +161,7 @@ export async function handleFrontDoor(
     const c = entry.completion_tokens;
     admission?.settle(p === null && c === null ? null : (p ?? 0) + (c ?? 0));
     entry.latency_ms = Math.round(performance.now() - started);
+    stampLogEntry(entry, startedAt);
     engine.requestLog.add(entry);
   }
 }
