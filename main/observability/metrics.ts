@@ -202,8 +202,8 @@ export class Metrics {
   /** `route` must come from a fixed set (a route template or `not_found`), never from the raw path. */
   observeHttp(method: string, route: string, status: number, seconds: number): void {
     const m = METHODS.has(method) ? method : OTHER;
-    // The series' children, found once (prom-client hashes the label object on every inc otherwise): bounded as the
-    // labels are. This runs on the hot path.
+    // The hot path: the latency histogram's child is found once per method and route (bounded as the labels are),
+    // the count is a tally.
     const key = `${m} ${route}`;
     let latency = this.latencyChildren.get(key);
     if (!latency) {
