@@ -19,7 +19,7 @@ export function readBody(req: IncomingMessage, limitBytes: number, fix = MAX_BOD
   }
   // With a Content-Length, the body is whole at its last byte: resolved there, not a tick later at 'end' (~10-20 µs
   // before the request can be forwarded). Node's parser never passes more bytes than the length says.
-  const whole = req.headers['content-length'] !== undefined && declared >= 0 ? declared : -1;
+  const whole = declared >= 0 ? declared : -1; // NaN (no Content-Length): at 'end'
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
