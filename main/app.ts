@@ -30,6 +30,8 @@ export type SwitchboardOptions = {
   host?: string;
 };
 
+const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+
 export class Switchboard {
   readonly requestLog = new RequestLog(1000);
   engine!: Engine;
@@ -137,7 +139,9 @@ export class Switchboard {
     // A burst's heap back once it is over (nothing allocates after it, so V8 alone would keep it).
     this.memoryTrim = startMemoryTrim((r) =>
       logger.debug(
-        `memory trim (${r.reason}): heap ${(r.heapBeforeBytes / 2 ** 20).toFixed(0)} -> ${(r.heapAfterBytes / 2 ** 20).toFixed(0)} MiB in ${r.ms.toFixed(0)} ms`,
+        r.reason === 'native'
+          ? `memory trim (malloc_trim): RSS ${mib(r.rssBeforeBytes)} -> ${mib(r.rssAfterBytes)} MiB in ${r.ms.toFixed(0)} ms`
+          : `memory trim (${r.reason}): heap ${mib(r.heapBeforeBytes)} -> ${mib(r.heapAfterBytes)} MiB in ${r.ms.toFixed(0)} ms`,
       ),
     );
     this.store.on('change', (next, prev) => void this.applyConfig(next, prev));

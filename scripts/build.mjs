@@ -37,6 +37,7 @@ export const EXTERNAL = [
   'pino-pretty',
   '@pydantic/genai-prices',
   'ajv',
+  'koffi',
 ];
 
 /** The sources each part is built from; a part is stale when one of them is newer than its stamp. */

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
+import { mallocTrim } from './malloc-trim.ts';
 import { MEMORY_TRIM_DEFAULTS, MemoryTrim, startMemoryTrim, type MemoryTrimProbes } from './memory-trim.ts';
 
 const MiB = 2 ** 20;
@@ -10,9 +11,13 @@ function probes(state: {
   heap: number;
   busy: number;
   now?: number;
-}): MemoryTrimProbes & { collections: number } {
+  rss?: number;
+  /** What releaseNative answers (null: cannot trim here). */
+  native?: boolean | null;
+}): MemoryTrimProbes & { collections: number; releases: number } {
   const p = {
     collections: 0,
+    releases: 0,
     now: () => state.now ?? 0,
     sockets: () => state.sockets,
     heapUsed: () => state.heap,
@@ -20,6 +25,13 @@ function probes(state: {
     collect: () => {
       p.collections++;
       state.heap = 20 * MiB;
+    },
+    rss: () => state.rss ?? 100 * MiB,
+    releaseNative: () => {
+      p.releases++;
+      const answer = state.native === undefined ? true : state.native;
+      if (answer) state.rss = 90 * MiB;
+      return answer;
     },
   };
   return p;
@@ -37,6 +49,7 @@ describe('MemoryTrim', () => {
     s.sockets = 1000; // the clients left, upstream keep-alive sockets stay
     s.busy = 0.01;
     expect(trim.tick()).toMatchObject({ reason: 'sockets', heapBeforeBytes: 60 * MiB, heapAfterBytes: 20 * MiB });
+    expect(trim.tick()?.reason).toBe('native'); // what the collection freed outside the heap
     expect(trim.tick()).toBeNull(); // nothing new since
     s.sockets = 2; // 30 s later the upstream sockets close: their objects are garbage, the heap figure unchanged
     expect(trim.tick()?.reason).toBe('sockets');
@@ -50,6 +63,7 @@ describe('MemoryTrim', () => {
     const trim = new MemoryTrim(p);
     s.sockets = 0;
     expect(trim.tick()?.reason).toBe('sockets');
+    expect(trim.tick()?.reason).toBe('native');
     s.now = MEMORY_TRIM_DEFAULTS.followUpMs - 1;
     expect(trim.tick()).toBeNull();
     s.now = MEMORY_TRIM_DEFAULTS.followUpMs;
@@ -57,6 +71,7 @@ describe('MemoryTrim', () => {
     expect(trim.tick()).toBeNull(); // not while busy
     s.busy = 0.01;
     expect(trim.tick()?.reason).toBe('follow-up');
+    expect(trim.tick()?.reason).toBe('native');
     s.now += 10 * MEMORY_TRIM_DEFAULTS.followUpMs;
     expect(trim.tick()).toBeNull(); // one follow-up, not a schedule
     expect(p.collections).toBe(2);
@@ -84,6 +99,37 @@ describe('MemoryTrim', () => {
     expect(trim.tick()).toBeNull();
     s.busy = 0;
     expect(trim.tick()?.reason).toBe('heap');
+  });
+
+  it("hands malloc's free pages back the tick after a collection, once, and only when the loop is quiet", () => {
+    const s = { sockets: 1000, heap: 60 * MiB, busy: 0.01, rss: 130 * MiB };
+    const p = probes(s);
+    const trim = new MemoryTrim(p);
+    expect(p.releases).toBe(0); // never without a collection before it
+    s.sockets = 0;
+    expect(trim.tick()?.reason).toBe('sockets');
+    expect(p.releases).toBe(0); // not in the same tick: what the collection freed is released as its objects die
+    s.busy = 0.5;
+    expect(trim.tick()).toBeNull(); // a new burst: it waits
+    s.busy = 0.01;
+    expect(trim.tick()).toMatchObject({ reason: 'native', rssBeforeBytes: 130 * MiB, rssAfterBytes: 90 * MiB });
+    for (let i = 0; i < 5; i++) expect(trim.tick()).toBeNull();
+    expect(p.releases).toBe(1);
+  });
+
+  it('where malloc_trim cannot run, it is asked once and never again', () => {
+    const s = { sockets: 1000, heap: 60 * MiB, busy: 0.01, native: null };
+    const p = probes(s);
+    const trim = new MemoryTrim(p);
+    s.sockets = 0;
+    expect(trim.tick()?.reason).toBe('sockets');
+    expect(trim.tick()).toBeNull();
+    s.sockets = 1000;
+    trim.tick();
+    s.sockets = 0;
+    expect(trim.tick()?.reason).toBe('sockets');
+    expect(trim.tick()).toBeNull();
+    expect(p.releases).toBe(1);
   });
 });
 
@@ -119,6 +165,10 @@ describe('startMemoryTrim on this process', () => {
       expect(seen).toContain('sockets');
       await new Promise((r) => setTimeout(r, 50)); // gc entries are delivered asynchronously
       expect(majors.some((t) => t >= before)).toBe(true);
+      // …and on the next quiet tick, malloc_trim where glibc is the allocator.
+      while (mallocTrim() && !seen.includes('native') && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(seen.includes('native')).toBe(mallocTrim() !== null);
     } finally {
       stop();
       obs.disconnect();
