@@ -22,9 +22,9 @@ type Koffi = typeof import('koffi');
 /** mallopt's parameters (malloc.h). */
 const M_TRIM_THRESHOLD = -1;
 const M_MMAP_THRESHOLD = -3;
-/** Both thresholds. glibc starts at 128 KiB: there, the worker threads' arenas were trimmed and regrown on nearly
- * every task (~0.1 madvise/munmap/mmap calls per proxied request at c=64, against none); at 1 MiB, ~10x fewer, and
- * the same memory back after a burst within 1-2 MiB (4 MiB kept ~7 MiB more). */
+/** Both thresholds. At glibc's initial 128 KiB, the worker threads' arenas were trimmed and regrown on nearly every
+ * task (~0.09 madvise/mmap/munmap calls per proxied request at c=64, against none before); at 1 MiB ~0.03, with the
+ * same memory back after a burst within 1-2 MiB (4 MiB kept ~7 MiB more). */
 const THRESHOLD = 1024 * 1024;
 
 let loaded: MallocTrim | null | undefined;
