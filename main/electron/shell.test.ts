@@ -398,6 +398,8 @@ describe('electron-builder.yml', () => {
     const schema = JSON.parse(await fs.readFile(path.join(ROOT, 'node_modules/app-builder-lib/scheme.json'), 'utf8'));
     const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
     expect(validate(cfg), JSON.stringify(validate.errors)).toBe(true);
+    // koffi (serve's malloc_trim, never loaded in Electron) stays out of the app.
+    expect(cfg.files).toEqual(expect.arrayContaining(['!node_modules/koffi/**', '!node_modules/@koromix/**']));
     expect(cfg.deb?.depends).toBeUndefined(); // electron-builder's list stays (libappindicator3-1 only recommended)
     expect(cfg.win?.icon).toBe('assets/icon.ico');
     expect(cfg.mac?.icon).toBe('assets/icon-1024.png');

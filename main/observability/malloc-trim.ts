@@ -7,11 +7,11 @@
 // raises as the process runs (freeing one large mmap'd block, a code cache read at start, lifts the mmap threshold
 // to its size and the trim threshold to twice that, up to 32 and 64 MiB): pinned at 1 MiB, an arena's top is given
 // back when a free leaves more than that there, and blocks over 1 MiB are mapped on their own and unmapped when
-// freed. Without that, the worker threads' arenas (V8's collector and compiler threads) each kept a
-// few MiB of top after a burst, which malloc_trim does not touch. Loaded on first use only (koffi costs
-// ~14 ms and ~3 MiB), never in Electron (Chromium brings its own allocator) and not where it cannot work (macOS and
-// Windows return freed memory themselves; musl has no malloc_trim): there, or when koffi is not installed, the
-// function is null and nothing is trimmed.
+// freed. Without that, the worker threads' arenas (V8's collector and compiler threads) each kept a few MiB of top
+// after a burst, which malloc_trim does not touch. Loaded on first use only (koffi costs ~14 ms and ~3.8 MiB), never
+// in Electron (Chromium brings its own allocator; electron-builder.yml leaves koffi out) and not where it cannot work
+// (macOS and Windows return freed memory themselves; musl has no malloc_trim): there, or when koffi is not
+// installed, the function is null and nothing is trimmed.
 import { createRequire } from 'node:module';
 
 /** Gives free pages of every malloc arena back to the system; true when some were. */
