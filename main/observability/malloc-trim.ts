@@ -13,6 +13,7 @@
 // (macOS and Windows return freed memory themselves; musl has no malloc_trim): there, or when koffi is not
 // installed, the function is null and nothing is trimmed.
 import { createRequire } from 'node:module';
+import { logger } from './logger.ts';
 
 /** Gives free pages of every malloc arena back to the system; true when some were. */
 export type MallocTrim = () => boolean;
@@ -46,6 +47,7 @@ export function mallocTrim(): MallocTrim | null {
       loaded = () => trim(0) === 1;
     } catch (err) {
       whyNot = `glibc's malloc_trim is not reachable: ${(err as Error).message.split('\n')[0]}`;
+      logger.debug(`memory trim: ${whyNot}; freed native memory stays with glibc`);
     }
   }
   return loaded;
