@@ -31,7 +31,8 @@ describeWithChromium('a listen_port change moves the UI with it (bug 2)', () => 
     serves.push(sb);
     const page = await openUi(browser, sb, 'settings');
     await eventually(async () => expect(await page.getByTestId('listen-port').inputValue()).toBe(String(port1)));
-    expect(await page.locator('nav .nav-foot').textContent()).toContain(`port ${port1}`);
+    // The footer's port comes from its own status request, not the settings form's: awaited the same way.
+    await eventually(async () => expect(await page.locator('nav .nav-foot').textContent()).toContain(`port ${port1}`));
 
     await page.getByTestId('listen-port').fill(String(port2));
     await eventually(async () => expect(await page.getByTestId('save-settings').isEnabled()).toBe(true));
