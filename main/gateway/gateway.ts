@@ -52,11 +52,19 @@ function boundAddress(req: IncomingMessage): string | undefined {
   return bound;
 }
 
+/** Per server: whether the address it is bound to is beyond loopback (asked on every request: one lookup). */
+const exposedOf = new WeakMap<Server, boolean>();
+
 /** Gateway mode: `gateway.enabled`, or a listen address beyond loopback (config or --host). */
 export function isGatewayMode(config: Config, req: IncomingMessage): boolean {
   if (config.gateway.enabled) return true;
+  const server = (req.socket as unknown as { server?: Server }).server;
+  const exposed = server && exposedOf.get(server);
+  if (exposed !== undefined) return exposed;
   const bound = boundAddress(req);
-  return bound !== undefined ? !isLoopback(bound) : !isLoopback(config.listen_host);
+  if (bound === undefined) return !isLoopback(config.listen_host);
+  exposedOf.set(server!, !isLoopback(bound));
+  return !isLoopback(bound);
 }
 
 /** The mode and why, in words (the admin status and the Settings page say it). */

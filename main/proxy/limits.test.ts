@@ -55,6 +55,20 @@ describe('Limiter', () => {
     expect(l.admit(lim(2, 0, 0), 1).headers['x-ratelimit-remaining-requests']).toBe('1');
   });
 
+  it("an admission's headers say the counts when it was admitted, however late they are read", () => {
+    const l = new Limiter(() => 0);
+    const first = l.admit(lim(5, 100, 0), 10);
+    const second = l.admit(lim(5, 100, 0), 20);
+    first.settle(null);
+    l.admit(lim(5, 100, 0), 30);
+    // Read only now (the front door reads them once the request has gone upstream).
+    expect(first.headers['x-ratelimit-remaining-requests']).toBe('4');
+    expect(first.headers['x-ratelimit-remaining-tokens']).toBe('90');
+    expect(second.headers['x-ratelimit-remaining-requests']).toBe('3');
+    expect(second.headers['x-ratelimit-remaining-tokens']).toBe('70');
+    expect(second.headers).toBe(second.headers); // formatted once
+  });
+
   it('settles tokens with the reported usage, in the window they were admitted in', () => {
     let now = 0;
     const l = new Limiter(() => now);

@@ -35,8 +35,11 @@ export const MAX_SCOPES = 10_000;
 /** How often admission looks for scopes whose window has run out (lazily: no timer). */
 const SWEEP_EVERY_MS = 60_000;
 
-/** An admitted request: headers to send, and settle() once it is over (exactly once; later calls do nothing). */
-export type Admission = { headers: Record<string, string>; settle: (actualTokens: number | null) => void };
+/**
+ * An admitted request: the x-ratelimit-* headers of its reply, and settle() once it is over (exactly once; later calls
+ * do nothing).
+ */
+export type Admission = { readonly headers: Record<string, string>; settle: (actualTokens: number | null) => void };
 
 /** A map key as a config path segment: `per_app.claude-cli`, `per_app["my app"]`. */
 const segment = (name: string): string => (/^[\w-]+$/.test(name) ? `.${name}` : `[${JSON.stringify(name)}]`);
@@ -109,17 +112,28 @@ export function formatReset(ms: number): string {
   return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${s % 60}s`;
 }
 
-/** An admitted request's hold on its scope: settle() once when it ends (later calls do nothing). */
+/**
+ * An admitted request's hold on its scope: settle() once when it ends (later calls do nothing). Its headers say the
+ * counts at admission, formatted when first read: after the request has gone upstream (~10 µs off the first byte).
+ */
 class Lease implements Admission {
   private settled = false;
   private readonly windowStart: number;
+  private readonly counts: LimitCounts;
+  private formatted: Record<string, string> | null = null;
 
   constructor(
-    readonly headers: Record<string, string>,
     private readonly st: ScopeState,
+    private readonly lim: EffectiveLimits,
+    private readonly resetMs: number,
     private readonly estimatedTokens: number,
   ) {
     this.windowStart = st.windowStart;
+    this.counts = { requests: st.requests, tokens: st.tokens, inFlight: st.inFlight };
+  }
+
+  get headers(): Record<string, string> {
+    return (this.formatted ??= limitHeaders(this.counts, this.lim, this.resetMs));
   }
 
   settle(actual: number | null): void {
@@ -215,7 +229,7 @@ export class Limiter {
     st.requests++;
     st.tokens += estimatedTokens;
     st.inFlight++;
-    return new Lease(this.headers(st, lim, resetMs), st, estimatedTokens);
+    return new Lease(st, lim, resetMs, estimatedTokens);
   }
 
   private headers(st: ScopeState, lim: EffectiveLimits, resetMs: number): Record<string, string> {

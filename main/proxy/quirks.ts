@@ -38,6 +38,8 @@ export type Quirks = {
 /** Capabilities a model gets when no entry describes it (a chat model with tools, as /api/show always said). */
 export const DEFAULT_CAPABILITIES: readonly ModelCapability[] = ['completion', 'tools'];
 
+type ProviderCache = { url: URL; type: ProviderType; host: string; models: Map<string, Quirks | null> };
+
 type Compiled = {
   entry: QuirkEntry;
   model: (m: string) => boolean;
@@ -58,7 +60,8 @@ function compile(entry: QuirkEntry): Compiled {
 /** The compiled table of one config: config.json's entries, then the built-in ones; results cached per call. */
 export class QuirkTable {
   private readonly entries: Compiled[];
-  private readonly cache = new Map<string, Quirks | null>();
+  /** Per provider name: its type and host (an entry for another type or host is replaced), then per model. */
+  private readonly cache = new Map<string, ProviderCache>();
 
   constructor(
     userEntries: readonly QuirkEntry[] = [],
@@ -75,13 +78,30 @@ export class QuirkTable {
 
   /** The merged word of every entry matching this provider and model, or null when none matches. */
   resolve(t: QuirkTarget, model: string): Quirks | null {
-    const key = `${t.name}\u0000${t.kind.type}\u0000${t.baseUrl.hostname}\u0000${model}`;
-    const hit = this.cache.get(key);
+    const models = this.modelsOf(t);
+    const hit = models.get(model);
     if (hit !== undefined) return hit;
     const result = this.compute(t, model);
-    if (this.cache.size >= 2000) this.cache.clear();
-    this.cache.set(key, result);
+    if (models.size >= 2000) models.clear();
+    models.set(model, result);
     return result;
+  }
+
+  /**
+   * The cache of one provider's models: found by its name, then its URL object (the same one on every request through
+   * a provider), else its type and host compared; no key is built per request.
+   */
+  private modelsOf(t: QuirkTarget): Map<string, Quirks | null> {
+    let p = this.cache.get(t.name);
+    if (p && p.url === t.baseUrl && p.type === t.kind.type) return p.models;
+    const host = t.baseUrl.hostname;
+    if (p && p.type === t.kind.type && p.host === host) p.url = t.baseUrl;
+    else {
+      if (!p && this.cache.size >= 1000) this.cache.clear();
+      p = { url: t.baseUrl, type: t.kind.type, host, models: new Map() };
+      this.cache.set(t.name, p);
+    }
+    return p.models;
   }
 
   private compute(t: QuirkTarget, model: string): Quirks | null {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config.ts';
 import { ApiError } from '../errors.ts';
-import { checkOrigin, originAllowed, preflightHeaders } from './guards.ts';
+import { checkOrigin, checkProxyHost, originAllowed, preflightHeaders } from './guards.ts';
 
 const HOST = '127.0.0.1:11434';
 const refused = (origin: string | undefined, allowed: string[] = [], extra: Record<string, string> = {}) => {
@@ -65,6 +65,41 @@ describe('checkOrigin', () => {
   it('patterns are regular-expression safe: a dot is a dot', () => {
     expect(originAllowed('app://obsidianXmd', ['app://obsidian.md'])).toBe(false);
     expect(originAllowed('app://a(b)', ['app://a(b)'])).toBe(true);
+  });
+});
+
+describe('checkProxyHost', () => {
+  const hostRefused = (host: string | undefined, extra: string[] = []) => {
+    try {
+      checkProxyHost(host === undefined ? {} : { host }, extra);
+      return null;
+    } catch (err) {
+      return err instanceof ApiError ? err.code : String(err);
+    }
+  };
+
+  it('allows this machine by any of its names and refuses a public name (DNS rebinding)', () => {
+    for (const h of [
+      'localhost:11434',
+      '127.0.0.1:11434',
+      '[::1]:11434',
+      '10.0.0.5',
+      'box.local',
+      'host.docker.internal',
+    ])
+      expect(hostRefused(h)).toBeNull();
+    expect(hostRefused(undefined)).toBeNull(); // HTTP/1.0 may omit it
+    expect(hostRefused('evil.example.com')).toBe('host_not_allowed');
+    expect(hostRefused('localhost.evil.example.com:11434')).toBe('host_not_allowed');
+  });
+
+  it('the last allowed Host, remembered for the next request, never lets another one through', () => {
+    expect(hostRefused('localhost:11434')).toBeNull();
+    expect(hostRefused('evil.example.com:11434')).toBe('host_not_allowed');
+    expect(hostRefused('localhost:11434')).toBeNull();
+    // A name allowed only by the caller's extra list is not remembered for a caller without it.
+    expect(hostRefused('team.example.com', ['team.example.com'])).toBeNull();
+    expect(hostRefused('team.example.com')).toBe('host_not_allowed');
   });
 });
 

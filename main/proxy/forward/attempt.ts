@@ -36,10 +36,16 @@ export type AttemptResult =
 export type AttemptContext = {
   headers: IncomingHttpHeaders;
   target: ReplyTarget;
-  extraHeaders: Record<string, string> | undefined;
+  /** The limiter's headers for the reply, read once the request has gone upstream (Admission formats them then). */
+  extraHeaders: { readonly headers: Record<string, string> } | undefined;
   progress: ForwardProgress;
   started: number;
 };
+
+/** setImmediate's callback (a module function with the attempt as its argument: no closure per request). */
+function prepareReply(attempt: UpstreamAttempt): void {
+  attempt.prepareReply();
+}
 
 export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListener {
   private controller: Dispatcher.DispatchController | null = null;
@@ -49,6 +55,8 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
   private failing = false;
   private errorText = '';
   private sink: ReplySink | null = null;
+  /** Our headers on the reply, made while the provider works on the request (not after it answers). */
+  private replyExtra: Record<string, string> | null = null;
   private settled = false;
   private bodyStream: Readable | null = null;
   private resolve!: (r: AttemptResult) => void;
@@ -88,6 +96,9 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
         },
         this,
       );
+      // undici writes a reused keep-alive socket's request in the check phase (after polling the socket, so a
+      // provider's stray bytes are seen first: GHSA-35p6-xmwp-9g52); this immediate runs right after that write.
+      setImmediate(prepareReply, this);
     });
   }
 
@@ -163,19 +174,34 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     this.headers = responseHeaders;
     this.failing = isRetryableStatus(statusCode);
     if (this.failing) return;
-    // Copied key by key, not spread: spreading the limiter's headers object cost ~2.7 µs a request (V8 leaves its
-    // fast clone path for it), 2 % of the proxy's CPU at c=64; the loop costs ~0.15 µs (docs/PERFORMANCE.md).
-    const extraHeaders: Record<string, string> = {};
-    const admitted = this.a.extraHeaders;
-    if (admitted) for (const name in admitted) extraHeaders[name] = admitted[name]!;
-    extraHeaders['x-switchboard-provider'] = this.cand.provider;
-    extraHeaders['x-switchboard-route'] = this.cand.reason;
-    extraHeaders['x-switchboard-attempts'] = String(this.attemptNo);
-    if (this.plan.dropped) extraHeaders['x-switchboard-dropped'] = droppedHeader(this.plan.dropped);
     this.sink = this.a.target.sink(
-      { status: statusCode, headers: responseHeaders, extraHeaders, committer: this },
+      {
+        status: statusCode,
+        headers: responseHeaders,
+        extraHeaders: this.replyExtra ?? this.extraHeaders(),
+        committer: this,
+      },
       this.plan,
     );
+  }
+
+  /** Makes our reply headers ahead of the answer (prepareReply, after the request is written). */
+  prepareReply(): void {
+    if (!this.settled) this.replyExtra ??= this.extraHeaders();
+  }
+
+  /** The limiter's x-ratelimit-* headers and ours (provider, route, attempts, dropped fields). */
+  private extraHeaders(): Record<string, string> {
+    // Copied key by key, not spread: spreading the limiter's headers object cost ~2.7 µs a request (V8 leaves its
+    // fast clone path for it), 2 % of the proxy's CPU at c=64; the loop costs ~0.15 µs (docs/PERFORMANCE.md).
+    const extra: Record<string, string> = {};
+    const admitted = this.a.extraHeaders?.headers;
+    if (admitted) for (const name in admitted) extra[name] = admitted[name]!;
+    extra['x-switchboard-provider'] = this.cand.provider;
+    extra['x-switchboard-route'] = this.cand.reason;
+    extra['x-switchboard-attempts'] = String(this.attemptNo);
+    if (this.plan.dropped) extra['x-switchboard-dropped'] = droppedHeader(this.plan.dropped);
+    return extra;
   }
 
   onResponseData(ctrl: Dispatcher.DispatchController, chunk: Buffer): void {

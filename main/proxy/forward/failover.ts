@@ -19,8 +19,8 @@ export type ForwardRequest = {
   model: string;
   /** The call for each candidate, or why a provider cannot serve the request (it is then skipped). */
   planner: Planner;
-  /** Headers added to the client's reply (the limiter's x-ratelimit-*). */
-  replyHeaders?: Record<string, string>;
+  /** Headers added to the client's reply (the limiter's x-ratelimit-*), read once the request has gone upstream. */
+  replyHeaders?: { readonly headers: Record<string, string> };
 };
 
 /** What the request log needs to know about how forwarding went. */
