@@ -133,7 +133,7 @@ export async function handleFrontDoor(
         target: new HttpReplyTarget(res, door.format, replyCtx, stream),
         candidates: route.candidates,
         model: route.model,
-        ...(admission ? { replyHeaders: admission } : {}),
+        ...(admission ? { admission } : {}),
         planner: new DoorPlanner(door, input, untranslatable, replyCtx),
       },
       engine.pool,

@@ -36,8 +36,8 @@ export type AttemptResult =
 export type AttemptContext = {
   headers: IncomingHttpHeaders;
   target: ReplyTarget;
-  /** The limiter's headers for the reply, read once the request has gone upstream (Admission formats them then). */
-  extraHeaders: { readonly headers: Record<string, string> } | undefined;
+  /** The limiter's admission: its headers go on the reply, read once the request has gone upstream (formatted then). */
+  admission: { readonly headers: Record<string, string> } | undefined;
   progress: ForwardProgress;
   started: number;
 };
@@ -195,7 +195,7 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     // Copied key by key, not spread: spreading the limiter's headers object cost ~2.7 µs a request (V8 leaves its
     // fast clone path for it), 2 % of the proxy's CPU at c=64; the loop costs ~0.15 µs (docs/PERFORMANCE.md).
     const extra: Record<string, string> = {};
-    const admitted = this.a.extraHeaders?.headers;
+    const admitted = this.a.admission?.headers;
     if (admitted) for (const name in admitted) extra[name] = admitted[name]!;
     extra['x-switchboard-provider'] = this.cand.provider;
     extra['x-switchboard-route'] = this.cand.reason;

@@ -19,8 +19,8 @@ export type ForwardRequest = {
   model: string;
   /** The call for each candidate, or why a provider cannot serve the request (it is then skipped). */
   planner: Planner;
-  /** Headers added to the client's reply (the limiter's x-ratelimit-*), read once the request has gone upstream. */
-  replyHeaders?: { readonly headers: Record<string, string> };
+  /** The limiter's admission: its x-ratelimit-* headers go on the reply, read once the request has gone upstream. */
+  admission?: { readonly headers: Record<string, string> };
 };
 
 /** What the request log needs to know about how forwarding went. */
@@ -57,7 +57,7 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
   const ctx = {
     headers: f.headers,
     target: f.target,
-    extraHeaders: f.replyHeaders,
+    admission: f.admission,
     progress: outcome,
     started: performance.now(),
   };
