@@ -40,37 +40,36 @@ const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost|::ffff:127\.\d+\.\d+\.\d+)$
 export const isLoopback = (host: string | undefined): boolean =>
   host !== undefined && LOOPBACK.test(host.replace(/^\[|\]$/g, ''));
 
-/** The address the server socket is bound to (0.0.0.0 or a LAN address means "exposed beyond loopback"). */
-const boundOf = new WeakMap<Server, string | undefined>();
-function boundAddress(req: IncomingMessage): string | undefined {
+/**
+ * The address a server socket is bound to (0.0.0.0 or a LAN address means "exposed beyond loopback") and whether it is
+ * exposed: read once per server, as gateway mode is asked on every request.
+ */
+type Bound = { address: string | undefined; exposed: boolean };
+const boundOf = new WeakMap<Server, Bound>();
+function boundOfServer(req: IncomingMessage): Bound | undefined {
   const server = (req.socket as unknown as { server?: Server }).server;
   if (!server) return undefined;
-  if (boundOf.has(server)) return boundOf.get(server);
-  const addr = server.address();
-  const bound = addr && typeof addr === 'object' ? addr.address : undefined;
-  boundOf.set(server, bound);
-  return bound;
+  let b = boundOf.get(server);
+  if (!b) {
+    const addr = server.address();
+    const address = addr && typeof addr === 'object' ? addr.address : undefined;
+    b = { address, exposed: address !== undefined && !isLoopback(address) };
+    boundOf.set(server, b);
+  }
+  return b;
 }
-
-/** Per server: whether the address it is bound to is beyond loopback (asked on every request: one lookup). */
-const exposedOf = new WeakMap<Server, boolean>();
 
 /** Gateway mode: `gateway.enabled`, or a listen address beyond loopback (config or --host). */
 export function isGatewayMode(config: Config, req: IncomingMessage): boolean {
   if (config.gateway.enabled) return true;
-  const server = (req.socket as unknown as { server?: Server }).server;
-  const exposed = server && exposedOf.get(server);
-  if (exposed !== undefined) return exposed;
-  const bound = boundAddress(req);
-  if (bound === undefined) return !isLoopback(config.listen_host);
-  exposedOf.set(server!, !isLoopback(bound));
-  return !isLoopback(bound);
+  const b = boundOfServer(req);
+  return b?.address !== undefined ? b.exposed : !isLoopback(config.listen_host);
 }
 
 /** The mode and why, in words (the admin status and the Settings page say it). */
 export function modeOf(config: Config, req: IncomingMessage): { mode: LimitMode; reason: string } {
   if (config.gateway.enabled) return { mode: 'gateway', reason: 'gateway.enabled is true' };
-  const bound = boundAddress(req) ?? config.listen_host;
+  const bound = boundOfServer(req)?.address ?? config.listen_host;
   return isLoopback(bound)
     ? { mode: 'local', reason: `bound to ${bound} (loopback) and gateway.enabled is false` }
     : { mode: 'gateway', reason: `bound to ${bound}, beyond loopback (listen_host or --host)` };
