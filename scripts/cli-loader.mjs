@@ -35,6 +35,14 @@ v8.setFlagsFromString(`--max-semi-space-size=${SEMI_SPACE_MB}`);
 // main/observability/memory-trim.ts turns --expose-gc on when it first collects (its gc() comes from a fresh context;
 // this one's global stays as it is): on from the start here, so the flag hash does not change under the code cache.
 v8.setFlagsFromString('--expose-gc');
+// undici parses every upstream reply with llhttp compiled to WebAssembly. V8 compiles it with Liftoff, then (on the
+// first reply already) recompiles its one huge state-machine function with TurboFan, whose compiler zones take ~35 MiB
+// of malloc for ~60 ms: the process's peak RSS went from ~76 to ~110 MiB on its first proxied request, and ~10 MiB of
+// it stayed in a compiler thread's malloc arena (why idle RSS read 76 or 86 MiB from one start to the next). Liftoff's
+// code is all it runs now: no measurable cost per request or on the first byte (docs/PERFORMANCE.md). The desktop app
+// sets the same flag (main/electron/main.ts). Set before the bundle is compiled, for the code cache's flag hash.
+const WASM_TIERING = '--liftoff-only';
+v8.setFlagsFromString(WASM_TIERING);
 
 const bundle = fileURLToPath(new URL('./cli.cjs', import.meta.url));
 const dir = path.dirname(bundle);

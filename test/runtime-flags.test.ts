@@ -1,6 +1,7 @@
 // The node flags Switchboard runs with are the same wherever it is started (issue 17): package.json's serve script
 // (which benches and tests read: test/support/serve-flags.ts), the `switchboard` command's #! line, the systemd unit,
-// the desktop launcher's --js-flags, and the value the CLI loader puts in the code cache's flag hash; and the CLI
+// the desktop launcher's --js-flags, and the value the CLI loader puts in the code cache's flag hash (and the
+// WebAssembly tiering flag the loader and the desktop app's main both set); and the CLI
 // bundle is what the loader expects (pure ASCII, the CommonJS wrapper itself, strict).
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -28,6 +29,12 @@ describe('runtime flags', () => {
     const loader = await read('scripts/cli-loader.mjs');
     const semi = /const SEMI_SPACE_MB = (\d+);/.exec(loader)?.[1];
     expect(`--max-semi-space-size=${semi}`).toBe(flags);
+  });
+
+  it("the desktop app keeps undici's WebAssembly parser in Liftoff as the CLI loader does", async () => {
+    const wasm = /const WASM_TIERING = '([^']+)';/.exec(await read('scripts/cli-loader.mjs'))?.[1];
+    expect(wasm).toBe('--liftoff-only');
+    expect(await read('main/electron/main.ts')).toContain(`v8.setFlagsFromString('${wasm}');`);
   });
 
   it('the built CLI bundle is ASCII, the CommonJS wrapper itself, and strict', async () => {

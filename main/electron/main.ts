@@ -4,6 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import {
   BrowserWindow,
   Menu,
@@ -23,6 +24,10 @@ import { VERSION } from '../version.ts';
 import { startShell } from './shell.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+// undici's reply parser (llhttp, WebAssembly) stays in Liftoff's code: TurboFan's recompile of it costs ~35 MiB of
+// malloc on the first proxied request (scripts/cli-loader.mjs sets the same flag for `serve`; docs/PERFORMANCE.md).
+v8.setFlagsFromString('--liftoff-only');
 
 /** The running shell: its state() is what the smoke test (electron.smoke.test.ts) checks in the real app. */
 export const desktop = startShell(
