@@ -1,8 +1,8 @@
 // The node flags Switchboard runs with are the same wherever it is started (issue 17): package.json's serve script
 // (which benches and tests read: test/support/serve-flags.ts), the `switchboard` command's #! line, the systemd unit,
-// the desktop launcher's --js-flags, and the value the CLI loader puts in the code cache's flag hash (and the
-// WebAssembly tiering flag the loader and the desktop app's main both set); and the CLI
-// bundle is what the loader expects (pure ASCII, the CommonJS wrapper itself, strict).
+// the desktop launcher's --js-flags, and the value the CLI loader puts in the code cache's flag hash; the WebAssembly
+// flag the loader and the desktop app's main both set; and the CLI bundle is what the loader expects (pure ASCII, the
+// CommonJS wrapper itself, strict).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
