@@ -2,12 +2,14 @@
 // ends, the objects of its connections become garbage all at once and nothing allocates after them, so no collection
 // runs and the process keeps the burst's heap for as long as it stays idle (1,000 streams released: ~25 MiB of heap
 // garbage kept; bench/soak.ts, docs/PERFORMANCE.md). Every 2 s (an unref'd timer) this looks at the event loop's
-// utilisation and the process's open TCP sockets; when the loop was quiet (< 5 % busy) and at least 32 sockets closed
-// since their high-water mark, or the heap grew 32 MiB past what the last collection kept, it runs one full
-// compacting collection (~40 ms at those sizes, while nothing else runs). Upstream keep-alive sockets close 30 s
-// after their last use (proxy/provider-pool.ts) and, idle, do not count among the active resources Node lists, so a
-// collection for departing sockets is followed by one more 32 s later, when the loop is quiet: one as the burst's
-// clients leave, one once its upstream sockets have closed. Two seconds after each collection, if the loop is still
+// utilisation and the process's open TCP sockets; when the loop has been quiet (< 5 % busy) for 10 s and at least 32
+// sockets closed since their high-water mark, or the heap grew 32 MiB past what the last collection kept, it runs a
+// full collection, then a compacting one (~40 ms at those sizes, while nothing else runs). Not sooner: a collection
+// in a pause between the rounds of a burst cost the next round 20-30 % more CPU per request (the request path's
+// optimized code assumed maps that die with the burst's objects, and V8 drops that code when they are collected).
+// Upstream keep-alive sockets close 30 s after their last use (proxy/provider-pool.ts) and, idle, do not count among
+// the active resources Node lists, so a collection for departing sockets is followed by one more 32 s after the loop
+// went quiet: one once the burst's clients have left, one once its upstream sockets have closed. Two seconds after each collection, if the loop is still
 // quiet, what it freed outside the JS heap (sockets' buffers, parsers: C++ memory released as their objects die) is
 // handed back by glibc's malloc_trim (malloc-trim.ts; Linux only), which glibc alone would keep for the process's
 // life.
@@ -37,17 +39,21 @@ export type MemoryTrimOptions = {
   intervalMs: number;
   /** The loop is quiet below this share of busy time. */
   quietBelow: number;
+  /** How long the loop must have been quiet before a collection: a pause between requests is not the end of a burst. */
+  quietForMs: number;
   /** Sockets that must have closed since their high-water mark. */
   socketsGone: number;
   /** Heap growth past what the last collection kept. */
   heapGrowthBytes: number;
-  /** After a collection for departing sockets, one more this much later (the upstream keep-alive timeout + 2 s). */
+  /** After a collection for departing sockets, one more this long after the loop went quiet (the upstream keep-alive
+   * timeout + 2 s: they close that long after their last use). */
   followUpMs: number;
 };
 
 export const MEMORY_TRIM_DEFAULTS: MemoryTrimOptions = {
   intervalMs: 2000,
   quietBelow: 0.05,
+  quietForMs: 10_000,
   socketsGone: 32,
   heapGrowthBytes: 32 * 1024 * 1024,
   followUpMs: 32_000,
@@ -63,6 +69,8 @@ export class MemoryTrim {
   private socketsHigh: number;
   private heapKept: number;
   private followUpAt: number | null = null;
+  /** The first tick of the current run of quiet ones; null while busy. */
+  private quietSince: number | null = null;
   /** A collection ran last tick: what it freed outside the heap is still to be handed back. */
   private nativeDue = false;
   /** False once releaseNative said it cannot run here. */
@@ -81,9 +89,14 @@ export class MemoryTrim {
     const sockets = this.probes.sockets();
     this.socketsHigh = Math.max(this.socketsHigh, sockets);
     const busy = this.probes.busy();
-    if (busy >= this.options.quietBelow) return null;
-    const heapBefore = this.probes.heapUsed();
     const now = this.probes.now();
+    if (busy >= this.options.quietBelow) {
+      this.quietSince = null;
+      return null;
+    }
+    this.quietSince ??= now;
+    if (now - this.quietSince < this.options.quietForMs) return this.nativeDue ? this.releaseNative() : null;
+    const heapBefore = this.probes.heapUsed();
     const reason =
       this.socketsHigh - sockets >= this.options.socketsGone
         ? 'sockets'
@@ -93,7 +106,7 @@ export class MemoryTrim {
             ? 'heap'
             : null;
     if (reason === null) return this.nativeDue ? this.releaseNative() : null;
-    this.followUpAt = reason === 'sockets' ? now + this.options.followUpMs : null;
+    this.followUpAt = reason === 'sockets' ? this.quietSince + this.options.followUpMs : null;
     const started = performance.now();
     this.probes.collect();
     const record: TrimRecord = {
@@ -124,14 +137,19 @@ export class MemoryTrim {
 let collector: (() => void) | null = null;
 /** A full collection: V8's gc() taken from a fresh context once --expose-gc is on (the main context's global stays
  * as it is; scripts/cli-loader.mjs sets the flag before it compiles, so the code cache's flag hash never changes). */
-function collect(): void {
+export function collect(): void {
   if (!collector) {
     v8.setFlagsFromString('--expose-gc');
     collector = vm.runInNewContext('gc') as () => void;
   }
-  // Compacting: V8 moves the survivors out of sparse old-generation pages and frees those pages (1,000 streams
-  // released: old space 20.7 -> 14.7 MiB resident; the collection 20 -> 40 ms, while nothing else runs). Off again
-  // after, so V8's own collections and the code cache's flag hash stay as they were.
+  // First a plain one: the burst's garbage goes, and the pages it leaves empty are freed. A compacting collection
+  // straight away moved the survivors into fresh pages while the garbage's were still held: RSS rose ~12 MiB for a
+  // moment after a c=64 load (VmHWM 109 -> 120 MiB, the proxy bench's peak), against none this way, with the same
+  // RSS after (docs/PERFORMANCE.md).
+  collector();
+  // Then compacting: V8 moves the survivors out of sparse old-generation pages and frees those pages (1,000 streams
+  // released: old space 20.7 -> 14.7 MiB resident). Off again after, so V8's own collections and the code cache's
+  // flag hash stay as they were.
   v8.setFlagsFromString('--compact-on-every-full-gc');
   try {
     collector();
