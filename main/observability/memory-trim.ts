@@ -2,17 +2,17 @@
 // ends, the objects of its connections become garbage all at once and nothing allocates after them, so no collection
 // runs and the process keeps the burst's heap for as long as it stays idle (1,000 streams released: ~25 MiB of heap
 // garbage kept; bench/soak.ts, docs/PERFORMANCE.md). Every 2 s (an unref'd timer) this looks at the event loop's
-// utilisation and the process's open TCP sockets; when the loop has been quiet (< 5 % busy) for 10 s and at least 32
+// utilisation and the process's open TCP sockets; once the loop has been quiet (< 5 % busy) for 32 s and at least 32
 // sockets closed since their high-water mark, or the heap grew 32 MiB past what the last collection kept, it runs a
-// full collection, then a compacting one (~40 ms at those sizes, while nothing else runs). Not sooner: a collection
-// in a pause between the rounds of a burst cost the next round 20-30 % more CPU per request (the request path's
-// optimized code assumed maps that die with the burst's objects, and V8 drops that code when they are collected).
-// Upstream keep-alive sockets close 30 s after their last use (proxy/provider-pool.ts) and, idle, do not count among
-// the active resources Node lists, so a collection for departing sockets is followed by one more 32 s after the loop
-// went quiet: one once the burst's clients have left, one once its upstream sockets have closed. Two seconds after each collection, if the loop is still
-// quiet, what it freed outside the JS heap (sockets' buffers, parsers: C++ memory released as their objects die) is
-// handed back by glibc's malloc_trim (malloc-trim.ts; Linux only), which glibc alone would keep for the process's
-// life.
+// full collection, then a compacting one (~40 ms at those sizes, while nothing else runs). 32 s: upstream keep-alive
+// sockets close 30 s after their last use (proxy/provider-pool.ts), so by then all of the burst is garbage and one
+// collection takes it (idle, those sockets are not among the active resources Node lists, so their closing is not
+// seen). Not in a shorter pause: a collection between the rounds of a burst cost the next round 20-30 % more CPU per
+// request (the request path's optimized code assumed maps that die with the burst's objects, and V8 drops that code
+// when they are collected; it is recompiled as the next round runs). Two seconds after a collection, if the loop is
+// still quiet, what it freed outside the JS heap (sockets' buffers, parsers: C++ memory released as their objects
+// die) is handed back by glibc's malloc_trim (malloc-trim.ts; Linux only), which glibc alone would keep for the
+// process's life.
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -39,28 +39,25 @@ export type MemoryTrimOptions = {
   intervalMs: number;
   /** The loop is quiet below this share of busy time. */
   quietBelow: number;
-  /** How long the loop must have been quiet before a collection: a pause between requests is not the end of a burst. */
+  /** How long the loop must have been quiet before a collection (the upstream keep-alive timeout + 2 s: by then the
+   * burst's upstream sockets have closed too); a pause between the rounds of a burst is not its end. */
   quietForMs: number;
   /** Sockets that must have closed since their high-water mark. */
   socketsGone: number;
   /** Heap growth past what the last collection kept. */
   heapGrowthBytes: number;
-  /** After a collection for departing sockets, one more this long after the loop went quiet (the upstream keep-alive
-   * timeout + 2 s: they close that long after their last use). */
-  followUpMs: number;
 };
 
 export const MEMORY_TRIM_DEFAULTS: MemoryTrimOptions = {
   intervalMs: 2000,
   quietBelow: 0.05,
-  quietForMs: 10_000,
+  quietForMs: 32_000,
   socketsGone: 32,
   heapGrowthBytes: 32 * 1024 * 1024,
-  followUpMs: 32_000,
 };
 
 export type TrimRecord =
-  | { reason: 'sockets' | 'follow-up' | 'heap'; heapBeforeBytes: number; heapAfterBytes: number; ms: number }
+  | { reason: 'sockets' | 'heap'; heapBeforeBytes: number; heapAfterBytes: number; ms: number }
   /** malloc_trim, the tick after a collection. */
   | { reason: 'native'; rssBeforeBytes: number; rssAfterBytes: number; ms: number };
 
@@ -68,8 +65,8 @@ export type TrimRecord =
 export class MemoryTrim {
   private socketsHigh: number;
   private heapKept: number;
-  private followUpAt: number | null = null;
-  /** The first tick of the current run of quiet ones; null while busy. */
+  /** Since when the loop has been quiet: the tick before the first of the current run of quiet ones (each tick's
+   * busy share covers the interval since the one before); null while busy. */
   private quietSince: number | null = null;
   /** A collection ran last tick: what it freed outside the heap is still to be handed back. */
   private nativeDue = false;
@@ -94,19 +91,16 @@ export class MemoryTrim {
       this.quietSince = null;
       return null;
     }
-    this.quietSince ??= now;
+    this.quietSince ??= now - this.options.intervalMs;
     if (now - this.quietSince < this.options.quietForMs) return this.nativeDue ? this.releaseNative() : null;
     const heapBefore = this.probes.heapUsed();
     const reason =
       this.socketsHigh - sockets >= this.options.socketsGone
         ? 'sockets'
-        : this.followUpAt !== null && now >= this.followUpAt
-          ? 'follow-up'
-          : heapBefore - this.heapKept >= this.options.heapGrowthBytes
-            ? 'heap'
-            : null;
+        : heapBefore - this.heapKept >= this.options.heapGrowthBytes
+          ? 'heap'
+          : null;
     if (reason === null) return this.nativeDue ? this.releaseNative() : null;
-    this.followUpAt = reason === 'sockets' ? this.quietSince + this.options.followUpMs : null;
     const started = performance.now();
     this.probes.collect();
     const record: TrimRecord = {
