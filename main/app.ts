@@ -137,12 +137,15 @@ export class Switchboard {
     this.health = new HealthChecker(this.engine);
     this.health.start();
     // A burst's heap back once it is over (nothing allocates after it, so V8 alone would keep it).
-    this.memoryTrim = startMemoryTrim((r) =>
-      logger.debug(
-        r.reason === 'native'
-          ? `memory trim (malloc_trim): RSS ${mib(r.rssBeforeBytes)} -> ${mib(r.rssAfterBytes)} MiB in ${r.ms.toFixed(0)} ms`
-          : `memory trim (${r.reason}): heap ${mib(r.heapBeforeBytes)} -> ${mib(r.heapAfterBytes)} MiB in ${r.ms.toFixed(0)} ms`,
-      ),
+    const log = this.requestLog;
+    this.memoryTrim = startMemoryTrim(
+      () => log.added,
+      (r) =>
+        logger.debug(
+          r.reason === 'native'
+            ? `memory trim (malloc_trim): RSS ${mib(r.rssBeforeBytes)} -> ${mib(r.rssAfterBytes)} MiB in ${r.ms.toFixed(0)} ms`
+            : `memory trim (${r.reason}): heap ${mib(r.heapBeforeBytes)} -> ${mib(r.heapAfterBytes)} MiB in ${r.ms.toFixed(0)} ms`,
+        ),
     );
     this.store.on('change', (next, prev) => void this.applyConfig(next, prev));
     this.store.on('invalid', (problems) => {

@@ -2,17 +2,21 @@
 // ends, the objects of its connections become garbage all at once and nothing allocates after them, so no collection
 // runs and the process keeps the burst's heap for as long as it stays idle (1,000 streams released: ~25 MiB of heap
 // garbage kept; bench/soak.ts, docs/PERFORMANCE.md). Every 2 s (an unref'd timer) this looks at the event loop's
-// utilisation and the process's open TCP sockets; once the loop has been quiet (< 5 % busy) for 32 s and at least 32
-// sockets closed since their high-water mark, or the heap grew 32 MiB past what the last collection kept, it runs a
-// full collection, then a compacting one (~40 ms at those sizes, while nothing else runs). 32 s: upstream keep-alive
-// sockets close 30 s after their last use (proxy/provider-pool.ts), so by then all of the burst is garbage and one
-// collection takes it (idle, those sockets are not among the active resources Node lists, so their closing is not
-// seen). Not in a shorter pause: a collection between the rounds of a burst cost the next round 20-30 % more CPU per
-// request (the request path's optimized code assumed maps that die with the burst's objects, and V8 drops that code
-// when they are collected; it is recompiled as the next round runs). Two seconds after a collection, if the loop is
-// still quiet, what it freed outside the JS heap (sockets' buffers, parsers: C++ memory released as their objects
+// utilisation, the process's open TCP sockets and its count of answered requests; once no request has been answered
+// for 32 s and the loop is quiet (< 5 % busy), if at least 32 sockets closed since their high-water mark or the heap
+// grew 32 MiB past what the last collection kept, it runs a full collection, then a compacting one (~40 ms at those
+// sizes, while nothing else runs). 32 s: upstream keep-alive sockets close 30 s after their last use
+// (proxy/provider-pool.ts), so by then all of the burst is garbage and one collection takes it (idle, those sockets
+// are not among the active resources Node lists, and closing 1,000 of them keeps the loop busy for a moment). Not in
+// a shorter pause: a collection between the rounds of a burst cost the next round 20-30 % more CPU per request (the
+// request path's optimized code assumed maps that die with the burst's objects, and V8 drops that code when they are
+// collected; it is recompiled as the next round runs). V8's own memory reducer may collect sooner, when it sees the
+// process idle; what it leaves is the upstream sockets' share and malloc's. Two seconds after a collection, if the loop
+// is still quiet, what it freed outside the JS heap (sockets' buffers, parsers: C++ memory released as their objects
 // die) is handed back by glibc's malloc_trim (malloc-trim.ts; Linux only), which glibc alone would keep for the
-// process's life.
+// process's life. The trim is loaded, which pins glibc's thresholds, at the first quiet tick after the first burst's
+// sockets have gone (no collection then): what V8's own collections free from then on goes back (1,000 streams
+// released: 78 MiB after, against 82-84 with the thresholds pinned only at the collection).
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
@@ -23,6 +27,8 @@ export type MemoryTrimProbes = {
   now(): number;
   /** Open TCP sockets (servers not counted). */
   sockets(): number;
+  /** Requests answered so far (a count that only grows). */
+  requests(): number;
   /** Bytes of the JS heap in use (garbage included until a collection). */
   heapUsed(): number;
   /** Share of the last interval the event loop was busy, 0..1. */
@@ -33,15 +39,17 @@ export type MemoryTrimProbes = {
   rss(): number;
   /** Free pages of the malloc arenas back to the system; null where that cannot be done. */
   releaseNative(): boolean | null;
+  /** Makes releaseNative ready (loads it, and pins glibc's thresholds so that freed memory goes back from then on). */
+  prepareNative(): void;
 };
 
 export type MemoryTrimOptions = {
   intervalMs: number;
   /** The loop is quiet below this share of busy time. */
   quietBelow: number;
-  /** How long the loop must have been quiet before a collection (the upstream keep-alive timeout + 2 s: by then the
+  /** How long after the last answered request a collection waits (the upstream keep-alive timeout + 2 s: by then the
    * burst's upstream sockets have closed too); a pause between the rounds of a burst is not its end. */
-  quietForMs: number;
+  settleMs: number;
   /** Sockets that must have closed since their high-water mark. */
   socketsGone: number;
   /** Heap growth past what the last collection kept. */
@@ -51,7 +59,7 @@ export type MemoryTrimOptions = {
 export const MEMORY_TRIM_DEFAULTS: MemoryTrimOptions = {
   intervalMs: 2000,
   quietBelow: 0.05,
-  quietForMs: 32_000,
+  settleMs: 32_000,
   socketsGone: 32,
   heapGrowthBytes: 32 * 1024 * 1024,
 };
@@ -65,13 +73,14 @@ export type TrimRecord =
 export class MemoryTrim {
   private socketsHigh: number;
   private heapKept: number;
-  /** Since when the loop has been quiet: the tick before the first of the current run of quiet ones (each tick's
-   * busy share covers the interval since the one before); null while busy. */
-  private quietSince: number | null = null;
+  /** The request count at the last tick, and when it last changed (a request answered since the tick before). */
+  private requestsSeen: number;
+  private lastRequestAt: number;
   /** A collection ran last tick: what it freed outside the heap is still to be handed back. */
   private nativeDue = false;
   /** False once releaseNative said it cannot run here. */
   private nativeWorks = true;
+  private nativePrepared = false;
 
   constructor(
     private readonly probes: MemoryTrimProbes,
@@ -79,6 +88,8 @@ export class MemoryTrim {
   ) {
     this.socketsHigh = probes.sockets();
     this.heapKept = probes.heapUsed();
+    this.requestsSeen = probes.requests();
+    this.lastRequestAt = probes.now();
   }
 
   /** One look; returns what it did (null: nothing). */
@@ -87,12 +98,18 @@ export class MemoryTrim {
     this.socketsHigh = Math.max(this.socketsHigh, sockets);
     const busy = this.probes.busy();
     const now = this.probes.now();
-    if (busy >= this.options.quietBelow) {
-      this.quietSince = null;
-      return null;
+    const requests = this.probes.requests();
+    if (requests !== this.requestsSeen) {
+      this.requestsSeen = requests;
+      this.lastRequestAt = now;
     }
-    this.quietSince ??= now - this.options.intervalMs;
-    if (now - this.quietSince < this.options.quietForMs) return this.nativeDue ? this.releaseNative() : null;
+    if (busy >= this.options.quietBelow) return null;
+    if (!this.nativePrepared && this.socketsHigh - sockets >= this.options.socketsGone) {
+      // The first burst is over: from here glibc gives back what is freed (no collection: nothing is recompiled).
+      this.nativePrepared = true;
+      this.probes.prepareNative();
+    }
+    if (now - this.lastRequestAt < this.options.settleMs) return this.nativeDue ? this.releaseNative() : null;
     const heapBefore = this.probes.heapUsed();
     const reason =
       this.socketsHigh - sockets >= this.options.socketsGone
@@ -160,6 +177,7 @@ function openSockets(): number {
 
 /** Starts the trim on this process; the returned function stops it. */
 export function startMemoryTrim(
+  requests: () => number,
   onTrim: (r: TrimRecord) => void = () => {},
   options: MemoryTrimOptions = MEMORY_TRIM_DEFAULTS,
 ): { trim: MemoryTrim; stop: () => void } {
@@ -168,6 +186,7 @@ export function startMemoryTrim(
     {
       now: () => performance.now(),
       sockets: openSockets,
+      requests,
       heapUsed: () => process.memoryUsage().heapUsed,
       busy: () => {
         const now = performance.eventLoopUtilization();
@@ -178,6 +197,7 @@ export function startMemoryTrim(
       collect,
       rss: () => process.memoryUsage.rss(),
       releaseNative: () => mallocTrim()?.() ?? null,
+      prepareNative: () => void mallocTrim(),
     },
     options,
   );

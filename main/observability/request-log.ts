@@ -10,6 +10,8 @@ export class RequestLog {
   private readonly ring: (RequestLogEntry | undefined)[];
   private next = 0;
   private count = 0;
+  /** Entries added since start (the memory trim's sign of activity). */
+  added = 0;
   private readonly subscribers = new Set<(e: RequestLogEntry) => void>();
   /** Subscribers that also get the team's entries (other instances' requests, read from Redis: addFromTeam). */
   private readonly teamSubscribers = new Set<(e: RequestLogEntry) => void>();
@@ -29,6 +31,7 @@ export class RequestLog {
     this.ring[this.next] = entry;
     this.next = (this.next + 1) % this.capacity;
     if (this.count < this.capacity) this.count++;
+    this.added++;
     for (const fn of this.subscribers) fn(entry);
     for (const fn of this.teamSubscribers) fn(entry);
     if (this.fd !== null) this.writeLine(entry);
