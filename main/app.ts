@@ -137,9 +137,8 @@ export class Switchboard {
     this.health = new HealthChecker(this.engine);
     this.health.start();
     // A burst's heap back once it is over (nothing allocates after it, so V8 alone would keep it).
-    const log = this.requestLog;
     this.memoryTrim = startMemoryTrim(
-      () => log.added,
+      () => this.requestLog.added,
       (r) =>
         logger.debug(
           r.reason === 'native'

@@ -10,8 +10,7 @@ export class RequestLog {
   private readonly ring: (RequestLogEntry | undefined)[];
   private next = 0;
   private count = 0;
-  /** Entries added since start (the memory trim's sign of activity). */
-  added = 0;
+  private total = 0;
   private readonly subscribers = new Set<(e: RequestLogEntry) => void>();
   /** Subscribers that also get the team's entries (other instances' requests, read from Redis: addFromTeam). */
   private readonly teamSubscribers = new Set<(e: RequestLogEntry) => void>();
@@ -25,13 +24,18 @@ export class RequestLog {
     this.ring = new Array(capacity);
   }
 
+  /** Entries added since start, this instance's own (the memory trim's sign of activity). */
+  get added(): number {
+    return this.total;
+  }
+
   add(entry: RequestLogEntry): void {
     // Attempt errors quote providers: scrubbed where they are made, and again here, where they are shown and stored.
     for (const a of entry.attempts) if (a.error) a.error = redact(a.error);
     this.ring[this.next] = entry;
     this.next = (this.next + 1) % this.capacity;
     if (this.count < this.capacity) this.count++;
-    this.added++;
+    this.total++;
     for (const fn of this.subscribers) fn(entry);
     for (const fn of this.teamSubscribers) fn(entry);
     if (this.fd !== null) this.writeLine(entry);
