@@ -1,8 +1,16 @@
 // The label bounds of the metrics registry: app names (attacker-chosen headers) and provider names never grow it
-// past a fixed size. The serve test (main/server/metrics.serve.test.ts) checks the same over real sockets.
+// past a fixed size; the latency histogram scrapes as prom-client's own. The serve test (main/server/metrics.serve.test.ts) checks the same over real sockets.
+import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../shared/admin.ts';
-import { APP_LABEL_LIMIT, LABEL_MAX_CHARS, Metrics, type MetricsConfig } from './metrics.ts';
+import {
+  APP_LABEL_LIMIT,
+  LABEL_MAX_CHARS,
+  LATENCY_BUCKETS,
+  LatencyHistogram,
+  Metrics,
+  type MetricsConfig,
+} from './metrics.ts';
 
 const sources = {
   queueDepth: () => 0,
@@ -144,5 +152,45 @@ describe('counts', () => {
       'switchboard_http_request_duration_seconds_count{method="POST",route="/v1/chat/completions"} 3',
     );
     expect(await m.text()).toBe(text); // a scrape changes nothing
+  });
+});
+
+describe('LatencyHistogram', () => {
+  it("scrapes as prom-client's own Histogram does, for the same observations", async () => {
+    const ours = new Registry();
+    const theirs = new Registry();
+    const name = 'switchboard_http_request_duration_seconds';
+    const help = 'HTTP request latency, by method and route.';
+    const h = new LatencyHistogram(name, help, LATENCY_BUCKETS, ours);
+    const p = new Histogram({
+      name,
+      help,
+      labelNames: ['method', 'route'],
+      buckets: LATENCY_BUCKETS,
+      registers: [theirs],
+    });
+    // Series first seen interleaved (their order is kept), values on, between and past the bounds.
+    const seen: [string, string, number][] = [];
+    const values = [0, 0.0005, 0.001, 0.0010001, 0.004, 0.005, 0.3, 1, 4.99, 5, 29, 30, 30.5, 120];
+    const series = [
+      ['GET', '/admin/v1/status'],
+      ['POST', '/v1/chat/completions'],
+      ['GET', '/v1/models'],
+      ['POST', '/v1/messages'],
+    ] as const;
+    for (let i = 0; i < 200; i++) seen.push([...series[(i * 7) % 4]!, values[(i * 5) % values.length]!]);
+    for (const [method, route, v] of seen) {
+      h.observe(method, route, v);
+      p.observe({ method, route }, v);
+    }
+    expect(await ours.metrics()).toBe(await theirs.metrics());
+    expect(await ours.getMetricsAsJSON()).toEqual(
+      (await theirs.getMetricsAsJSON()).map((m) => ({
+        ...m,
+        values: m.values.map(({ labels, value, metricName }) => ({ labels, value, metricName })),
+      })),
+    );
+    ours.resetMetrics();
+    expect(await ours.metrics()).toBe(`# HELP ${name} ${help}\n# TYPE ${name} histogram\n`);
   });
 });

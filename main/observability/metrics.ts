@@ -5,7 +5,7 @@
 // passes them, see main/server/route-label.ts), methods a fixed set, providers those config.json names (+ `none`),
 // and apps, which come from request headers, those config.json names plus the first APP_LABEL_LIMIT others seen,
 // each cut to LABEL_MAX_CHARS; every later one is `other`.
-import { Counter, type CounterConfiguration, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, type CounterConfiguration, Gauge, type Histogram, Registry } from 'prom-client';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import type { Config } from '../../shared/config.ts';
 
@@ -15,6 +15,8 @@ export const APP_LABEL_LIMIT = 50;
 export const LABEL_MAX_CHARS = 64;
 /** The label value of what is past a bound (apps past the limit, providers config.json does not name). */
 export const OTHER = 'other';
+/** The latency histogram's upper bounds (seconds). */
+export const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30];
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 /** The parts of config.json whose names become label values. */
@@ -88,6 +90,75 @@ class Tally<L extends string> {
   }
 }
 
+/** A value of the histogram as prom-client's registry reads it (`get`). */
+type LatencyValue = { labels: Record<string, string | number>; value: number; metricName: string };
+
+/** One series of the latency histogram: its labels, the count of each bucket (not cumulative), sum and count. */
+type LatencySeries = { labels: { method: string; route: string }; counts: number[]; sum: number; count: number };
+
+/**
+ * The HTTP latency histogram, counted in plain numbers on the hot path: prom-client's `observe`, even on a child found
+ * once, builds a label object and a label string and looks the string up on every call (~3 µs a request in the server
+ * under load, timed around the call). It is registered with the registry as a metric of its own (name, help, type,
+ * `get`, `reset`) and exported in prom-client's histogram form: cumulative `_bucket` lines by `le`, then `+Inf`,
+ * `_sum` and `_count` (metrics.test.ts compares the scraped text with prom-client's own Histogram's).
+ */
+export class LatencyHistogram {
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  /** By method, then route; `all` keeps the order series were first observed in (prom-client's order). */
+  private readonly series = new Map<string, Map<string, LatencySeries>>();
+  private all: LatencySeries[] = [];
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly bounds: readonly number[],
+    registry: Registry,
+  ) {
+    // The registry takes any object with a name, get and reset (prom-client's custom-metric contract).
+    registry.registerMetric(this as unknown as Histogram);
+  }
+
+  observe(method: string, route: string, seconds: number): void {
+    let byRoute = this.series.get(method);
+    if (!byRoute) this.series.set(method, (byRoute = new Map()));
+    let s = byRoute.get(route);
+    if (!s) {
+      s = { labels: { method, route }, counts: this.bounds.map(() => 0), sum: 0, count: 0 };
+      byRoute.set(route, s);
+      this.all.push(s);
+    }
+    const b = this.bounds;
+    let i = 0;
+    while (i < b.length && seconds > b[i]!) i++;
+    if (i < b.length) s.counts[i]!++;
+    s.sum += seconds;
+    s.count++;
+  }
+
+  async get(): Promise<{ name: string; help: string; type: string; values: LatencyValue[]; aggregator: string }> {
+    const values: LatencyValue[] = [];
+    const bucket = `${this.name}_bucket`;
+    for (const s of this.all) {
+      let acc = 0;
+      for (let i = 0; i < this.bounds.length; i++) {
+        acc += s.counts[i]!;
+        values.push({ labels: { le: this.bounds[i]!, ...s.labels }, value: acc, metricName: bucket });
+      }
+      values.push({ labels: { le: '+Inf', ...s.labels }, value: s.count, metricName: bucket });
+      values.push({ labels: { ...s.labels }, value: s.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: { ...s.labels }, value: s.count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+
+  reset(): void {
+    this.series.clear();
+    this.all = [];
+  }
+}
+
 function known(cfg: MetricsConfig | undefined): Known {
   const apps = new Map<string, string>();
   if (!cfg) return { providers: null, apps };
@@ -111,16 +182,12 @@ export class Metrics {
   private readonly httpCounts = new Tally<'method' | 'route' | 'status'>();
   private readonly proxyCounts = new Tally<'provider' | 'status' | 'app'>();
   private readonly tokenCounts = new Tally<'provider' | 'kind'>();
-  private readonly httpLatency = new Histogram({
-    name: 'switchboard_http_request_duration_seconds',
-    help: 'HTTP request latency, by method and route.',
-    labelNames: ['method', 'route'],
-    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
-    registers: [this.registry],
-  });
-
-  /** The latency histogram's children by `method route`, found once (prom-client hashes a label object per call). */
-  private readonly latencyChildren = new Map<string, Histogram.Internal<'method' | 'route'>>();
+  private readonly httpLatency = new LatencyHistogram(
+    'switchboard_http_request_duration_seconds',
+    'HTTP request latency, by method and route.',
+    LATENCY_BUCKETS,
+    this.registry,
+  );
   private readonly apps = new BoundedLabel(APP_LABEL_LIMIT);
   /** Providers when no config is given (tests of the agent API alone). */
   private readonly unconfiguredProviders = new BoundedLabel(APP_LABEL_LIMIT);
@@ -202,17 +269,10 @@ export class Metrics {
   /** `route` must come from a fixed set (a route template or `not_found`), never from the raw path. */
   observeHttp(method: string, route: string, status: number, seconds: number): void {
     const m = METHODS.has(method) ? method : OTHER;
-    // The hot path: the latency histogram's child is found once per method and route (bounded as the labels are),
-    // the count is a tally.
-    const key = `${m} ${route}`;
-    let latency = this.latencyChildren.get(key);
-    if (!latency) {
-      latency = this.httpLatency.labels(m, route);
-      this.latencyChildren.set(key, latency);
-    }
-    const series = `${key} ${status}`;
+    // The hot path: the count is a tally, the latency our own histogram (both handed to prom-client when scraped).
+    const series = `${m} ${route} ${status}`;
     if (!this.httpCounts.add(series, 1)) this.httpCounts.open(series, { method: m, route, status: String(status) }, 1);
-    latency.observe(seconds);
+    this.httpLatency.observe(m, route, seconds);
   }
 
   observeProxy(e: RequestLogEntry): void {

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import { ApiError } from '../errors.ts';
+import { isoTime } from '../observability/iso-time.ts';
 import type { Engine } from './engine.ts';
 import type { ForwardOutcome } from './forward/index.ts';
 import type { ResolvedRoute, Router } from './routing.ts';
@@ -15,7 +16,7 @@ import type { ResolvedRoute, Router } from './routing.ts';
 export function newLogEntry(path: string, stamped = true): RequestLogEntry {
   return {
     id: stamped ? randomUUID() : '',
-    time: stamped ? new Date().toISOString() : '',
+    time: stamped ? isoTime(Date.now()) : '',
     method: 'POST',
     path,
     app: null,
@@ -41,7 +42,7 @@ export function newLogEntry(path: string, stamped = true): RequestLogEntry {
 /** Gives an entry made with `stamped: false` its id, and its time: `startedAt` (epoch ms), when the request came. */
 export function stampLogEntry(entry: RequestLogEntry, startedAt: number): void {
   entry.id = randomUUID();
-  entry.time = new Date(startedAt).toISOString();
+  entry.time = isoTime(startedAt);
 }
 
 export function recordOutcome(entry: RequestLogEntry, o: ForwardOutcome): void {
