@@ -41,14 +41,37 @@ describe('RequestLog', () => {
     expect(log.recent(2).map((e) => e.id)).toEqual(['4', '5']);
   });
 
-  it('tells subscribers about each new entry', () => {
+  it('tells subscribers about each new entry, those of one event-loop turn together after it, in order', async () => {
     const log = new RequestLog(3);
     const seen: string[] = [];
     const off = log.subscribe((e) => seen.push(e.id));
     log.add(entry(1));
-    off();
     log.add(entry(2));
-    expect(seen).toEqual(['1']);
+    expect(log.recent().map((e) => e.id)).toEqual(['1', '2']); // in the ring at once
+    expect(seen).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(['1', '2']);
+    log.add(entry(3));
+    log.deliver(); // now, for a reader that needs them (usage summaries, budgets)
+    expect(seen).toEqual(['1', '2', '3']);
+    off();
+    log.add(entry(4));
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(['1', '2', '3']);
+  });
+
+  it('keeps giving an entry to the other subscribers when one throws, and logs it', async () => {
+    const log = new RequestLog(3);
+    const seen: string[] = [];
+    log.subscribe(() => {
+      throw new Error('broken subscriber');
+    });
+    log.subscribe((e) => seen.push(e.id));
+    log.subscribe((e) => seen.push(`team ${e.id}`), 'team');
+    log.add(entry(1));
+    log.add(entry(2));
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toEqual(['1', 'team 1', '2', 'team 2']);
   });
 
   it('writes JSONL with size-based rotation when enabled', async () => {

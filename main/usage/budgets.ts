@@ -137,9 +137,14 @@ export class Budgets implements BudgetGate {
     }
   }
 
+  /** Whether check() may refuse: a budget is enforced, or the budgets changed since they were counted. */
+  get mayRefuse(): boolean {
+    return this.enforced || this.list !== this.budgets();
+  }
+
   /** Throws 402 budget_exceeded when an enforced budget covering this app (or every request) is spent. */
   check(app: string | null): void {
-    if (!this.enforced && this.list === this.budgets()) return;
+    if (!this.mayRefuse) return;
     this.sync();
     if (!this.enforced) return;
     let bare: string | null | undefined;

@@ -5,7 +5,7 @@
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import type { Config } from '../../shared/config.ts';
 import type { UsageRange, UsageRecord, UsageRequests, UsageSummary } from '../../shared/usage.ts';
-import type { Engine } from '../proxy/engine.ts';
+import type { BudgetGate, Engine } from '../proxy/engine.ts';
 import type { PoolWatcher, ProviderRuntime } from '../proxy/provider-pool.ts';
 import { Budgets } from './budgets.ts';
 import type { Notifier } from './notifier.ts';
@@ -34,6 +34,8 @@ export function usageOf(engine: Engine): UsageService | null {
 
 export class UsageService implements PoolWatcher {
   readonly budgets: Budgets;
+  /** The engine's check before forwarding: the budgets, with the request log's undelivered entries counted first. */
+  private readonly gate: BudgetGate;
   private readonly unsubscribe: () => void;
   /** Providers whose going down was notified: their coming back is. */
   private readonly downNotified = new Set<string>();
@@ -47,7 +49,15 @@ export class UsageService implements PoolWatcher {
     this.budgets = new Budgets(store.rollups, () => o.config().budgets, o.notifier, this.now);
     this.budgets.refresh();
     const engine = o.engine;
-    engine.budgets = this.budgets;
+    // The request log gives its entries to the usage store after the event-loop turn they were added in: the calls
+    // answered earlier in this turn (in-process ones, back to back) are counted before a budget can refuse this one.
+    this.gate = {
+      check: (app) => {
+        if (this.budgets.mayRefuse) engine.requestLog.deliver();
+        this.budgets.check(app);
+      },
+    };
+    engine.budgets = this.gate;
     engine.pool.watch(this);
     // The team's entries too: with store "redis", other instances' requests (main/store/team-log.ts) are counted here,
     // so this instance's summaries, records and budgets are the team's.
@@ -111,10 +121,12 @@ export class UsageService implements PoolWatcher {
   }
 
   summary(range: UsageRange): UsageSummary {
+    this.o.engine.requestLog.deliver(); // what was answered before this call is in it
     return summarize(this.store.rollups, range, this.now(), this.budgets.states());
   }
 
   requests(limit: number, before: Before): Promise<UsageRequests> {
+    this.o.engine.requestLog.deliver();
     return this.store.requests(limit, before);
   }
 
@@ -160,7 +172,7 @@ export class UsageService implements PoolWatcher {
   async close(): Promise<void> {
     this.unsubscribe();
     const engine = this.o.engine;
-    if (engine.budgets === this.budgets) engine.budgets = null;
+    if (engine.budgets === this.gate) engine.budgets = null;
     if (engine.pool.watcher === this) engine.pool.watch(null);
     services.delete(engine);
     await this.store.close();
