@@ -187,7 +187,10 @@ describe('LatencyHistogram', () => {
     expect(await ours.getMetricsAsJSON()).toEqual(
       (await theirs.getMetricsAsJSON()).map((m) => ({
         ...m,
-        values: m.values.map(({ labels, value, metricName }) => ({ labels, value, metricName })),
+        // prom-client's own values also carry `exemplar` (none here); ours say the rest the same.
+        values: (m.values as { labels: object; value: number; metricName?: string }[]).map(
+          ({ labels, value, metricName }) => ({ labels, value, metricName }),
+        ),
       })),
     );
     ours.resetMetrics();
