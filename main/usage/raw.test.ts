@@ -1,4 +1,4 @@
-// The raw files: batched appends to the day's file, a torn last line skipped and counted (and never glued to the next
+// The raw files: batched appends to the day's file (written early once 16 KB are queued), a torn last line skipped and counted (and never glued to the next
 // record), replay from a position, newest-first reading across files, and the retention.
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -30,6 +30,22 @@ describe('RawLog', () => {
     await new Promise((r) => setTimeout(r, 80));
     expect((await fs.readFile(file, 'utf8')).split('\n')).toHaveLength(3);
     expect(raw.position()).toEqual({ file: 'raw-2025-01-15.jsonl', offset: (await fs.stat(file)).size });
+    raw.close();
+  });
+
+  it('writes at once when 16 KB of lines are queued (before V8 promotes them), and syncs at the flush', async () => {
+    const raw = new RawLog(dir(), () => DAY1, 60_000);
+    const file = path.join(dir(), 'raw-2025-01-15.jsonl');
+    const one = line('a');
+    const under = Math.floor((16 * 1024) / one.length); // lines that stay queued
+    for (let i = 0; i < under; i++) raw.append(one);
+    await expect(fs.stat(file)).rejects.toThrow(); // below the size: waiting for the timer
+    raw.append(one);
+    expect((await fs.stat(file)).size).toBe((under + 1) * one.length); // past it: written, the timer not due
+    raw.append(line('b'));
+    expect((await fs.stat(file)).size).toBe((under + 1) * one.length);
+    raw.flush();
+    expect((await replayIds(raw)).ids).toEqual([...Array<string>(under + 1).fill('a'), 'b']);
     raw.close();
   });
 

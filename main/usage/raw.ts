@@ -64,11 +64,21 @@ function parseLine(line: Buffer): UsageRecord | null {
   }
 }
 
+/**
+ * Queued lines past this many characters are written at once rather than at the timer: at thousands of requests a
+ * second they then reach the file within milliseconds, before V8 promotes them to its old generation (a line that
+ * waits 200 ms outlives several scavenges); the timer's flush still syncs what was written (docs/PERFORMANCE.md).
+ */
+const WRITE_AFTER_CHARS = 16 * 1024;
+
 export class RawLog {
   private fd: number | null = null;
   private file = '';
   private size = 0;
   private pending: string[] = [];
+  private pendingChars = 0;
+  /** Lines written since the last fdatasync. */
+  private unsynced = false;
   private timer: NodeJS.Timeout | null = null;
   private readonly onTimer = (): void => this.flush();
   /** The end of what is written: where the next line will start. */
@@ -85,19 +95,31 @@ export class RawLog {
   /** Queues one line (with its newline) for the next batch. */
   append(line: string): void {
     this.pending.push(line);
+    this.pendingChars += line.length;
+    if (this.pendingChars >= WRITE_AFTER_CHARS) this.write();
     if (this.timer === null) {
       this.timer = setTimeout(this.onTimer, this.flushMs);
       this.timer.unref();
     }
   }
 
-  /** Writes the queued lines now, to today's file (UTC). */
+  /** Writes the queued lines now, to today's file (UTC), and syncs what was written to the disk. */
   flush(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    this.write();
+    if (this.unsynced && this.fd !== null) {
+      this.unsynced = false;
+      fs.fdatasync(this.fd, () => {}); // on the disk soon, off the event loop (kill -9 loses nothing written)
+    }
+  }
+
+  /** Writes the queued lines to today's file (UTC); the next flush syncs them. */
+  private write(): void {
     if (this.pending.length === 0) return;
     const text = this.pending.join('');
     this.pending = [];
+    this.pendingChars = 0;
     const name = rawFileName(this.now());
     if (name !== this.file) this.open(name);
     if (this.fd === null) {
@@ -107,7 +129,7 @@ export class RawLog {
     try {
       this.size += fs.writeSync(this.fd, text);
       this.end = { file: this.file, offset: this.size };
-      fs.fdatasync(this.fd, () => {}); // on the disk soon, off the event loop (kill -9 loses nothing written)
+      this.unsynced = true;
     } catch {
       this.writeErrors++;
     }
@@ -133,8 +155,19 @@ export class RawLog {
   }
 
   private closeFile(): void {
-    if (this.fd !== null) fs.closeSync(this.fd);
+    if (this.fd !== null) {
+      // A new day's file, or the store closing: what this file was written is synced before it is let go.
+      if (this.unsynced) {
+        try {
+          fs.fdatasyncSync(this.fd);
+        } catch {
+          // the lines are written; only their sync failed
+        }
+      }
+      fs.closeSync(this.fd);
+    }
     this.fd = null;
+    this.unsynced = false;
   }
 
   /** Where the next line goes (after a flush): what a snapshot of the rollups has counted up to. */
