@@ -225,6 +225,8 @@ export class Switchboard {
     this.forgetApprovals?.();
     await this.orchestrator?.close();
     await this.listener?.close();
+    // The last requests' log entries, to the usage store and the team's log before they close (delivered per turn).
+    this.requestLog.deliver();
     if (this.engine) await closeGateway(this.engine); // its shared store's Redis connections, in Redis mode
     await this.teamLog?.close();
     await this.usage?.close();

@@ -1,5 +1,6 @@
 // The label bounds of the metrics registry: app names (attacker-chosen headers) and provider names never grow it
-// past a fixed size; the latency histogram scrapes as prom-client's own. The serve test (main/server/metrics.serve.test.ts) checks the same over real sockets.
+// past a fixed size; the latency histogram scrapes as prom-client's own. The serve test
+// (main/server/metrics.serve.test.ts) checks the same over real sockets.
 import { Histogram, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../shared/admin.ts';

@@ -1,5 +1,6 @@
-// The raw files: batched appends to the day's file (written early once 16 KB are queued), a torn last line skipped and counted (and never glued to the next
-// record), replay from a position, newest-first reading across files, and the retention.
+// The raw files: batched appends to the day's file (written early once 16 KB are queued), a torn last line skipped
+// and counted (and never glued to the next record), replay from a position, newest-first reading across files, and
+// the retention.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';

@@ -166,6 +166,13 @@ describe('UsageService', () => {
     );
   });
 
+  it('records a call answered just before the service closes (the request log delivers it first)', async () => {
+    await chat();
+    await service.close();
+    await openService();
+    expect((await service.requests(10, null)).data).toEqual([expect.objectContaining({ app: 'agent-1' })]);
+  });
+
   it('records nothing with usage.enabled false, nor what Switchboard answered itself', async () => {
     const local = newLogEntry('/api/chat');
     local.status = 200; // an Ollama load call: no provider

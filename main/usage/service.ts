@@ -170,6 +170,7 @@ export class UsageService implements PoolWatcher {
   }
 
   async close(): Promise<void> {
+    this.o.engine.requestLog.deliver(); // the requests answered just before: recorded, not lost
     this.unsubscribe();
     const engine = this.o.engine;
     if (engine.budgets === this.gate) engine.budgets = null;
