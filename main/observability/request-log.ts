@@ -165,8 +165,7 @@ export class RequestLog {
   }
 
   closeFile(): void {
-    this.deliver();
-    this.flush();
+    this.deliver(); // writes what it delivers
     if (this.fd !== null) fs.closeSync(this.fd);
     this.fd = null;
   }

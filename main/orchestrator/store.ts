@@ -1,5 +1,6 @@
 // The orchestrator's state (agents, tasks, event history) and the WAL records that change it. Every change is
 // appended to the WAL first and applied only once durable, so what a client was told is what a restart rebuilds.
+import { isoTime } from '../observability/iso-time.ts';
 import type { WalLog } from '../wal/index.ts';
 import type { Agent, Swarm, SwarmTask, Task, Workflow, WorkflowRun } from '../../shared/orchestrator.ts';
 import type { StreamEvent, Thread, ThreadMessage } from '../../shared/orchestrator.ts';
@@ -283,12 +284,12 @@ const NONE: ReadonlySet<string> = new Set();
 
 let isoMs = -1;
 let isoText = '';
-/** new Date().toISOString(), made once per millisecond: a task's events and records ask for it several times. */
+/** new Date().toISOString(), made once per millisecond (isoTime): a task's events and records ask for it several times. */
 export function isoNow(): string {
   const ms = Date.now();
   if (ms !== isoMs) {
     isoMs = ms;
-    isoText = new Date(ms).toISOString();
+    isoText = isoTime(ms);
   }
   return isoText;
 }

@@ -293,7 +293,10 @@ export class RawLog {
   }
 
   close(): void {
-    this.flush();
+    // Written, then synced by closeFile before the descriptor goes (an async sync could outlive it).
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.write();
     this.closeFile();
     this.file = '';
   }
