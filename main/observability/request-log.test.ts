@@ -1,8 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import { makeTempDir, type TempDir } from '../../test/support/temp.ts';
+import { isoTime } from './iso-time.ts';
 import { addSecretSource } from './redact.ts';
 import { RequestLog } from './request-log.ts';
 
@@ -58,6 +62,32 @@ describe('RequestLog', () => {
     log.add(entry(4));
     await new Promise((r) => setImmediate(r));
     expect(seen).toEqual(['1', '2', '3']);
+  });
+
+  it("lets a served request's entry die young once delivered: the ring keeps its values, not the object", async () => {
+    // Under load an entry held by the ring outlived two scavenges and was promoted (docs/PERFORMANCE.md, session 29).
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const log = new RequestLog(10);
+    const seen: string[] = [];
+    log.subscribe((e) => seen.push(e.id));
+    const ms = Date.UTC(2026, 10, 27, 5, 30, 0, 12);
+    let e: RequestLogEntry | null = {
+      ...entry(1),
+      id: randomUUID(),
+      time: isoTime(ms),
+      attempts: [{ provider: 'p', status: 200, error: null, latency_ms: 1 }],
+    };
+    const id = e.id;
+    const kept = JSON.stringify(e);
+    const object = new WeakRef(e);
+    log.add(e, ms);
+    e = null;
+    await new Promise((r) => setImmediate(r)); // delivered; and a WeakRef holds its target until this job ends
+    expect(seen).toEqual([id]);
+    gc();
+    expect(object.deref()).toBeUndefined();
+    expect(JSON.stringify(log.recent())).toBe(`[${kept}]`);
   });
 
   it('keeps giving an entry to the other subscribers when one throws, and logs it', async () => {

@@ -6,15 +6,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RequestLogEntry } from '../../shared/admin.ts';
+import { EntryRing } from './entry-ring.ts';
 import { logger } from './logger.ts';
 import { redact } from './redact.ts';
 
 export type LogFileOptions = { enabled: boolean; file: string; maxBytes: number; keep: number };
 
 export class RequestLog {
-  private readonly ring: (RequestLogEntry | undefined)[];
-  private next = 0;
-  private count = 0;
+  /** The newest entries, kept in columns so that they die young (entry-ring.ts). */
+  private readonly ring: EntryRing;
   private total = 0;
   private readonly subscribers = new Set<(e: RequestLogEntry) => void>();
   /** Subscribers that also get the team's entries (other instances' requests, read from Redis: addFromTeam). */
@@ -28,7 +28,7 @@ export class RequestLog {
   private fileOptions: LogFileOptions | null = null;
 
   constructor(readonly capacity = 1000) {
-    this.ring = new Array(capacity);
+    this.ring = new EntryRing(capacity);
   }
 
   /** Entries added since start, this instance's own (the memory trim's sign of activity). */
@@ -36,12 +36,14 @@ export class RequestLog {
     return this.total;
   }
 
-  add(entry: RequestLogEntry): void {
+  /**
+   * Logs a finished request: the ring keeps it as it is now. `timeMs`, when given, is the epoch-ms time `entry.time`
+   * was made from (isoTime), which the ring keeps instead of parsing the text.
+   */
+  add(entry: RequestLogEntry, timeMs?: number): void {
     // Attempt errors quote providers: scrubbed where they are made, and again here, where they are shown and stored.
     for (const a of entry.attempts) if (a.error) a.error = redact(a.error);
-    this.ring[this.next] = entry;
-    this.next = (this.next + 1) % this.capacity;
-    if (this.count < this.capacity) this.count++;
+    this.ring.push(entry, timeMs);
     this.total++;
     this.undelivered.push(entry);
     if (this.undelivered.length === 1) setImmediate(this.deliverLater);
@@ -71,20 +73,13 @@ export class RequestLog {
    */
   addFromTeam(entry: RequestLogEntry): void {
     this.deliver(); // this instance's entries before it, in the order they were added
-    this.ring[this.next] = entry;
-    this.next = (this.next + 1) % this.capacity;
-    if (this.count < this.capacity) this.count++;
+    this.ring.pushObject(entry);
     for (const fn of this.teamSubscribers) notify(fn, entry);
   }
 
   /** The newest `n` entries, oldest first. */
   recent(n = this.capacity): RequestLogEntry[] {
-    const take = Math.min(n, this.count);
-    const out: RequestLogEntry[] = [];
-    for (let i = take; i > 0; i--) {
-      out.push(this.ring[(this.next - i + this.capacity) % this.capacity]!);
-    }
-    return out;
+    return this.ring.recent(n);
   }
 
   /** Every entry of this instance; with `scope` "team", the team's entries too (addFromTeam). */
