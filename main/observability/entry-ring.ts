@@ -10,7 +10,7 @@
 // isoTime gives for it, an attempt with an error or dropped fields, more than one attempt, a value of another type)
 // is kept as the object it is.
 import type { AttemptLog, RequestLogEntry } from '../../shared/admin.ts';
-import { isoTime } from './iso-time.ts';
+import { isoTime, isoTimeMs } from './iso-time.ts';
 
 /** Distinct strings kept to share (model names, paths, routes, apps); past it the table starts afresh. */
 const MAX_SHARED_STRINGS = 4096;
@@ -181,7 +181,7 @@ export class EntryRing {
     if (!this.storeId(slot, e.id)) return false;
     const time = e.time;
     if (typeof time !== 'string' || time.length !== 24) return false;
-    const ms = timeMs ?? Date.parse(time);
+    const ms = timeMs ?? isoTimeMs(time);
     if (!Number.isInteger(ms) || isoTime(ms) !== time) return false;
     if (typeof e.stream !== 'boolean') return false;
     const attempts = e.attempts;

@@ -21,3 +21,28 @@ export function isoTime(ms: number): string {
   const frac = ms - s * 1000;
   return `${prefix}${frac < 10 ? '00' : frac < 100 ? '0' : ''}${frac}Z`;
 }
+
+/** The last `YYYY-MM-DDTHH:MM:SS.` isoTimeMs parsed, and its epoch-ms time. */
+let parsedPrefix = '';
+let parsedSecond = NaN;
+
+/**
+ * The same number as `Date.parse(text)`: a text in isoTime's shape whose second was the last one parsed costs a prefix
+ * comparison and three digits, ~0.1 µs against Date.parse's ~0.3 (the usage store reads every request's time).
+ */
+export function isoTimeMs(text: string): number {
+  // (a slice and === cost ~65 ns here, startsWith ~160, a loop over the 20 characters ~90)
+  if (text.length === 24 && text.charCodeAt(23) === 0x5a && text.slice(0, 20) === parsedPrefix) {
+    const a = text.charCodeAt(20) - 0x30;
+    const b = text.charCodeAt(21) - 0x30;
+    const c = text.charCodeAt(22) - 0x30;
+    if (a >= 0 && a <= 9 && b >= 0 && b <= 9 && c >= 0 && c <= 9) return parsedSecond + a * 100 + b * 10 + c;
+  }
+  const ms = Date.parse(text);
+  // Kept only for a text toISOString would write: then its first 20 characters name one second.
+  if (Number.isInteger(ms) && ms >= MIN_MS && ms < MAX_MS && isoTime(ms) === text) {
+    parsedPrefix = text.slice(0, 20);
+    parsedSecond = Math.floor(ms / 1000) * 1000;
+  }
+  return ms;
+}

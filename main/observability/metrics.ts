@@ -66,27 +66,36 @@ class BoundedLabel {
 
 /**
  * Counts of one counter, kept as plain numbers on the hot path and handed to prom-client when it is scraped (its
- * `inc` hashes and validates the label object on every call: ~0.6 µs a request for the proxy counters). Series keep
- * the order they were first counted in.
+ * `inc` hashes and validates the label object on every call: ~0.6 µs a request for the proxy counters). A series is
+ * found by its three label values in nested maps: a key string made per request cost its concatenation and the hash
+ * of a new string, ~210 ns a lookup against ~35 (four lookups a proxied request); series keep the order they were
+ * first counted in.
  */
-class Tally<L extends string> {
-  private readonly series = new Map<string, { labels: Partial<Record<L, string>>; value: number }>();
+class Tally<L extends string, A, B, C> {
+  private readonly byA = new Map<A, Map<B, Map<C, { value: number }>>>();
+  private readonly order: { labels: Partial<Record<L, string>>; value: number }[] = [];
 
-  /** Adds to a series already counted; false when there is none by that key yet (then `open` it). */
-  add(key: string, by: number): boolean {
-    const s = this.series.get(key);
+  /** Adds to a series already counted; false when there is none by these values yet (then `open` it). */
+  add(a: A, b: B, c: C, by: number): boolean {
+    const s = this.byA.get(a)?.get(b)?.get(c);
     if (s) s.value += by;
     return s !== undefined;
   }
 
-  open(key: string, labels: Partial<Record<L, string>>, by: number): void {
-    this.series.set(key, { labels, value: by });
+  open(a: A, b: B, c: C, labels: Partial<Record<L, string>>, by: number): void {
+    let byB = this.byA.get(a);
+    if (!byB) this.byA.set(a, (byB = new Map()));
+    let byC = byB.get(b);
+    if (!byC) byB.set(b, (byC = new Map()));
+    const series = { labels, value: by };
+    byC.set(c, series);
+    this.order.push(series);
   }
 
   /** Sets the counter to these counts (its collect function, at scrape time). */
   collectInto(counter: Counter<L>): void {
     counter.reset();
-    for (const s of this.series.values()) counter.inc(s.labels, s.value);
+    for (const s of this.order) counter.inc(s.labels, s.value);
   }
 }
 
@@ -168,7 +177,7 @@ function known(cfg: MetricsConfig | undefined): Known {
 }
 
 /** A prom-client counter whose values are a Tally's, read when the registry is scraped. */
-function tallied<L extends string>(tally: Tally<L>, c: CounterConfiguration<L>): Counter<L> {
+function tallied<L extends string, A, B, C>(tally: Tally<L, A, B, C>, c: CounterConfiguration<L>): Counter<L> {
   return new Counter<L>({
     ...c,
     collect() {
@@ -179,9 +188,9 @@ function tallied<L extends string>(tally: Tally<L>, c: CounterConfiguration<L>):
 
 export class Metrics {
   readonly registry = new Registry();
-  private readonly httpCounts = new Tally<'method' | 'route' | 'status'>();
-  private readonly proxyCounts = new Tally<'provider' | 'status' | 'app'>();
-  private readonly tokenCounts = new Tally<'provider' | 'kind'>();
+  private readonly httpCounts = new Tally<'method' | 'route' | 'status', string, string, number>();
+  private readonly proxyCounts = new Tally<'provider' | 'status' | 'app', string, number, string>();
+  private readonly tokenCounts = new Tally<'provider' | 'kind', string, string, null>();
   private readonly httpLatency = new LatencyHistogram(
     'switchboard_http_request_duration_seconds',
     'HTTP request latency, by method and route.',
@@ -270,8 +279,8 @@ export class Metrics {
   observeHttp(method: string, route: string, status: number, seconds: number): void {
     const m = METHODS.has(method) ? method : OTHER;
     // The hot path: the count is a tally, the latency our own histogram (both handed to prom-client when scraped).
-    const series = `${m} ${route} ${status}`;
-    if (!this.httpCounts.add(series, 1)) this.httpCounts.open(series, { method: m, route, status: String(status) }, 1);
+    if (!this.httpCounts.add(m, route, status, 1))
+      this.httpCounts.open(m, route, status, { method: m, route, status: String(status) }, 1);
     this.httpLatency.observe(m, route, seconds);
   }
 
@@ -286,16 +295,16 @@ export class Metrics {
             : OTHER
           : this.unconfiguredProviders.value(e.provider, null);
     const app = e.app === null ? '' : this.apps.value(e.app, k.apps);
-    const series = `${provider}\0${e.status}\0${app}`;
-    if (!this.proxyCounts.add(series, 1)) this.proxyCounts.open(series, { provider, status: String(e.status), app }, 1);
+    if (!this.proxyCounts.add(provider, e.status, app, 1))
+      this.proxyCounts.open(provider, e.status, app, { provider, status: String(e.status), app }, 1);
     this.countTokens(provider, 'prompt', e.prompt_tokens);
     this.countTokens(provider, 'completion', e.completion_tokens);
   }
 
   private countTokens(provider: string, kind: 'prompt' | 'completion', n: number | null): void {
     if (!n) return;
-    const series = `${provider}\0${kind}`;
-    if (!this.tokenCounts.add(series, n)) this.tokenCounts.open(series, { provider, kind }, n);
+    if (!this.tokenCounts.add(provider, kind, null, n))
+      this.tokenCounts.open(provider, kind, null, { provider, kind }, n);
   }
 
   private knownNames(): Known {

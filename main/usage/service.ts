@@ -5,6 +5,7 @@
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import type { Config } from '../../shared/config.ts';
 import type { UsageRange, UsageRecord, UsageRequests, UsageSummary } from '../../shared/usage.ts';
+import { isoTimeMs } from '../observability/iso-time.ts';
 import type { BudgetGate, Engine } from '../proxy/engine.ts';
 import type { PoolWatcher, ProviderRuntime } from '../proxy/provider-pool.ts';
 import { Budgets } from './budgets.ts';
@@ -87,24 +88,16 @@ export class UsageService implements PoolWatcher {
     // Answered by Switchboard itself (an Ollama load/unload call): no model was called.
     if (e.provider === null && e.status < 400) return;
     const r = this.recordOf(e, config);
-    const t = Date.parse(r.time);
+    const t = isoTimeMs(r.time);
     this.budgets.sync();
     this.store.record(r, t);
     this.budgets.add(r, t);
   }
 
   recordOf(e: RequestLogEntry, config: Config): UsageRecord {
-    const counts = {
-      model: e.routed_model,
-      prompt_tokens: e.prompt_tokens ?? 0,
-      completion_tokens: e.completion_tokens ?? 0,
-      cache_read_tokens: e.cache_read_tokens ?? 0,
-      cache_write_tokens: e.cache_write_tokens ?? 0,
-      reasoning_tokens: e.reasoning_tokens ?? 0,
-    };
-    const provider = e.provider === null ? null : this.o.engine.pool.get(e.provider)?.config;
-    const price = priceOf(counts, provider, config);
-    return {
+    // One literal, not the counts spread into it: a spread in the middle of a literal costs ~0.3 µs more a request
+    // and gives the record a map of its own. The property order is the raw line's (recordLine).
+    const r: UsageRecord = {
       id: e.id,
       time: e.time,
       app: e.app,
@@ -114,10 +107,20 @@ export class UsageService implements PoolWatcher {
       status: e.status,
       stream: e.stream,
       latency_ms: e.latency_ms,
-      ...counts,
-      cost_usd: price.cost_usd,
-      cost_source: price.source,
+      model: e.routed_model,
+      prompt_tokens: e.prompt_tokens ?? 0,
+      completion_tokens: e.completion_tokens ?? 0,
+      cache_read_tokens: e.cache_read_tokens ?? 0,
+      cache_write_tokens: e.cache_write_tokens ?? 0,
+      reasoning_tokens: e.reasoning_tokens ?? 0,
+      cost_usd: null,
+      cost_source: 'unknown',
     };
+    const provider = e.provider === null ? null : this.o.engine.pool.get(e.provider)?.config;
+    const price = priceOf(r, provider, config);
+    r.cost_usd = price.cost_usd;
+    r.cost_source = price.source;
+    return r;
   }
 
   summary(range: UsageRange): UsageSummary {
