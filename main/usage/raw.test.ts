@@ -1,15 +1,13 @@
 // The raw files: batched appends to the day's file (written early once 16 KB are queued), a torn last line skipped
 // and counted (and never glued to the next record), replay from a position, newest-first reading across files, and
 // the retention.
-import fc from 'fast-check';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/wal/temp-dir.ts';
-import type { UsageRecord } from '../../shared/usage.ts';
-import { asRecord, RawLog, rawFileName, recordLine } from './raw.ts';
+import { RawLog, rawFileName } from './raw.ts';
 import { rec } from './records.test-helper.ts';
 
 const dir = useTempDir('usage-raw');
@@ -153,58 +151,5 @@ describe('RawLog', () => {
       'rollup-day.json',
     ]);
     raw.close();
-  });
-});
-
-describe('recordLine', () => {
-  const text = fc.oneof(
-    fc.string(),
-    fc.constantFrom('gpt-4o-mini', '', '"quoted"\\', '\u0000\n\u2028', 'é😀', '\ud800'),
-  );
-  const nullable = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | null> => fc.oneof(a, fc.constant(null));
-  const int = fc.oneof(fc.nat(), fc.integer(), fc.constantFrom(0, -0, 2 ** 53, 1e21));
-  const num = fc.oneof(int, fc.double(), fc.constantFrom(Number.NaN, Infinity, -Infinity, 1e-7, 5e-324));
-  /** A record as UsageService.recordOf makes it (its property order), with any value each field may hold. */
-  const record: fc.Arbitrary<UsageRecord> = fc
-    .tuple(
-      fc.tuple(text, text, nullable(text), nullable(text), nullable(text), text, int, fc.boolean(), num),
-      fc.tuple(nullable(text), int, int, int, int, int, nullable(num)),
-      fc.constantFrom('price_table', 'override', 'local', 'unknown'),
-    )
-    .map(([[id, time, app, provider, requested_model, path, status, stream, latency_ms], counts, cost_source]) => {
-      const [model, prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens] = counts;
-      return {
-        id,
-        time,
-        app,
-        provider,
-        requested_model,
-        path,
-        status,
-        stream,
-        latency_ms,
-        model,
-        prompt_tokens,
-        completion_tokens,
-        cache_read_tokens,
-        cache_write_tokens,
-        reasoning_tokens,
-        cost_usd: counts[6],
-        cost_source,
-      } as UsageRecord;
-    });
-
-  it("is JSON.stringify's text of the usage service's records", () => {
-    fc.assert(
-      fc.property(record, (r) => {
-        expect(recordLine(r)).toBe(JSON.stringify(r));
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  it('reads back as the record it was written from', () => {
-    const r = rec({ id: 'a"b', time: '2025-01-15T10:00:00.123Z', app: 'cursor\n', cost_usd: 0.000125 });
-    expect(asRecord(JSON.parse(recordLine(r)))).toEqual(r);
   });
 });

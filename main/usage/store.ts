@@ -13,7 +13,7 @@ import { writeFileAtomic } from '../config/atomic-write.ts';
 import { removeStaleTemps } from '../config/stale-temp.ts';
 import { logger } from '../observability/logger.ts';
 import { DAY, utcDate } from './periods.ts';
-import { comparePositions, type RawPosition, RawLog, recordLine } from './raw.ts';
+import { comparePositions, type RawPosition, RawLog } from './raw.ts';
 import { GRANULARITIES, type Granularity, keyOf, Rollups, type RollupJson } from './rollups.ts';
 
 export type Retention = { raw_days: number; rollup_days: number };
@@ -144,7 +144,7 @@ export class UsageStore {
   /** Counts a request and queues its raw line. */
   record(r: UsageRecord, t = Date.parse(r.time)): void {
     this.rollups.add(r, t, keyOf(r.app, r.provider, r.model));
-    this.raw.append(`${recordLine(r)}\n`);
+    this.raw.append(`${JSON.stringify(r)}\n`);
     this.dirty = true;
   }
 
