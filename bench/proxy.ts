@@ -539,14 +539,19 @@ export async function main(overrides: Partial<ProxyBenchOptions> = {}): Promise<
         if (round % 2 === 1) order.reverse();
         for (const i of order) {
           const t = targets[i]!;
-          log(`${t.result.target} c=${c}${rounds > 1 ? ` (round ${round + 1} of ${rounds})` : ''}`);
+          const what = `${t.result.target} c=${c}${rounds > 1 ? ` (round ${round + 1} of ${rounds})` : ''}`;
           if (opts.warmupSec > 0) await loadRun(t.result.baseUrl, loadBody, c, opts.warmupSec);
           const cpuBefore = t.child?.cpuMicros() ?? null;
           const run = await loadRun(t.result.baseUrl, loadBody, c, opts.durationSec);
           const cpuAfter = t.child?.cpuMicros() ?? null;
           runs[i]!.push(run);
-          if (cpuBefore !== null && cpuAfter !== null && run.completed > 0)
+          let cpu = '';
+          if (cpuBefore !== null && cpuAfter !== null && run.completed > 0) {
             cpus[i]!.push((cpuAfter - cpuBefore) / run.completed);
+            cpu = `, ${fmt(cpus[i]!.at(-1))} µs CPU a request`;
+          }
+          // Each run's figures in the log: the table keeps medians, the spread between rounds shows here.
+          log(`${what}: ${fmt(run.requestsPerSec)} req/s${cpu}`);
         }
       }
       targets.forEach((t, i) => {
