@@ -177,8 +177,8 @@ describe('the collection on this process', () => {
     const before = process.memoryUsage.rss() / MiB;
     collect();
     // A compacting collection alone moved the survivors while the garbage's pages were still held: +14.5 to +15.3 MiB
-    // here (3.1 to 5.5 now).
-    expect(peakMiB() - before).toBeLessThan(8);
+    // here (3.1 to 5.5 now, 8.4 once in a full CI run on a loaded machine: the bound sits between the two).
+    expect(peakMiB() - before).toBeLessThan(11);
     expect(kept.length).toBe(50_000);
   });
 });
