@@ -109,7 +109,7 @@ describe('EntryRing', () => {
       fc.property(fc.array(fitting, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1, max: 8 }), (items, cap) => {
         const ring = new EntryRing(cap);
         const expected = items.map(({ e }) => copy(e));
-        items.forEach(({ e, ms }, i) => ring.push(e, i % 2 === 0 ? ms : undefined)); // with and without the time
+        for (const { e } of items) ring.push(e);
         const got = ring.recent();
         const want = expected.slice(-cap);
         expect(JSON.stringify(got)).toBe(JSON.stringify(want)); // same keys in the same order
@@ -166,14 +166,6 @@ describe('EntryRing', () => {
     expect(got[0]).not.toBe(plain);
     odd.forEach((e, i) => expect(got[i + 1]).toBe(e));
     expect(got.at(-1)).toEqual(last);
-  });
-
-  it('checks the time it is given against the entry', () => {
-    const ring = new EntryRing(2);
-    const e = entry();
-    const ms = Date.parse(e.time);
-    ring.push(e, ms + 1); // not the entry's time: the object is kept, its own time shown
-    expect(ring.recent()[0]).toBe(e);
   });
 
   it('gives the newest n, oldest first, across the wrap', () => {

@@ -10,7 +10,7 @@
 // isoTime gives for it, an attempt with an error or dropped fields, more than one attempt, a value of another type)
 // is kept as the object it is.
 import type { AttemptLog, RequestLogEntry } from '../../shared/admin.ts';
-import { isoTime, isoTimeMs } from './iso-time.ts';
+import { isoTime, isoTimeExactMs } from './iso-time.ts';
 
 /** Distinct strings kept to share (model names, paths, routes, apps); past it the table starts afresh. */
 const MAX_SHARED_STRINGS = 4096;
@@ -100,15 +100,12 @@ export class EntryRing {
     return this.count;
   }
 
-  /**
-   * Keeps an entry as it is now (later changes to the object are not seen). `timeMs`, when given, is the epoch-ms
-   * time `entry.time` was made from (checked), which spares parsing it.
-   */
-  push(entry: RequestLogEntry, timeMs?: number): void {
+  /** Keeps an entry as it is now (later changes to the object are not seen). */
+  push(entry: RequestLogEntry): void {
     const slot = this.next;
     this.next = slot + 1 === this.capacity ? 0 : slot + 1;
     if (this.count < this.capacity) this.count++;
-    if (this.store(slot, entry, timeMs)) {
+    if (this.store(slot, entry)) {
       this.kind[slot] = COLUMNS;
       this.objects[slot] = undefined;
     } else {
@@ -177,12 +174,10 @@ export class EntryRing {
   }
 
   /** Writes the entry into the slot's columns; false when it does not fit them (nothing read back would differ). */
-  private store(slot: number, e: RequestLogEntry, timeMs: number | undefined): boolean {
-    if (!this.storeId(slot, e.id)) return false;
-    const time = e.time;
-    if (typeof time !== 'string' || time.length !== 24) return false;
-    const ms = timeMs ?? isoTimeMs(time);
-    if (!Number.isInteger(ms) || isoTime(ms) !== time) return false;
+  private store(slot: number, e: RequestLogEntry): boolean {
+    if (!this.storeId(slot, e.id) || typeof e.time !== 'string') return false;
+    const ms = isoTimeExactMs(e.time); // NaN unless isoTime(ms) gives the text back
+    if (Number.isNaN(ms)) return false;
     if (typeof e.stream !== 'boolean') return false;
     const attempts = e.attempts;
     if (!Array.isArray(attempts) || attempts.length > 1) return false;

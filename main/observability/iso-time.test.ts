@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoTime, isoTimeMs } from './iso-time.ts';
+import { isoTime, isoTimeExactMs, isoTimeMs } from './iso-time.ts';
 
 describe('isoTime', () => {
   it('is toISOString, for times in any order (the cached second is replaced when it changes)', () => {
@@ -53,7 +53,13 @@ describe('isoTimeMs', () => {
   it('is Date.parse, for any text in any order (the cached second is replaced when it changes)', () => {
     fc.assert(
       fc.property(fc.array(text, { minLength: 1, maxLength: 40 }), (texts) => {
-        for (const s of texts) expect(Object.is(isoTimeMs(s), Date.parse(s))).toBe(true);
+        for (const s of texts) {
+          expect(Object.is(isoTimeMs(s), Date.parse(s))).toBe(true);
+          // Exact: the time only for a text isoTime writes back, whatever was read before it.
+          const ms = Date.parse(s);
+          const exact = Number.isInteger(ms) && Math.abs(ms) < 8.64e15 && isoTime(ms) === s;
+          expect(Object.is(isoTimeExactMs(s), exact ? ms : Number.NaN)).toBe(true);
+        }
       }),
       { numRuns: 3000 },
     );
@@ -64,5 +70,8 @@ describe('isoTimeMs', () => {
     expect(isoTimeMs(isoTime(base))).toBe(base);
     for (const ms of [0, 7, 45, 999]) expect(isoTimeMs(isoTime(base + ms))).toBe(base + ms);
     expect(isoTimeMs('2026-11-27T05:30:01.0x5Z')).toBeNaN();
+    expect(isoTimeExactMs('2026-11-27T05:30:01.0x5Z')).toBeNaN();
+    expect(isoTimeExactMs('2026-11-27T05:30:01.5Z')).toBeNaN(); // Date.parse reads it; isoTime writes .500
+    expect(isoTimeMs('2026-11-27T05:30:01.5Z')).toBe(base + 500);
   });
 });

@@ -22,27 +22,33 @@ export function isoTime(ms: number): string {
   return `${prefix}${frac < 10 ? '00' : frac < 100 ? '0' : ''}${frac}Z`;
 }
 
-/** The last `YYYY-MM-DDTHH:MM:SS.` isoTimeMs parsed, and its epoch-ms time. */
+/** The last `YYYY-MM-DDTHH:MM:SS.` read from a text isoTime writes, and its epoch-ms time. */
 let parsedPrefix = '';
 let parsedSecond = NaN;
 
 /**
- * The same number as `Date.parse(text)`: a text in isoTime's shape whose second was the last one parsed costs a prefix
- * comparison and three digits, ~0.1 µs against Date.parse's ~0.3 (the usage store reads every request's time).
+ * The epoch-ms time `text` was written from when it is exactly what isoTime writes for it; NaN for any other text.
+ * A text whose second was the last one read costs a prefix comparison and three digits (~0.1 µs): the cached prefix
+ * was checked once, so the 24 characters are isoTime's by construction. Otherwise Date.parse and isoTime check it.
  */
-export function isoTimeMs(text: string): number {
+export function isoTimeExactMs(text: string): number {
+  if (text.length !== 24 || text.charCodeAt(23) !== 0x5a) return NaN;
   // (a slice and === cost ~65 ns here, startsWith ~160, a loop over the 20 characters ~90)
-  if (text.length === 24 && text.charCodeAt(23) === 0x5a && text.slice(0, 20) === parsedPrefix) {
+  if (text.slice(0, 20) === parsedPrefix) {
     const a = text.charCodeAt(20) - 0x30;
     const b = text.charCodeAt(21) - 0x30;
     const c = text.charCodeAt(22) - 0x30;
-    if (a >= 0 && a <= 9 && b >= 0 && b <= 9 && c >= 0 && c <= 9) return parsedSecond + a * 100 + b * 10 + c;
+    return a >= 0 && a <= 9 && b >= 0 && b <= 9 && c >= 0 && c <= 9 ? parsedSecond + a * 100 + b * 10 + c : NaN;
   }
   const ms = Date.parse(text);
-  // Kept only for a text toISOString would write: then its first 20 characters name one second.
-  if (Number.isInteger(ms) && ms >= MIN_MS && ms < MAX_MS && isoTime(ms) === text) {
-    parsedPrefix = text.slice(0, 20);
-    parsedSecond = Math.floor(ms / 1000) * 1000;
-  }
+  if (!Number.isInteger(ms) || ms < MIN_MS || ms >= MAX_MS || isoTime(ms) !== text) return NaN;
+  parsedPrefix = text.slice(0, 20);
+  parsedSecond = Math.floor(ms / 1000) * 1000;
   return ms;
+}
+
+/** The same number as `Date.parse(text)`, ~0.1 µs for isoTime's texts against Date.parse's ~0.3 (isoTimeExactMs). */
+export function isoTimeMs(text: string): number {
+  const ms = isoTimeExactMs(text);
+  return Number.isNaN(ms) ? Date.parse(text) : ms;
 }

@@ -81,7 +81,7 @@ describe('RequestLog', () => {
     const id = e.id;
     const kept = JSON.stringify(e);
     const object = new WeakRef(e);
-    log.add(e, ms);
+    log.add(e);
     e = null;
     await new Promise((r) => setImmediate(r)); // delivered; and a WeakRef holds its target until this job ends
     expect(seen).toEqual([id]);

@@ -36,14 +36,11 @@ export class RequestLog {
     return this.total;
   }
 
-  /**
-   * Logs a finished request: the ring keeps it as it is now. `timeMs`, when given, is the epoch-ms time `entry.time`
-   * was made from (isoTime), which the ring keeps instead of parsing the text.
-   */
-  add(entry: RequestLogEntry, timeMs?: number): void {
+  /** Logs a finished request: the ring keeps it as it is now. */
+  add(entry: RequestLogEntry): void {
     // Attempt errors quote providers: scrubbed where they are made, and again here, where they are shown and stored.
     for (const a of entry.attempts) if (a.error) a.error = redact(a.error);
-    this.ring.push(entry, timeMs);
+    this.ring.push(entry);
     this.total++;
     this.undelivered.push(entry);
     if (this.undelivered.length === 1) setImmediate(this.deliverLater);

@@ -162,6 +162,6 @@ export async function handleFrontDoor(
     admission?.settle(p === null && c === null ? null : (p ?? 0) + (c ?? 0));
     entry.latency_ms = Math.round(performance.now() - started);
     stampLogEntry(entry, startedAt);
-    engine.requestLog.add(entry, startedAt);
+    engine.requestLog.add(entry);
   }
 }
