@@ -1,6 +1,8 @@
 // Shapes of the admin API (/admin/v1): provider status, request log entries, route explanations.
 import { z } from 'zod';
-import type { Config } from './config.ts';
+import { CONFIG_BACKUP_ID_RE, type Config } from './config.ts';
+
+export { CONFIG_BACKUP_ID_RE };
 
 export const ProviderStateSchema = z.enum(['ok', 'failed', 'unknown', 'disabled']);
 export type ProviderState = z.infer<typeof ProviderStateSchema>;
@@ -153,9 +155,6 @@ export type StoreStatus = {
  * picked up by the watcher (by hand or another program), or the start-up upgrade of an older file. */
 export const ConfigBackupReasonSchema = z.enum(['save', 'restore', 'edit', 'upgrade']);
 export type ConfigBackupReason = z.infer<typeof ConfigBackupReasonSchema>;
-
-/** A backup's id: the UTC time it was kept (to the millisecond) and why, e.g. `20250102-030405-123-save`. */
-export const CONFIG_BACKUP_ID_RE = /^\d{8}-\d{6}-\d{3}-(save|restore|edit|upgrade)$/;
 
 /** One backup, summarised: never its keys. */
 export const ConfigBackupInfoSchema = z.strictObject({

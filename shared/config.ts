@@ -674,3 +674,9 @@ export function configWarnings(cfg: Config): ConfigProblem[] {
   });
   return out;
 }
+
+/**
+ * A config.json backup's id: the UTC time it was kept (to the millisecond) and why, e.g. `20250102-030405-123-save`.
+ * Here rather than in shared/admin.ts (the backups' API) so that reading config.json does not build the admin schemas.
+ */
+export const CONFIG_BACKUP_ID_RE = /^\d{8}-\d{6}-\d{3}-(save|restore|edit|upgrade)$/;

@@ -7,8 +7,8 @@
 // config backups`) never show keys.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { CONFIG_BACKUP_ID_RE, type ConfigBackupInfo, type ConfigBackupReason } from '../../shared/admin.ts';
-import { parseConfig } from '../../shared/config.ts';
+import type { ConfigBackupInfo, ConfigBackupReason } from '../../shared/admin.ts';
+import { CONFIG_BACKUP_ID_RE, parseConfig } from '../../shared/config.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 
 export const BACKUPS_KEPT = 10;
