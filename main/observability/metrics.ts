@@ -5,7 +5,7 @@
 // passes them, see main/server/route-label.ts), methods a fixed set, providers those config.json names (+ `none`),
 // and apps, which come from request headers, those config.json names plus the first APP_LABEL_LIMIT others seen,
 // each cut to LABEL_MAX_CHARS; every later one is `other`.
-import { Counter, type CounterConfiguration, Gauge, type Histogram, Registry } from 'prom-client';
+import { Counter, type CounterConfiguration, Gauge, type Histogram, Registry } from './prom.ts';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import type { Config } from '../../shared/config.ts';
 
