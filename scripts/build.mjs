@@ -43,7 +43,15 @@ export const EXTERNAL = [
 /** The sources each part is built from; a part is stale when one of them is newer than its stamp. */
 export const PARTS = {
   runtime: {
-    sources: ['main', 'shared', 'package.json', 'package-lock.json', 'scripts/build.mjs', 'scripts/cli-loader.mjs'],
+    sources: [
+      'main',
+      'shared',
+      'package.json',
+      'package-lock.json',
+      'scripts/build.mjs',
+      'scripts/cli-loader.mjs',
+      'scripts/undici-http2-lazy.cjs',
+    ],
     stamp: 'dist/.runtime-stamp',
   },
   ui: { sources: ['renderer', 'shared', 'vite.config.ts', 'package-lock.json'], stamp: 'dist/.ui-stamp' },
@@ -125,6 +133,19 @@ const zodEnglishOnly = {
   },
 };
 
+/** undici's HTTP/2 client requires node:http2 when undici's Agent loads (~7 ms of a start with node:tls); in the CLI
+ * bundle it gets scripts/undici-http2-lazy.cjs instead: the constants it reads at load, node:http2 on first use. */
+const undiciHttp2Lazy = {
+  name: 'undici-http2-lazy',
+  setup(b) {
+    b.onResolve({ filter: /^node:http2$/ }, (args) =>
+      /[\\/]node_modules[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client-h2\.js$/.test(args.importer)
+        ? { path: path.join(ROOT, 'scripts/undici-http2-lazy.cjs') }
+        : undefined,
+    );
+  },
+};
+
 async function buildRuntime(outdir = 'dist') {
   const esbuild = await import('esbuild');
   // Built beside, then swapped in with renames: a process starting meanwhile sees the old build or the new one,
@@ -153,7 +174,7 @@ async function buildRuntime(outdir = 'dist') {
     outfile: cliFile,
     format: 'cjs',
     external: CLI_EXTERNAL,
-    plugins: [undiciIndexExternal, zodEnglishOnly],
+    plugins: [undiciIndexExternal, zodEnglishOnly, undiciHttp2Lazy],
     define: { 'import.meta.url': '__sbImportMetaUrl' },
     minifyWhitespace: true,
     banner: {
