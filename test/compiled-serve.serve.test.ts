@@ -91,3 +91,66 @@ describe('npm run serve (compiled)', () => {
     60_000,
   );
 });
+
+// What a start loads (issue 17's start-up target): a start asked only for chat completions never loads the Hono app
+// (main/server/http-app.ts), whose @hono/node-server makes a Response at load and so loads Node's built-in fetch
+// (~25 ms), nor node:http2, node:https or node:tls (undici's HTTP/2 client and prom-client's Pushgateway require them
+// when they load; the bundle gives undici a stand-in and metrics take prom-client's classes from their own modules).
+// The first other request loads the app; requests that arrive while it loads wait for it, then are answered.
+describe.skipIf(process.platform === 'win32')('npm run serve (compiled): what a start loads', () => {
+  const FETCH = 'NativeModule internal/deps/undici/undici';
+  const NOT_AT_START = [FETCH, 'NativeModule http2', 'NativeModule https', 'NativeModule tls'];
+  let mock: MockProvider;
+  let sb: ServeProcess;
+  let listFile: string;
+  const loaded = async (): Promise<string[]> => {
+    const before = sb.stdout().split('module list written').length;
+    sb.child.kill('SIGUSR2');
+    for (let i = 0; i < 100 && sb.stdout().split('module list written').length === before; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    return JSON.parse(readFileSync(listFile, 'utf8')) as string[];
+  };
+  beforeAll(async () => {
+    mock = await startMockProvider({ behavior: { tokens: ['Hello', ' there'] } });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sb-modules-'));
+    listFile = path.join(dir, 'modules.json');
+    sb = await startServe({
+      entry: 'bin',
+      dir,
+      config: configFor({ mock: mock.baseUrl }, { log_requests: false }),
+      nodeArgs: ['--import', path.resolve(import.meta.dirname, 'support/module-list-preload.mjs')],
+      env: { SWITCHBOARD_TEST_MODULE_LIST: listFile },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await sb?.stop();
+    await mock?.close();
+    if (sb) rmSync(sb.dir, { recursive: true, force: true });
+  });
+
+  it('answers chat completions without loading the Hono app, fetch, http2, https or tls; loads it on demand', async () => {
+    const chat = await fetch(`${sb.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(chat.status).toBe(200);
+    await chat.text();
+    const atStart = await loaded();
+    expect(atStart).toContain('NativeModule http'); // the list is the server's
+    for (const m of NOT_AT_START) expect(atStart).not.toContain(m);
+
+    // The first requests for other routes, all at once while the app loads: each answered.
+    const answers = await Promise.all([
+      fetch(`${sb.baseUrl}/models`),
+      fetch(`${sb.url}/api/tags`),
+      sb.admin('/status'),
+      fetch(`${sb.url}/no/such/route`),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 404]);
+    const models = (await answers[0]!.json()) as { data: { id: string }[] };
+    expect(Array.isArray(models.data)).toBe(true);
+    expect(((await answers[3]!.json()) as { error: { message: string } }).error.message).toContain('No route');
+    expect(await loaded()).toContain(FETCH); // the app loaded (and with it Node's fetch)
+  });
+});

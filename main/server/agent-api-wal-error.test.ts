@@ -8,7 +8,7 @@ import { ConfigStore } from '../config/store.ts';
 import { Metrics } from '../observability/metrics.ts';
 import { RequestLog } from '../observability/request-log.ts';
 import { Engine } from '../proxy/engine.ts';
-import { buildHttpApp } from './app.ts';
+import { buildHttpApp } from './http-app.ts';
 import { FaultyFs } from '../../test/support/wal/fs-faults.ts';
 import { openWal } from '../wal/index.ts';
 import { createKey, KeyRing, keysFile } from '../orchestrator/keys.ts';

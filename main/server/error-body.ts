@@ -19,3 +19,13 @@ export function errorBodyFor(path: string, headers: IncomingHttpHeaders, query: 
   const format = errorFormatFor(path, headers, query);
   return format === openaiFormat ? e.toBody() : (format.errorBody(e.toWire()) as object);
 }
+
+/** The path and query of a request line's target, as far as they can be read (the error's shape depends on them). */
+export function targetOf(url: string): { path: string; query: URLSearchParams } {
+  try {
+    const u = new URL(url, 'http://localhost');
+    return { path: u.pathname, query: u.searchParams };
+  } catch {
+    return { path: '/', query: new URLSearchParams() };
+  }
+}

@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
 import { configFor, runServeToExit, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
-import { buildHttpApp } from './app.ts';
+import { buildHttpApp } from './http-app.ts';
 import { cli } from '../../test/support/agent-api.ts';
 
 let mock: MockProvider;

@@ -37,6 +37,8 @@ export type ServeOptions = {
   /** How serve is started: the TypeScript through tsx (default, no build needed) or bin/switchboard.mjs as
    * `npm run serve` does (the compiled dist/, rebuilt first when stale). */
   entry?: 'tsx' | 'bin';
+  /** Node flags before the entry script (after package.json serve's for `bin`). */
+  nodeArgs?: string[];
 };
 
 /** The child's exit: code and everything it printed, for tests that expect serve to refuse to start. */
@@ -66,8 +68,15 @@ async function spawnServe(opts: ServeOptions) {
   else if (opts.config !== undefined) await fs.writeFile(configPath, JSON.stringify(opts.config, null, 2));
   const args =
     opts.entry === 'bin'
-      ? [...serveNodeFlags(), path.join(ROOT, 'bin/switchboard.mjs'), 'serve', '--config', configPath]
-      : ['--import', 'tsx', path.join(ROOT, 'main/cli.ts'), 'serve', '--config', configPath];
+      ? [
+          ...serveNodeFlags(),
+          ...(opts.nodeArgs ?? []),
+          path.join(ROOT, 'bin/switchboard.mjs'),
+          'serve',
+          '--config',
+          configPath,
+        ]
+      : [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'main/cli.ts'), 'serve', '--config', configPath];
   if (opts.port !== undefined) args.push('--port', String(opts.port));
   else if (!opts.portFromConfig) args.push('--port', '0');
   args.push(...(opts.args ?? []));
