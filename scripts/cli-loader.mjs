@@ -19,12 +19,14 @@ import vm from 'node:vm';
 /** The young generation's semi-space in MiB: the `--max-semi-space-size` of package.json's serve (a test checks). */
 const SEMI_SPACE_MB = 8;
 
-// The old generation grows by 10 % past what survived the last full GC instead of V8's default factor (up to 2x):
-// under load, entries of the request log's ring (the newest 1,000, each kept ~100 ms at 10,000 requests/s) outlive
-// two scavenges and die in the old generation, which V8 otherwise lets grow to ~60 MB of garbage before collecting it
-// (peak RSS ~175 → ~135 MiB at c=64; docs/PERFORMANCE.md). Set before the bundle is compiled, so the code cache's
-// flag hash is the same when it is written and when it is read. SWITCHBOARD_HEAP_GROWING_PERCENT overrides it.
-const growing = Number(process.env.SWITCHBOARD_HEAP_GROWING_PERCENT ?? 10); // 0: V8's own default
+// The old generation grows by V8's own factor. It grew by 10 % past what survived the last full GC
+// (--heap-growing-percent=10) while the request log's ring kept entry objects that died old (peak RSS ~175 -> ~135
+// MiB at c=64 then); since the ring keeps columns (session 29) the proxy bench peaks the same without it (109 against
+// 108 MiB), and with it a workload whose live heap grows (agents: every task stays in the store) ran a full GC every
+// 10 % of growth: 12 instead of 2 in the agents bench, ~15 % of its CPU per task (docs/PERFORMANCE.md).
+// SWITCHBOARD_HEAP_GROWING_PERCENT=N sets a percentage again; set before the bundle is compiled, so the code cache's
+// flag hash is the same when it is written and when it is read.
+const growing = Number(process.env.SWITCHBOARD_HEAP_GROWING_PERCENT ?? 0); // 0: V8's own factor
 if (growing > 0) v8.setFlagsFromString(`--heap-growing-percent=${growing}`);
 // The young generation is capped at 2 x 8 MiB: `npm run serve`, the `switchboard` command (its #! line), the systemd
 // unit and the desktop launcher start node with --max-semi-space-size=8 (V8 sizes its heap at start, so only the
