@@ -112,6 +112,22 @@ describe('failover before the first byte', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(380);
   });
 
+  it('names the first-byte timeout in the answer when the only provider never answers', async () => {
+    primary.setBehavior({ hang: true });
+    const t0 = performance.now();
+    const res = await fetch(`${sb.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'solo-hang', messages: msg }),
+    });
+    const ms = performance.now() - t0;
+    const body = (await res.json()) as { error: { message: string } };
+    expect(res.status).toBeGreaterThanOrEqual(500);
+    expect(body.error.message).toContain('no response before the first-byte timeout');
+    expect(ms).toBeGreaterThanOrEqual(380);
+    expect(ms).toBeLessThan(2_000);
+  });
+
   it('moves to the backup on a connection reset', async () => {
     primary.setBehavior({ destroy: true });
     const data = await client().chat.completions.create({ model: 'chain-e', messages: msg, stream: false });
@@ -175,6 +191,19 @@ describe('no failover after the first byte', () => {
     })().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.APIError);
     expect(Date.now() - t0).toBeLessThan(3_000);
+  });
+});
+
+describe('idle timeout', () => {
+  it('does not cut a stream whose chunks keep coming within it, however long the stream lasts', async () => {
+    // 8 chunks 150 ms apart (idle_ms 400): 1.2 s in all, three times the idle timeout.
+    primary.setBehavior({ tokens: Array.from({ length: 8 }, (_, i) => `t${i} `), chunkDelayMs: 150 });
+    const t0 = performance.now();
+    const stream = await client().chat.completions.create({ model: 'solo-slow', messages: msg, stream: true });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe('t0 t1 t2 t3 t4 t5 t6 t7 ');
+    expect(performance.now() - t0).toBeGreaterThan(1_000);
   });
 });
 

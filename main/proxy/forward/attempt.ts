@@ -47,6 +47,21 @@ function prepareReply(attempt: UpstreamAttempt): void {
   attempt.prepareReply();
 }
 
+/** The first-byte or idle timeout of an attempt, with the code undici gives its own (classify.ts reads it). */
+class AttemptTimeout extends Error {
+  constructor(readonly code: 'UND_ERR_HEADERS_TIMEOUT' | 'UND_ERR_BODY_TIMEOUT') {
+    super(code === 'UND_ERR_HEADERS_TIMEOUT' ? 'first-byte timeout' : 'idle timeout');
+  }
+}
+
+/** The timers' callbacks (module functions with the attempt as their argument: no closure per request). */
+function firstByteTimedOut(attempt: UpstreamAttempt): void {
+  attempt.timedOut('UND_ERR_HEADERS_TIMEOUT');
+}
+function idleTimedOut(attempt: UpstreamAttempt): void {
+  attempt.idleTimedOut();
+}
+
 export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListener {
   private controller: Dispatcher.DispatchController | null = null;
   private clientLeft: boolean;
@@ -60,6 +75,16 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
   private settled = false;
   private bodyStream: Readable | null = null;
   private resolve!: (r: AttemptResult) => void;
+  /**
+   * The first-byte, then the idle timer, when the attempt keeps its own (a request body written at once): undici's
+   * timers are then off. Node's timers, not undici's: undici 7 keeps a request's timer (for timeouts over a second) in
+   * its list until a sweep every ~500 ms even once cleared, so every request's timer outlived two scavenges and was
+   * promoted (about half of what a proxied request promoted; docs/PERFORMANCE.md). A cleared Node timer dies young.
+   */
+  private timer: NodeJS.Timeout | null = null;
+  private readonly ownTimers: boolean;
+  /** The upstream read is paused for the client (backpressure): the idle timeout waits, as undici's does. */
+  private paused = false;
 
   constructor(
     private readonly a: AttemptContext,
@@ -69,6 +94,9 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     private readonly attemptNo: number,
   ) {
     this.clientLeft = a.target.gone;
+    // An upload's body is streamed: undici's first-byte timer, which does not run out while the body is still being
+    // written, is kept for it.
+    this.ownTimers = plan.upload === undefined;
   }
 
   run(): Promise<AttemptResult> {
@@ -91,8 +119,8 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
           method: 'POST',
           headers: upstreamHeaders(this.a.headers, provider, length, !upload && plan.translate !== undefined),
           body: this.bodyStream ?? plan.body,
-          headersTimeout: provider.timeouts.first_byte_ms,
-          bodyTimeout: provider.timeouts.idle_ms,
+          headersTimeout: this.ownTimers ? 0 : provider.timeouts.first_byte_ms,
+          bodyTimeout: this.ownTimers ? 0 : provider.timeouts.idle_ms,
         },
         this,
       );
@@ -105,6 +133,10 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
   private settle(r: AttemptResult): void {
     if (this.settled) return;
     this.settled = true;
+    if (this.timer !== null) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
     if (this.bodyStream) this.bodyStream.destroy();
     this.a.target.listen(null);
     this.resolve(r);
@@ -116,7 +148,23 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
   }
 
   clientDrained(): void {
+    if (this.paused) {
+      this.paused = false;
+      this.timer?.refresh(); // the idle clock starts again with the read
+    }
     this.controller?.resume();
+  }
+
+  /** A timer ran out: the call is aborted, and onResponseError classifies the error as a timeout. */
+  timedOut(code: AttemptTimeout['code']): void {
+    this.timer = null;
+    this.controller?.abort(new AttemptTimeout(code));
+  }
+
+  /** The idle timer ran out: a timeout unless the read is paused for the client (then it waits a whole idle again). */
+  idleTimedOut(): void {
+    if (this.paused && this.timer !== null) this.timer.refresh();
+    else this.timedOut('UND_ERR_BODY_TIMEOUT');
   }
 
   /** Called by the sink when the first byte is about to reach the client. */
@@ -162,7 +210,10 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
 
   onRequestStart(ctrl: Dispatcher.DispatchController): void {
     this.controller = ctrl;
-    if (this.clientLeft) ctrl.abort(new Error('client closed the request'));
+    if (this.clientLeft) return void ctrl.abort(new Error('client closed the request'));
+    // The first-byte clock starts when undici writes the request on its connection, as undici's own did.
+    const ms = this.provider.timeouts.first_byte_ms;
+    if (this.ownTimers && ms > 0) this.timer = setTimeout(firstByteTimedOut, ms, this);
   }
 
   onResponseStart(
@@ -172,6 +223,11 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
   ): void {
     this.status = statusCode;
     this.headers = responseHeaders;
+    if (this.ownTimers) {
+      if (this.timer !== null) clearTimeout(this.timer);
+      const ms = this.provider.timeouts.idle_ms;
+      this.timer = ms > 0 ? setTimeout(idleTimedOut, ms, this) : null;
+    }
     this.failing = isRetryableStatus(statusCode);
     if (this.failing) return;
     this.sink = this.a.target.sink(
@@ -205,13 +261,17 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
   }
 
   onResponseData(ctrl: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.timer?.refresh();
     if (this.failing) {
       if (this.errorText.length < 4096) this.errorText += chunk.toString('utf8');
       return;
     }
     if (this.settled) return;
     try {
-      if (!this.sink!.data(chunk)) ctrl.pause();
+      if (!this.sink!.data(chunk)) {
+        this.paused = true;
+        ctrl.pause();
+      }
     } catch (err) {
       this.sinkFailed(err);
     }
