@@ -10,6 +10,14 @@ import { startMockProvider, type MockProvider } from './support/mock-provider.ts
 import { serveNodeFlags } from './support/serve-flags.ts';
 import { configFor, startServe, type ServeProcess } from './support/serve-process.ts';
 
+/** One chat completion through the router. */
+const chat = (sb: ServeProcess): Promise<Response> =>
+  fetch(`${sb.baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+
 describe('npm run serve (compiled)', () => {
   let mock: MockProvider;
   let sb: ServeProcess;
@@ -27,11 +35,7 @@ describe('npm run serve (compiled)', () => {
   });
 
   it('answers a chat request through the router', async () => {
-    const res = await fetch(`${sb.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-    });
+    const res = await chat(sb);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { choices: { message: { content: string } }[] };
     expect(body.choices[0]!.message.content).toBe('Hello there');
@@ -129,13 +133,9 @@ describe.skipIf(process.platform === 'win32')('npm run serve (compiled): what a 
   });
 
   it('answers chat completions without loading the Hono app, fetch, http2, https or tls; loads it on demand', async () => {
-    const chat = await fetch(`${sb.baseUrl}/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
-    });
-    expect(chat.status).toBe(200);
-    await chat.text();
+    const answer = await chat(sb);
+    expect(answer.status).toBe(200);
+    await answer.text();
     const atStart = await loaded();
     expect(atStart).toContain('NativeModule http'); // the list is the server's
     for (const m of NOT_AT_START) expect(atStart).not.toContain(m);
