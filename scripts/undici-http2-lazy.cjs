@@ -1,8 +1,8 @@
 // What undici's HTTP/2 client (lib/dispatcher/client-h2.js) gets for `require('node:http2')` in the CLI bundle
 // (scripts/build.mjs): the constants it reads when it loads, and node:http2 itself only when it opens an HTTP/2
 // session. undici loads client-h2.js with its Agent, and node:http2 (with node:tls) cost ~7 ms of every start;
-// Switchboard never asks undici for HTTP/2 (no allowH2). build.test.ts checks these values against node:http2's and
-// that client-h2.js reads no other constant.
+// Switchboard never asks undici for HTTP/2 (no allowH2). undici-http2-lazy.test.ts checks these values against
+// node:http2's and that client-h2.js reads no other constant.
 'use strict';
 
 const constants = {
