@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
+#!/usr/bin/env -S node --max-semi-space-size=8 --liftoff-only
 // (env -S splits the #! line's arguments: coreutils 8.30+, macOS, and npm's Windows shims; the flag caps V8's young
 // generation at 2 x 8 MiB, as `npm run serve` does: scripts/cli-loader.mjs says why.)
 // The `switchboard` command: runs the compiled build (dist/main/cli.js, made by `npm run build`, which `npm ci` and

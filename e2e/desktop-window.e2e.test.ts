@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { AppInfo } from '../shared/ipc.ts';
 import { seriousViolations } from './axe.ts';
 import { CHROMIUM, describeWithChromium, screenshot } from './harness.ts';
@@ -34,7 +34,7 @@ async function openDesktopPage(info: AppInfo): Promise<{ page: Page; cspErrors: 
       },
     );
   }, info);
-  await page.goto(pathToFileURL(path.join(inject('uiDir'), 'index.html')).href);
+  await page.goto(pathToFileURL(path.join(import.meta.dirname, '../dist/renderer/index.html')).href);
   return { page, cspErrors };
 }
 

@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { describe, inject } from 'vitest';
+import { describe } from 'vitest';
 import { type MockBehavior, type MockProvider, startMockProvider } from '../test/support/mock-provider.ts';
 import { configFor, type ServeOptions, type ServeProcess, startServe } from '../test/support/serve-process.ts';
 import { findChromium } from './chromium.ts';
@@ -34,9 +34,9 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** `switchboard serve` serving the UI built by the global setup. */
+/** `switchboard serve` (the compiled build, with the UI it ships in dist/renderer). */
 export function serveWithUi(opts: ServeOptions): Promise<ServeProcess> {
-  return startServe({ ...opts, env: { ...opts.env, SWITCHBOARD_UI_DIR: inject('uiDir') } });
+  return startServe(opts);
 }
 
 /**

@@ -141,7 +141,8 @@ describeWithChromium('the Logs page', () => {
     await screenshot(page, 'logs-drawer');
     await page.keyboard.press('Escape');
     await drawer.waitFor({ state: 'detached' });
-    expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.logId)).toBe(secondId);
+    // Focus goes back to the row the drawer was opened from (the frame after the drawer is gone).
+    await eventually(async () => expect(await focused()).toBe(secondId), 2_000, 20);
     // The failover's drawer lists both attempts.
     await failover.click();
     expect(await page.getByTestId('log-detail-attempts').textContent()).toMatch(/broken: 500.*alpha: 200/s);

@@ -60,7 +60,8 @@ async function serve(configPath: string, port: number | undefined, host: string 
       `  config: ${sb.store.file}\n` +
       `  admin API: ${url}/admin/v1 (token in ${path.join(sb.store.dir, 'admin-token')})\n` +
       `  UI: ${url}/ui/?token=${sb.adminToken}\n` +
-      `  runtime: ${RUNTIME === 'compiled' ? 'compiled (dist/)' : 'TypeScript sources through tsx (npm run dev)'}\n`,
+      `  runtime: ${RUNTIME === 'compiled' ? 'compiled (dist/)' : 'TypeScript sources through tsx (npm run dev)'}, ` +
+      `node ${process.version}\n`,
   );
   let stopping = false;
   const stop = async () => {

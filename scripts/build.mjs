@@ -168,7 +168,7 @@ async function buildRuntime(outdir = 'dist') {
   // The file is the CommonJS wrapper function itself, so the loader compiles the string it read (no second copy),
   // and pure ASCII (esbuild escapes the rest; checked below), so that string is one byte per character.
   const cliFile = path.join(staging, 'main/cli.cjs');
-  await esbuild.build({
+  const cli = await esbuild.build({
     ...common,
     entryPoints: ['main/cli.ts'],
     outfile: cliFile,
@@ -178,13 +178,20 @@ async function buildRuntime(outdir = 'dist') {
     define: { 'import.meta.url': '__sbImportMetaUrl' },
     minifyWhitespace: true,
     banner: {
-      js: "(function (exports, require, module, __filename, __dirname) {'use strict';const __sbImportMetaUrl = require('node:url').pathToFileURL(__filename).href;",
+      js: "(function (exports, require, module, __filename, __dirname, __sbImport) {'use strict';const __sbImportMetaUrl = require('node:url').pathToFileURL(__filename).href;",
     },
     footer: { js: '\n})' },
+    metafile: true,
   });
-  const nonAscii = readFileSync(path.join(ROOT, cliFile)).findIndex((b) => b > 0x7f);
+  const cliPath = path.join(ROOT, cliFile);
+  const nonAscii = readFileSync(cliPath).findIndex((b) => b > 0x7f);
   if (nonAscii !== -1)
     throw new Error(`${cliFile}: a non-ASCII byte at offset ${nonAscii} (the loader reads it as latin1)`);
+  writeFileSync(cliPath, routeDynamicImports(readFileSync(cliPath, 'latin1'), cliFile, cli.metafile), 'latin1');
+  writeFileSync(
+    path.join(ROOT, staging, 'main/dynamic-imports.json'),
+    `${JSON.stringify(lazyModules(cli.metafile, readFileSync(cliPath, 'latin1')), null, 2)}\n`,
+  );
   copyFileSync(path.join(ROOT, 'scripts/cli-loader.mjs'), path.join(ROOT, staging, 'main/cli.js'));
   // The desktop app's main process: ES modules with code splitting (what it does not use stays in chunks).
   await esbuild.build({
@@ -197,6 +204,11 @@ async function buildRuntime(outdir = 'dist') {
     splitting: true,
     format: 'esm',
     external: EXTERNAL,
+    // undici's index stays in node_modules here too: bundled into an ES module chunk, a CommonJS package exports only
+    // `default`, so `const { Agent, fetch } = await import('undici')` got undefined and http_get failed with "Agent is
+    // not a constructor" in the desktop app (found by test/shipped/electron-bundle.test.ts). Node's own import()
+    // gives its named exports.
+    plugins: [undiciIndexExternal],
     // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
     banner: {
       js: "import { createRequire as __sbCreateRequire } from 'node:module';\nconst require = __sbCreateRequire(import.meta.url);",
@@ -211,8 +223,83 @@ async function buildRuntime(outdir = 'dist') {
   warmCodeCache(path.join(target, 'cli.js'));
 }
 
-/** Starts `serve` once on a throwaway config and port so the loader writes the V8 code cache of a start. */
-function warmCodeCache(cli) {
+/**
+ * The CLI bundle's `import()` calls, each given to `__sbImport` (the sixth parameter of the bundle's wrapper, which the
+ * loader fills with an `import()` of its own module). Node 20 loses a script's dynamic-import callback when the script
+ * is compiled from V8's code cache: every `import()` inside then throws "A dynamic import callback was not specified"
+ * (issue 31: MCP, http_get and JWTs broke in the build only). The loader is an ES module, so its own `import()` always
+ * works, on every Node, with or without the cache. esbuild turns the `import()` of a bundled module into a call in
+ * the bundle; what is left is the `import()` of an external package, named by a string: anything else fails the build.
+ */
+export function routeDynamicImports(text, file, metafile) {
+  const external = new Set();
+  for (const input of Object.values(metafile.inputs))
+    for (const imp of input.imports) if (imp.kind === 'dynamic-import' && imp.external) external.add(imp.path);
+  return text.replace(/(?<![\w$.])import\(/g, (match, offset) => {
+    const spec = /^import\("([^"\\]+)"\)/.exec(text.slice(offset, offset + 300))?.[1];
+    if (spec === undefined || !external.has(spec))
+      throw new Error(
+        `${file}: an import() the loader cannot serve at offset ${offset} (${JSON.stringify(text.slice(offset, offset + 60))}): ` +
+          'in the CLI bundle an import() must name an external package as a string (scripts/build.mjs CLI_EXTERNAL)',
+      );
+    return '__sbImport(';
+  });
+}
+
+/**
+ * What the CLI bundle loads after its start, written beside it as dynamic-imports.json: every `import()` of a bundled
+ * module (run on first use) or of an external package, and every external package it requires (left to node_modules:
+ * the build cannot see them load). A test (test/shipped/dynamic-imports.test.ts) maps each to the feature test that
+ * runs it through the compiled `serve`, so nothing the build loads lazily goes untested on the build.
+ */
+export function lazyModules(metafile, text) {
+  const sources = Object.keys(metafile.inputs).filter((f) => /^(main|shared)\//.test(f));
+  const read = new Map();
+  const sourceOf = (f) => {
+    if (!read.has(f)) read.set(f, readFileSync(path.join(ROOT, f), 'utf8'));
+    return read.get(f);
+  };
+  const entries = new Map();
+  const add = (module, kind, from) => {
+    const e = entries.get(module) ?? { module, kind, from: [] };
+    if (from && !e.from.includes(from)) e.from.push(from);
+    entries.set(module, e);
+  };
+  for (const [file, input] of Object.entries(metafile.inputs))
+    for (const imp of input.imports)
+      if (imp.kind === 'dynamic-import') add(imp.path, imp.external ? 'external import()' : 'bundled import()', file);
+  // External packages as the bundle names them: require("ws"), __sbImport("jose"), requireHere("ajv/dist/2020.js").
+  const names = CLI_EXTERNAL.map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|');
+  for (const m of text.matchAll(new RegExp(`\\("((?:${names})(?:/[^"]*)?)"\\)`, 'g'))) {
+    const module = m[1];
+    if (entries.has(module)) continue;
+    const named = (f) => [`from '${module}'`, `('${module}')`].some((s) => sourceOf(f).includes(s));
+    const from = sources.filter(named);
+    add(module, 'external require', undefined);
+    for (const f of from) add(module, 'external require', f);
+  }
+  return [...entries.values()].sort((a, b) => a.module.localeCompare(b.module));
+}
+
+/** The node flags of package.json's serve script (`node --max-semi-space-size=8 --liftoff-only bin/…` → the two). */
+export function serveNodeFlags() {
+  const serve = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
+    .scripts.serve.trim()
+    .split(/\s+/);
+  const flags = [];
+  for (const w of serve.slice(1)) {
+    if (!w.startsWith('--')) break;
+    flags.push(w);
+  }
+  return flags;
+}
+
+/**
+ * Starts `serve` once on a throwaway config and port so the loader writes the V8 code cache of a start, with `node`
+ * (this one by default) and the flags `npm run serve` and the #! line start it with: V8 accepts a cache only from
+ * the same version and flags (made without them, the build's cache was rejected at every user's first start).
+ */
+export function warmCodeCache(cli = path.join(DIST, 'main/cli.js'), node = process.execPath) {
   const home = mkdtempSync(path.join(os.tmpdir(), 'switchboard-warm-'));
   try {
     const config = path.join(home, 'config.json');
@@ -220,7 +307,7 @@ function warmCodeCache(cli) {
       config,
       JSON.stringify({ providers: [], routing: { rules: [] }, health_check: { interval_ms: 0, timeout_ms: 5000 } }),
     );
-    spawnSync(process.execPath, [cli, 'serve', '--config', config, '--port', '0', '--host', '127.0.0.1'], {
+    spawnSync(node, [...serveNodeFlags(), cli, 'serve', '--config', config, '--port', '0', '--host', '127.0.0.1'], {
       cwd: home,
       env: { ...process.env, SWITCHBOARD_CODE_CACHE: 'warm', XDG_CONFIG_HOME: home, SWITCHBOARD_LOG_LEVEL: 'error' },
       stdio: 'ignore',

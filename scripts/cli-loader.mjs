@@ -1,8 +1,9 @@
 // dist/main/cli.js (copied here by scripts/build.mjs): runs the CLI bundle (cli.cjs, one CommonJS file) with a V8
 // code cache beside it, so a start does not parse and compile ~1.8 MB of JavaScript again (about 100 ms of CPU per
 // start on these machines; see docs/PERFORMANCE.md). The cache is named after the bundle's size and mtime, so a
-// rebuilt bundle never meets an old cache (V8 itself only checks the source's length); V8 rejects a cache made by
-// another Node version or with other flags, and the bundle is then compiled as usual. A missing or rejected cache is
+// rebuilt bundle never meets an old cache (V8 itself only checks the source's length), and after the Node version;
+// V8 rejects a cache made with other flags, and the bundle is then compiled as usual; a rebuilt bundle's first write
+// removes the caches of the old one. A missing or rejected cache is
 // written two seconds after start (what start-up compiled by then), atomically, when the folder is writable.
 // SWITCHBOARD_CODE_CACHE=warm writes it as soon as the start is done and exits (the build does this once);
 // SWITCHBOARD_CODE_CACHE=off runs without it.
@@ -42,7 +43,11 @@ v8.setFlagsFromString('--expose-gc');
 // of malloc for ~60 ms: the process's peak RSS went from ~76 to ~110 MiB on its first proxied request, and ~10 MiB of
 // it stayed in a compiler thread's malloc arena (why idle RSS read 76 or 86 MiB from one start to the next). Liftoff's
 // code is all it runs now: no measurable cost per request or on the first byte (docs/PERFORMANCE.md). The desktop app
-// sets the same flag (main/electron/main.ts). Set before the bundle is compiled, for the code cache's flag hash.
+// sets the same flag (main/electron/main.ts). Node 24's V8 no longer takes it once running (peak 25 MiB with it set
+// here, 3 with it on the command line; Node 20 and 22 take it either way), so `npm run serve`, the #! line, the
+// systemd unit and the desktop launcher pass it on node's command line too (issue 31, found by the as-shipped tests
+// on Node 24). Set here as well, before the bundle is compiled, for the code cache's flag hash and for a node started
+// without it.
 const WASM_TIERING = '--liftoff-only';
 v8.setFlagsFromString(WASM_TIERING);
 
@@ -51,7 +56,10 @@ const dir = path.dirname(bundle);
 const mode = process.env.SWITCHBOARD_CODE_CACHE ?? 'on';
 const source = fs.readFileSync(bundle, 'latin1');
 const st = fs.statSync(bundle);
-const cacheName = `cli.cjs.${st.size}-${Math.round(st.mtimeMs)}.cache`;
+// One cache per bundle and Node version: V8 rejects another version's, and Node 20, 22 and 24 running the same
+// install (the as-shipped tests do) would otherwise overwrite each other's at every start.
+const bundleId = `${st.size}-${Math.round(st.mtimeMs)}`;
+const cacheName = `cli.cjs.${bundleId}.node-${process.versions.node}.cache`;
 const cacheFile = path.join(dir, cacheName);
 let cachedData;
 if (mode !== 'off') {
@@ -61,17 +69,19 @@ if (mode !== 'off') {
     // none yet
   }
 }
-const script = new vm.Script(source, {
-  filename: bundle,
-  cachedData,
-  importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-});
+// No dynamic-import callback: on Node 20 a script compiled from the code cache loses it, and every import() inside
+// throws "A dynamic import callback was not specified" (issue 31). The build gives each import() of the bundle to the
+// wrapper's sixth parameter instead, filled below with this module's own import(), which works on every Node, cached
+// or not. (A stray import() in the bundle fails the build, and would fail here with or without the cache.)
+const script = new vm.Script(source, { filename: bundle, cachedData });
 const fresh = cachedData === undefined || script.cachedDataRejected === true;
 cachedData = undefined; // the buffer is V8's now (or unused): not held by this module
 const cli = new Module(bundle);
 cli.filename = bundle;
 cli.paths = Module._nodeModulePaths(dir);
-script.runInThisContext().call(cli.exports, cli.exports, createRequire(bundle), cli, bundle, dir);
+/** The bundle's import(): resolved from this file, which sits beside it (dist/main), so as the bundle's would be. */
+const importFromBundle = (specifier) => import(specifier);
+script.runInThisContext().call(cli.exports, cli.exports, createRequire(bundle), cli, bundle, dir, importFromBundle);
 
 function writeCache() {
   try {
@@ -79,7 +89,7 @@ function writeCache() {
     fs.writeFileSync(tmp, script.createCachedData());
     fs.renameSync(tmp, cacheFile);
     for (const f of fs.readdirSync(dir))
-      if (f.startsWith('cli.cjs.') && f.endsWith('.cache') && f !== cacheName)
+      if (f.startsWith('cli.cjs.') && f.endsWith('.cache') && !f.startsWith(`cli.cjs.${bundleId}.`))
         fs.rmSync(path.join(dir, f), { force: true });
   } catch {
     // a read-only install: it runs without a cache

@@ -5,9 +5,11 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { copyFile, readdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { makeTempDir } from '../test/support/temp.ts';
+import { serveNodeFlags } from '../test/support/serve-flags.ts';
+import { testNode } from '../test/support/test-node.ts';
 
 const LOADER = fileURLToPath(new URL('./cli-loader.mjs', import.meta.url));
 // As the build makes it: the CommonJS wrapper function itself (the loader compiles the file as it is).
@@ -27,8 +29,9 @@ const server = http.createServer((q, s) => s.end('{"ok":true}')).listen(0, '127.
 });
 })`;
 
+/** Runs the loader in `dir` as users start it: the project's Node with package.json serve's flags. */
 function run(dir: string, mode?: string): string {
-  const out = spawnSync(process.execPath, [path.join(dir, 'cli.js')], {
+  const out = spawnSync(testNode(), [...serveNodeFlags(), path.join(dir, 'cli.js')], {
     env: { ...process.env, ...(mode ? { SWITCHBOARD_CODE_CACHE: mode } : {}) },
     encoding: 'utf8',
   });
@@ -53,6 +56,34 @@ describe('CLI loader', () => {
       await utimes(path.join(t.dir, 'cli.cjs'), later, later);
       expect(run(t.dir)).toBe('BBBB function');
       expect(run(t.dir, 'off')).toBe('BBBB function');
+    } finally {
+      await t.cleanup();
+    }
+  });
+
+  // Issue 31: on Node 20 a script compiled from V8's code cache lost its dynamic-import callback, so every import()
+  // in the bundle threw "A dynamic import callback was not specified" once the cache was accepted (MCP, http_get and
+  // JWTs broke in the build only). The build hands each import() to the wrapper's sixth parameter, which the loader
+  // fills with its own import().
+  it("serves the bundle's import() with and without the cache, on each Node", async () => {
+    const t = await makeTempDir('switchboard-cli-loader');
+    const undiciUrl = pathToFileURL(createRequire(import.meta.url).resolve('undici')).href;
+    try {
+      await copyFile(LOADER, path.join(t.dir, 'cli.js'));
+      await writeFile(path.join(t.dir, 'package.json'), '{"type":"module"}');
+      await writeFile(
+        path.join(t.dir, 'cli.cjs'),
+        `(function (exports, require, module, __filename, __dirname, __sbImport) {'use strict';
+globalThis.later = async () => (await __sbImport('node:os')).platform() + ' ' + typeof (await __sbImport(${JSON.stringify(undiciUrl)})).fetch;
+later().then((p) => process.stdout.write(p + '\\n'));
+})`,
+      );
+      const expected = `${process.platform} function`;
+      expect(run(t.dir, 'off')).toBe(expected);
+      expect(run(t.dir, 'warm')).toBe(expected); // writes the cache
+      expect((await readdir(t.dir)).filter((f) => f.endsWith('.cache'))).toHaveLength(1);
+      expect(run(t.dir)).toBe(expected); // compiled from the cache
+      expect(run(t.dir)).toBe(expected);
     } finally {
       await t.cleanup();
     }

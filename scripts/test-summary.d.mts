@@ -7,5 +7,15 @@ export type VitestReport = {
 };
 export function summarize(
   report: VitestReport | null,
-  run: { tscFailed: boolean; unformatted?: boolean; vitestStatus: number },
+  run: {
+    tscFailed: boolean;
+    unformatted?: boolean;
+    vitestStatus: number;
+    projects?: Record<string, { passed: number; failed: number; skipped: number }> | null;
+    setupFailures?: string[];
+  },
 ): { line: string; notes: string[]; code: number };
+export function asShipped(
+  projects: Record<string, { passed: number; failed: number; skipped: number }> | null | undefined,
+  runnerMajor?: string,
+): string | null;

@@ -2,7 +2,9 @@
 
 /**
  * @param {any} report vitest's JSON report, or null when there is none
- * @param {{ tscFailed: boolean, unformatted?: boolean, vitestStatus: number }} run
+ * @param {{ tscFailed: boolean, unformatted?: boolean, vitestStatus: number,
+ *   projects?: Record<string, { passed: number, failed: number, skipped: number }> | null,
+ *   setupFailures?: string[] }} run
  * @returns {{ line: string, notes: string[], code: number }}
  */
 export function summarize(report, run) {
@@ -26,6 +28,12 @@ export function summarize(report, run) {
   if (run.tscFailed) {
     failed += 1;
     notes.push('the type check failed (see the tsc output above)');
+  }
+  // Something the run needed could not be had (a Node of the as-shipped tier): its tests did not run, which is a
+  // failure (the note says why and how to run the rest), never a silent pass.
+  for (const why of run.setupFailures ?? []) {
+    failed += 1;
+    notes.push(why);
   }
   if (run.unformatted) {
     failed += 1;
@@ -61,6 +69,9 @@ export function summarize(report, run) {
     );
   }
 
+  const shipped = asShipped(run.projects);
+  if (shipped) notes.push(shipped);
+
   const line = `${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`;
   return { line, notes, code: failed > 0 ? 1 : 0 };
 }
@@ -73,4 +84,41 @@ function skippedIn(files, pattern) {
       (n, f) => n + (f.assertionResults ?? []).filter((a) => a.status === 'pending' || a.status === 'skipped').length,
       0,
     );
+}
+
+/**
+ * The as-shipped tier's counts apart, per Node (vitest.config.ts: the projects shipped-node<N>, and e2e, which runs
+ * the build on the test runner's Node): `as shipped (node 20, 22, 24): 1510 passed, 0 failed (node 20: 590 and 88 in
+ * the browser; node 22: 416; node 24: 416)`. Null when no such project ran.
+ * @param {Record<string, { passed: number, failed: number, skipped: number }> | null | undefined} projects
+ * @param {string} runnerMajor the test runner's Node major (where e2e runs)
+ */
+export function asShipped(projects, runnerMajor = process.versions.node.split('.')[0]) {
+  if (!projects) return null;
+  const perNode = new Map();
+  for (const [name, c] of Object.entries(projects)) {
+    const major = /^shipped-node(\d+)$/.exec(name)?.[1] ?? (name === 'e2e' ? runnerMajor : null);
+    if (!major) continue;
+    const n = perNode.get(major) ?? { passed: 0, failed: 0, skipped: 0, browser: 0 };
+    n.passed += c.passed;
+    n.failed += c.failed;
+    n.skipped += c.skipped;
+    if (name === 'e2e') n.browser += c.passed;
+    perNode.set(major, n);
+  }
+  if (perNode.size === 0) return null;
+  const majors = [...perNode.keys()].sort((a, b) => Number(a) - Number(b));
+  const sum = (k) => majors.reduce((t, m) => t + perNode.get(m)[k], 0);
+  const each = majors.map((m) => {
+    const n = perNode.get(m);
+    const parts = [`${n.passed - n.browser}${n.browser > 0 ? ` and ${n.browser} in the browser` : ''}`];
+    if (n.failed > 0) parts.push(`${n.failed} failed`);
+    if (n.skipped > 0) parts.push(`${n.skipped} skipped`);
+    return `node ${m}: ${parts.join(', ')}`;
+  });
+  const skipped = sum('skipped');
+  return (
+    `as shipped (node ${majors.join(', ')}): ${sum('passed')} passed, ${sum('failed')} failed` +
+    `${skipped > 0 ? `, ${skipped} skipped` : ''} (${each.join('; ')})`
+  );
 }

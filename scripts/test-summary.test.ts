@@ -5,7 +5,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { summarize, type VitestReport } from './test-summary.mjs';
+import { asShipped, summarize, type VitestReport } from './test-summary.mjs';
 
 const dirs: string[] = [];
 afterAll(() => Promise.all(dirs.map((d) => fs.rm(d, { recursive: true, force: true }))));
@@ -114,5 +114,36 @@ describe('npm test summary line', () => {
     expect(s).toMatchObject({ line: '10 passed, 0 failed, 2 skipped', code: 0 });
     expect(s.notes).toHaveLength(1);
     expect(s.notes[0]).toMatch(/^2 Electron smoke tests did not run: .*ELECTRON_PATH.*Xvfb/);
+  });
+
+  it("shows the as-shipped tier's counts apart, per Node, before the plain total", () => {
+    const projects = {
+      unit: { passed: 900, failed: 0, skipped: 0 },
+      'shipped-node20': { passed: 500, failed: 0, skipped: 0 },
+      'shipped-node22': { passed: 499, failed: 1, skipped: 0 },
+      'shipped-node24': { passed: 500, failed: 0, skipped: 0 },
+      e2e: { passed: 80, failed: 0, skipped: 0 },
+    };
+    expect(asShipped(projects, '20')).toBe(
+      'as shipped (node 20, 22, 24): 1579 passed, 1 failed (node 20: 500 and 80 in the browser; node 22: 499, 1 failed; node 24: 500)',
+    );
+    const s = summarize(
+      { numPassedTests: 2979, numFailedTests: 1, testResults: [] },
+      { tscFailed: false, vitestStatus: 1, projects },
+    );
+    expect(s.notes.at(-1)).toMatch(/^as shipped \(node 20, 22, 24\)/);
+    expect(s.line).toBe('2979 passed, 1 failed');
+    expect(asShipped({ unit: { passed: 3, failed: 0, skipped: 0 } })).toBeNull();
+    expect(asShipped(null)).toBeNull();
+  });
+
+  it('counts a Node of the tier that could not be installed as a failure, with why', () => {
+    const why = 'the as-shipped tests on Node 24 did not run: could not install Node 24.22.3 …';
+    const s = summarize(
+      { numPassedTests: 5, testResults: [] },
+      { tscFailed: false, vitestStatus: 0, setupFailures: [why] },
+    );
+    expect(s).toMatchObject({ line: '5 passed, 1 failed', code: 1 });
+    expect(s.notes).toContain(why);
   });
 });

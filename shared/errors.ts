@@ -72,7 +72,8 @@ export const ERROR_CODES = {
   approval_not_pending: { status: 409, type: 'invalid_request_error' },
   // The gateway (issue 8): limits, keys, video tasks.
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
-  request_over_tpm_limit: { status: 413, type: 'invalid_request_error' },
+  // 429 as the spec says of every limit; x-should-retry: false and no Retry-After tell the SDKs not to retry (issue 31).
+  request_over_tpm_limit: { status: 429, type: 'rate_limit_error' },
   budget_exceeded: { status: 402, type: 'rate_limit_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },
   model_not_allowed: { status: 403, type: 'permission_error' },

@@ -2,13 +2,14 @@
 // (dist/, which `npm ci` makes through the prepare step; rebuilt first when the sources are newer), answers through
 // the router and serves the UI at the /ui link it prints.
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockProvider, type MockProvider } from './support/mock-provider.ts';
 import { serveNodeFlags } from './support/serve-flags.ts';
 import { configFor, startServe, type ServeProcess } from './support/serve-process.ts';
+import { testNode, testNodeMajor } from './support/test-node.ts';
 
 /** One chat completion through the router. */
 const chat = (sb: ServeProcess): Promise<Response> =>
@@ -23,15 +24,17 @@ describe('npm run serve (compiled)', () => {
   let sb: ServeProcess;
   beforeAll(async () => {
     mock = await startMockProvider({ behavior: { tokens: ['Hello', ' there'] } });
-    sb = await startServe({ entry: 'bin', config: configFor({ mock: mock.baseUrl }, { log_requests: false }) });
+    sb = await startServe({ config: configFor({ mock: mock.baseUrl }, { log_requests: false }) });
   }, 120_000);
   afterAll(async () => {
     await sb?.stop();
     await mock?.close();
   });
 
-  it('runs the compiled build and says so', () => {
+  it("runs the compiled build on the project's Node and says so", () => {
     expect(sb.stdout()).toContain('runtime: compiled (dist/)');
+    expect(realpathSync(`/proc/${sb.child.pid}/exe`)).toBe(realpathSync(testNode()));
+    expect(sb.stdout()).toContain(`node v${testNodeMajor()}.`);
   });
 
   it('answers a chat request through the router', async () => {
@@ -67,8 +70,10 @@ describe('npm run serve (compiled)', () => {
       // Its own folder (the data beside a config belongs to one instance).
       const dir = mkdtempSync(path.join(os.tmpdir(), 'sb-shebang-'));
       copyFileSync(sb.configPath, path.join(dir, 'config.json'));
+      // The `node` on PATH is the project's (Node 20, 22 or 24), as a user's PATH picks theirs.
+      const PATH = `${path.dirname(testNode())}${path.delimiter}${process.env.PATH}`;
       const child = spawn(bin, ['serve', '--config', path.join(dir, 'config.json'), '--port', '0'], {
-        env: { ...process.env, SWITCHBOARD_NO_BUILD: '1' },
+        env: { ...process.env, PATH, SWITCHBOARD_NO_BUILD: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       try {
@@ -84,6 +89,7 @@ describe('npm run serve (compiled)', () => {
         // env replaced itself with node: the same process, node's own command line.
         const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
         expect(path.basename(argv[0]!)).toMatch(/^node/);
+        expect(realpathSync(`/proc/${child.pid}/exe`)).toBe(realpathSync(testNode()));
         expect(argv.slice(1, 1 + serveNodeFlags().length)).toEqual(serveNodeFlags());
         expect(argv[1 + serveNodeFlags().length]).toBe(bin);
       } finally {
@@ -119,7 +125,6 @@ describe.skipIf(process.platform === 'win32')('npm run serve (compiled): what a 
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sb-modules-'));
     listFile = path.join(dir, 'modules.json');
     sb = await startServe({
-      entry: 'bin',
       dir,
       config: configFor({ mock: mock.baseUrl }, { log_requests: false }),
       nodeArgs: ['--import', path.resolve(import.meta.dirname, 'support/module-list-preload.mjs')],

@@ -12,8 +12,8 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 const read = (f: string) => fs.readFile(path.join(ROOT, f), 'utf8');
 
 describe('runtime flags', () => {
-  it('package.json serve caps the young generation', () => {
-    expect(serveNodeFlags()).toEqual(['--max-semi-space-size=8']);
+  it("package.json serve caps the young generation and keeps undici's WebAssembly parser in Liftoff", () => {
+    expect(serveNodeFlags()).toEqual(['--max-semi-space-size=8', '--liftoff-only']);
   });
 
   it('every other way of starting it uses the same flags', async () => {
@@ -28,7 +28,8 @@ describe('runtime flags', () => {
     expect(launch).toContain(`'--js-flags=${flags}'`);
     const loader = await read('scripts/cli-loader.mjs');
     const semi = /const SEMI_SPACE_MB = (\d+);/.exec(loader)?.[1];
-    expect(`--max-semi-space-size=${semi}`).toBe(flags);
+    const wasm = /const WASM_TIERING = '([^']+)';/.exec(loader)?.[1];
+    expect(`--max-semi-space-size=${semi} ${wasm}`).toBe(flags);
   });
 
   it("the desktop app keeps undici's WebAssembly parser in Liftoff as the CLI loader does", async () => {
@@ -42,7 +43,9 @@ describe('runtime flags', () => {
     const bytes = await fs.readFile(file);
     expect(bytes.findIndex((b) => b > 0x7f)).toBe(-1);
     const text = bytes.toString('latin1');
-    expect(text.startsWith("(function (exports, require, module, __filename, __dirname) {'use strict';")).toBe(true);
+    expect(
+      text.startsWith("(function (exports, require, module, __filename, __dirname, __sbImport) {'use strict';"),
+    ).toBe(true);
     expect(text.trimEnd().endsWith('})')).toBe(true);
   });
 });

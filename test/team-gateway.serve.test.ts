@@ -5,11 +5,9 @@
 // created through one is polled through another; a breaker opened by one is seen by the others; the UI's usage and
 // log endpoints of one instance show the requests served by another; Redis killed and restarted mid-load loses no
 // request (each is answered) and leaves no concurrency slot held.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,10 +16,8 @@ import type { UsageSummary } from '../shared/usage.ts';
 import { createGatewayKey, gatewayKeysFile } from '../main/gateway/keys.ts';
 import { type MockMedia, startMockMedia } from './support/mock-media.ts';
 import { startRedis, type TestRedis } from './support/redis.ts';
-import { eventually, type ServeProcess, startServe } from './support/serve-process.ts';
+import { eventually, runSwitchboard, type ServeProcess, startServe } from './support/serve-process.ts';
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, '..');
 const PREFIX = 'team-test:';
 
 let redis: TestRedis;
@@ -124,11 +120,15 @@ describe('three instances on one Redis', () => {
 
   it('a revocation made on another instance than the one that made the key applies on all within a second', async () => {
     for (const s of sb) expect((await chat(s, 'gpt-4o-mini', 'revoke')).status).toBe(200);
-    await run(
-      process.execPath,
-      ['--import', 'tsx', 'main/cli.ts', 'keys', 'revoke', '--gateway', keys.revoke!.id, '--config', sb[1]!.configPath],
-      { cwd: ROOT },
-    );
+    const revoked = await runSwitchboard([
+      'keys',
+      'revoke',
+      '--gateway',
+      keys.revoke!.id,
+      '--config',
+      sb[1]!.configPath,
+    ]);
+    expect(revoked.code, revoked.stderr).toBe(0);
     const revokedAt = Date.now();
     const took = await Promise.all(
       sb.map(async (s) => {

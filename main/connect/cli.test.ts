@@ -1,15 +1,11 @@
 // `switchboard connect` as a user runs it: the real CLI in a child process, with HOME (and XDG_CONFIG_HOME, PATH) set
 // to a temporary folder and config.json's listen_port giving the port; no server runs.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectOverviewSchema } from '../../shared/connect.ts';
+import { runSwitchboard } from '../../test/support/serve-process.ts';
 import { makeTempDir, type TempDir } from '../../test/support/temp.ts';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const run = promisify(execFile);
 
 let tmp: TempDir;
 let home: string;
@@ -33,16 +29,8 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
     XDG_CONFIG_HOME: path.join(home, '.config'),
     PATH: path.join(tmp.dir, 'bin'),
   };
-  try {
-    const r = await run(process.execPath, ['--import', 'tsx', 'main/cli.ts', 'connect', ...args, '--config', config], {
-      cwd: ROOT,
-      env,
-    });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
+  const r = await runSwitchboard(['connect', ...args, '--config', config], { env });
+  return { ...r, code: r.code ?? -1 };
 }
 
 describe('switchboard connect', () => {

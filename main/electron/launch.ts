@@ -22,7 +22,7 @@ if (!existsSync(entry)) {
 } else {
   // The main process runs the router: its young generation capped as `npm run serve` caps node's (V8 sizes its heap at
   // start, so only the command line can; scripts/cli-loader.mjs says why).
-  const child = spawn(binary, ['--js-flags=--max-semi-space-size=8', ROOT, ...process.argv.slice(2)], {
+  const child = spawn(binary, ['--js-flags=--max-semi-space-size=8 --liftoff-only', ROOT, ...process.argv.slice(2)], {
     stdio: 'inherit',
   });
   child.on('exit', (code) => process.exit(code ?? 0));

@@ -2,7 +2,7 @@
 // Claude Code session (400 KB+ requests, 20 a minute, 200 streams at once from one app) gets no 429 from Switchboard,
 // and per-app limits set in config.json apply. Gateway mode limits each credential (60 requests/min, 100,000
 // tokens/min, 10 in flight by default; overridable globally, per key and by a key's own limits). A 429 says which
-// limit, its value, the scope and where it is set; a request larger than the TPM is a 413 that says it can never fit.
+// limit, its value, the scope and where it is set; a request larger than the TPM is a 429 that says it can never fit (no SDK retries it).
 // The admin status reports the limits in force. A config.json the previous version saved with its defaults written
 // out is read as "no limits set".
 //
@@ -10,6 +10,7 @@
 // size with tool turns as a long session grows; the official @anthropic-ai/sdk sends them with Claude Code's headers
 // and parses what comes back.
 import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { SignJWT } from 'jose';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -249,7 +250,7 @@ describe('local mode: limits set per app in config.json apply, and their refusal
     expect(rateLimitHeaders(free.headers)).toEqual([]);
   });
 
-  it("a request larger than the app's TPM is a 413 that says it can never fit, and is not retried", async () => {
+  it("a request larger than the app's TPM is a 429 that says it can never fit, and no SDK retries it", async () => {
     const before = mock.chatCount();
     const client = new Anthropic({ baseURL: sb.url, apiKey: 'x', defaultHeaders: { 'x-switchboard-app': 'tiny' } });
     const err = await refusal(
@@ -259,22 +260,40 @@ describe('local mode: limits set per app in config.json apply, and their refusal
         messages: [{ role: 'user', content: 'y'.repeat(8000) }],
       }),
     );
-    expect(err).toBeInstanceOf(Anthropic.ContentTooLargeError);
+    expect(err).toBeInstanceOf(Anthropic.RateLimitError);
+    expect(err.status).toBe(429);
     expect(err.headers?.get('retry-after')).toBeNull();
     expect(err.headers?.get('x-should-retry')).toBe('false');
     const e = (err.error as { error: { type: string; message: string } }).error;
-    expect(e.type).toBe('request_too_large');
+    expect(e.type).toBe('rate_limit_error');
     expect(e.message).toMatch(
       /^This request can never be admitted: it is about 20\d\d tokens \(1 token per 4 bytes of its JSON\), more than the whole limit of 1000 tokens per minute for app "tiny"; set by limits\.per_app\.tiny\.tpm in .+config\.json\. Retrying will not help: send a smaller request, or raise limits\.per_app\.tiny\.tpm in .+ \(0 means no limit\)\.$/,
     );
     expect(mock.chatCount()).toBe(before);
     const logs = (await (await sb.admin('/logs?limit=5')).json()) as { data: { status: number; app: string }[] };
-    expect(logs.data.filter((l) => l.app === 'tiny').map((l) => l.status)).toEqual([413]); // the SDK did not retry
+    expect(logs.data.filter((l) => l.app === 'tiny').map((l) => l.status)).toEqual([429]); // the SDK did not retry
+    // The OpenAI SDK (two retries of a 429 by default) does not retry it either.
+    const openai = new OpenAI({
+      baseURL: `${sb.url}/v1`,
+      apiKey: 'x',
+      defaultHeaders: { 'x-switchboard-app': 'tiny' },
+    });
+    const oe = await refusal(
+      openai.chat.completions.create({
+        model: 'claude-3-7-sonnet-20250219',
+        messages: [{ role: 'user', content: 'z'.repeat(8000) }],
+      }),
+    );
+    expect(oe).toBeInstanceOf(OpenAI.RateLimitError);
+    const again = (await (await sb.admin('/logs?limit=5')).json()) as { data: { status: number; app: string }[] };
+    expect(again.data.filter((l) => l.app === 'tiny').map((l) => l.status)).toEqual([429, 429]);
     const r = await chat(sb, { 'x-switchboard-app': 'tiny' }, 'z'.repeat(8000));
-    expect(r.status).toBe(413);
+    expect(r.status).toBe(429);
+    expect(r.headers.get('retry-after')).toBeNull();
+    expect(r.headers.get('x-should-retry')).toBe('false');
     expect(((await r.json()) as ErrorJson).error).toMatchObject({
       code: 'request_over_tpm_limit',
-      type: 'invalid_request_error',
+      type: 'rate_limit_error',
       details: { limit: 'tpm', value: 1000, scope: 'app:tiny', field: 'limits.per_app.tiny.tpm', file: sb.configPath },
     });
   });
@@ -368,18 +387,21 @@ describe('gateway mode: 60 / 100,000 / 10 per credential by default, overridable
     }
   });
 
-  it('a 400 KB request over the 100,000 TPM default is a 413 that says it can never fit; the SDK does not retry', async () => {
+  it('a 400 KB request over the 100,000 TPM default is a 429 that says it can never fit; the SDK does not retry', async () => {
     const before = mock.chatCount();
     const err = await refusal(turn(claudeCode(sb, keys.conc, 2), claudeCodeBody(420_000)));
-    expect(err).toBeInstanceOf(Anthropic.ContentTooLargeError);
+    expect(err).toBeInstanceOf(Anthropic.RateLimitError);
     expect(err.headers?.get('retry-after')).toBeNull();
     expect(err.headers?.get('x-should-retry')).toBe('false');
     expect((err.error as { error: { message: string } }).error.message).toMatch(
       /^This request can never be admitted: it is about 1\d{5} tokens .* more than the whole limit of 100000 tokens per minute for credential key:conc .*set by the gateway-mode default: limits\.tpm is not set in config\.json\. Retrying will not help: send a smaller request, or set limits\.per_key\.conc\.tpm \(this credential\) or limits\.tpm \(every credential\)/,
     );
     expect(mock.chatCount()).toBe(before);
-    const logs = (await (await sb.admin('/logs?limit=3')).json()) as { data: { status: number }[] };
-    expect(logs.data.filter((l) => l.status === 413)).toHaveLength(1);
+    const logs = (await (await sb.admin('/logs?limit=3')).json()) as {
+      data: { status: number; error_code?: string }[];
+    };
+    const neverFit = logs.data.filter((l) => l.error_code === 'request_over_tpm_limit');
+    expect(neverFit.map((l) => l.status)).toEqual([429]); // once: the SDK did not retry
   });
 
   it('per_key overrides the default: limits.per_key.big.tpm 0 admits the same 400 KB request', async () => {

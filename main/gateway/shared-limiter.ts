@@ -42,7 +42,7 @@ export class SharedLimiter {
     readonly leaseMs = LEASE_MS,
   ) {}
 
-  /** As Limiter.admit: the admission, or throws 413 request_over_tpm_limit / 429 rate_limit_exceeded. */
+  /** As Limiter.admit: the admission, or throws 429 request_over_tpm_limit / rate_limit_exceeded. */
   async admit(lim: EffectiveLimits, estimatedTokens: number): Promise<Admission> {
     const caps = {
       rpm: lim.rpm.value,

@@ -45,6 +45,7 @@ export function mallocTrim(): MallocTrim | null {
       mallopt(M_TRIM_THRESHOLD, THRESHOLD);
       mallopt(M_MMAP_THRESHOLD, THRESHOLD);
       loaded = () => trim(0) === 1;
+      logger.debug("memory trim: glibc's malloc_trim is ready (koffi)");
     } catch (err) {
       whyNot = `glibc's malloc_trim is not reachable: ${(err as Error).message.split('\n')[0]}`;
       logger.debug(`memory trim: ${whyNot}; freed native memory stays with glibc`);

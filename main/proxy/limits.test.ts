@@ -223,15 +223,15 @@ describe('the 429 says which limit, its value, the scope and where it is set', (
 });
 
 describe('a request larger than the TPM can never be admitted', () => {
-  it('is a 413 request_over_tpm_limit that says so, without Retry-After, and counts nothing', () => {
+  it('is a 429 request_over_tpm_limit (as the spec says of every limit) that says so, without Retry-After, and counts nothing', () => {
     const l = new Limiter(() => 0);
     const subject = { kind: 'credential' as const, scope: 'key:ci', name: 'ci', own: {} };
     const key = effectiveLimits(limits(), 'gateway', subject, REMOTE)!;
     const e = refusal(() => l.admit(key, 104_000));
     expect(e).toBeInstanceOf(ApiError);
-    expect(e.status).toBe(413);
+    expect(e.status).toBe(429);
     expect(e.code).toBe('request_over_tpm_limit');
-    expect(e.type).toBe('invalid_request_error');
+    expect(e.type).toBe('rate_limit_error');
     expect(e.message).toBe(
       'This request can never be admitted: it is about 104000 tokens (1 token per 4 bytes of its JSON), more than ' +
         'the whole limit of 100000 tokens per minute for credential key:ci (gateway key "ci"); set by the ' +

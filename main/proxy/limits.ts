@@ -197,8 +197,9 @@ export class Limiter {
   }
 
   /**
-   * Admits a request, or throws: 413 request_over_tpm_limit when its estimate alone exceeds the TPM (it can never
-   * fit), else 429 rate_limit_exceeded with Retry-After and the x-ratelimit-* headers.
+   * Admits a request, or throws: 429 request_over_tpm_limit when its estimate alone exceeds the TPM (it can never
+   * fit: x-should-retry false, no Retry-After), else 429 rate_limit_exceeded with Retry-After and the x-ratelimit-*
+   * headers.
    */
   admit(lim: EffectiveLimits, estimatedTokens: number): Admission {
     const st = this.state(lim.scope, lim.windowMs);

@@ -1,10 +1,9 @@
 // Config backups through `switchboard serve` and the real CLI (issue 13, item 8): a PUT of `{}` is no longer a wipe
 // with no way back, a restore brings the providers back and routing works again, and the temp files a killed save
 // left behind (they hold keys) are removed at start.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -16,20 +15,16 @@ import {
 import { makeTempDir } from '../../test/support/temp.ts';
 import { shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
-import { configFor, eventually, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
+import {
+  configFor,
+  eventually,
+  runSwitchboard,
+  type ServeProcess,
+  startServe,
+} from '../../test/support/serve-process.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const run = promisify(execFile);
 /** The real CLI; resolves with its exit code and output whatever the code. */
-const cli = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-  try {
-    const r = await run(process.execPath, ['--import', 'tsx', 'main/cli.ts', ...args], { cwd: ROOT });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-};
+const cli = (...args: string[]) => runSwitchboard(args);
 
 let alpha: MockProvider;
 let beta: MockProvider;

@@ -1,21 +1,19 @@
 // The gateway half of the spec through `switchboard serve`: endpoints, video task affinity, limits, gateway keys.
-import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { SignJWT } from 'jose';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shutDown, shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockMedia, SPEECH_BYTES, startMockMedia } from '../../test/support/mock-media.ts';
-import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
+import { configFor, runSwitchboard, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
-const run = promisify(execFile);
-const cli = (args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', 'main/cli.ts', ...args], {
-    cwd: path.resolve(import.meta.dirname, '../..'),
-  });
+const cli = async (args: string[]) => {
+  const r = await runSwitchboard(args);
+  if (r.code !== 0) throw new Error(`switchboard ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return r;
+};
 const post = (sb: ServeProcess, p: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${sb.url}${p}`, {
     method: 'POST',

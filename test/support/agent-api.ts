@@ -1,24 +1,12 @@
 // Test support for the agent API tests: keys through the real CLI, an SSE reader, JSON fetch with a key.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AgentEvent, StreamEvent } from '../../shared/orchestrator.ts';
+import { runSwitchboard } from './serve-process.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** Runs `switchboard keys ...` and returns stdout (throws on a non-zero exit). */
+/** Runs `switchboard keys ...` (the compiled CLI) and returns stdout (throws on a non-zero exit). */
 export async function cli(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'main/cli.ts'), ...args], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await new Promise<number | null>((r) => child.once('exit', r));
-  if (code !== 0) throw new Error(`switchboard ${args.join(' ')} exited ${code}: ${err}`);
-  return out;
+  const { code, stdout, stderr } = await runSwitchboard(args);
+  if (code !== 0) throw new Error(`switchboard ${args.join(' ')} exited ${code}: ${stderr}`);
+  return stdout;
 }
 
 export const createKey = async (configPath: string, tenant?: string): Promise<string> =>

@@ -1,10 +1,13 @@
-// Test support: runs `switchboard serve` as a child process on a free port with a config file of the test's.
+// Test support: runs `switchboard serve` as a child process on a free port with a config file of the test's: the
+// compiled build, started as `npm run serve` starts it (node with package.json serve's flags, then bin/switchboard.mjs),
+// on the Node of the test's project (test-node.ts: 20, 22 or 24).
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveNodeFlags } from './serve-flags.ts';
+import { testNode } from './test-node.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -34,12 +37,41 @@ export type ServeOptions = {
   args?: string[];
   /** Listen on config.json's listen_port instead of a free port (for rebind tests). */
   portFromConfig?: boolean;
-  /** How serve is started: the TypeScript through tsx (default, no build needed) or bin/switchboard.mjs as
-   * `npm run serve` does (the compiled dist/, rebuilt first when stale). */
-  entry?: 'tsx' | 'bin';
-  /** Node flags before the entry script (after package.json serve's for `bin`). */
+  /** Node flags before bin/switchboard.mjs (after package.json serve's). */
   nodeArgs?: string[];
 };
+
+const BIN = path.join(ROOT, 'bin/switchboard.mjs');
+
+/** The arguments after node for `switchboard <args>` as a user runs it: package.json serve's node flags (the #! line
+ * of bin/switchboard.mjs has the same), the bin, the command. Start with testNode(). */
+export function switchboardArgs(...args: string[]): string[] {
+  const flags = serveNodeFlags();
+  return [...flags, BIN, ...args];
+}
+
+/** The exit code and output of `switchboard <args>` (the compiled CLI on the project's Node), whatever the code. */
+export function runSwitchboard(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(testNode(), switchboardArgs(...args), {
+    cwd: opts.cwd ?? ROOT,
+    env: opts.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve) => {
+    const t = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+    child.once('close', (code) => {
+      clearTimeout(t);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
 
 /** The child's exit: code and everything it printed, for tests that expect serve to refuse to start. */
 export async function runServeToExit(
@@ -66,21 +98,11 @@ async function spawnServe(opts: ServeOptions) {
   const configPath = path.join(dir, 'config.json');
   if (opts.configText !== undefined) await fs.writeFile(configPath, opts.configText);
   else if (opts.config !== undefined) await fs.writeFile(configPath, JSON.stringify(opts.config, null, 2));
-  const args =
-    opts.entry === 'bin'
-      ? [
-          ...serveNodeFlags(),
-          ...(opts.nodeArgs ?? []),
-          path.join(ROOT, 'bin/switchboard.mjs'),
-          'serve',
-          '--config',
-          configPath,
-        ]
-      : [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(ROOT, 'main/cli.ts'), 'serve', '--config', configPath];
+  const args = [...(opts.nodeArgs ?? []), ...switchboardArgs('serve', '--config', configPath)];
   if (opts.port !== undefined) args.push('--port', String(opts.port));
   else if (!opts.portFromConfig) args.push('--port', '0');
   args.push(...(opts.args ?? []));
-  const child = spawn(process.execPath, args, {
+  const child = spawn(testNode(), args, {
     cwd: ROOT,
     env: { ...process.env, SWITCHBOARD_LOG_LEVEL: 'info', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,36 +1,26 @@
 // `switchboard mcp import` and `switchboard mcp list`, the real CLI in a child process with a temporary HOME holding
 // Cursor's real mcp.json (test/fixtures/mcp/cursor.json).
-import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runSwitchboard } from '../../../test/support/serve-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 let home = '';
 let configPath = '';
 
-function mcp(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(ROOT, 'main/cli.ts'), 'mcp', ...args, '--config', configPath],
-    {
-      cwd: ROOT, // where tsx resolves
-      env: {
-        ...process.env,
-        HOME: home,
-        USERPROFILE: home,
-        XDG_CONFIG_HOME: path.join(home, '.config'),
-        NODE_OPTIONS: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+async function mcp(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const r = await runSwitchboard(['mcp', ...args, '--config', configPath], {
+    env: {
+      ...process.env,
+      HOME: home,
+      USERPROFILE: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      NODE_OPTIONS: '',
     },
-  );
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, out, err })));
+  });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 beforeAll(async () => {
