@@ -134,6 +134,7 @@ export async function handleFrontDoor(
         candidates: route.candidates,
         model: route.model,
         ...(admission ? { admission } : {}),
+        ...(door.replies ? { replies: door.replies } : {}),
         planner: new DoorPlanner(door, input, untranslatable, replyCtx),
       },
       engine.pool,
