@@ -56,6 +56,11 @@ export type RequestLogEntry = {
   cache_write_tokens?: number | null;
   /** Completion tokens spent on reasoning (within completion_tokens); null: not said. */
   reasoning_tokens?: number | null;
+  /**
+   * The coding session the request belongs to, from its tool's header (Claude Code's X-Claude-Code-Session-Id, Codex's
+   * session_id…: main/proxy/session-id.ts), at most 128 characters; null: none sent. Absent from older entries.
+   */
+  session?: string | null;
 };
 
 export type AppSource = 'header' | 'x-title' | 'api-key' | 'process' | 'user-agent';

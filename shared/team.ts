@@ -37,6 +37,7 @@ export const TeamLogEntrySchema = z.object({
   cache_read_tokens: count.optional(),
   cache_write_tokens: count.optional(),
   reasoning_tokens: count.optional(),
+  session: z.string().max(128).nullable().optional(),
 });
 
 /** The stream's fields: `i` the writing instance (random per process start), `e` the entry as JSON. */

@@ -101,6 +101,8 @@ export const UsageRecordSchema = z.strictObject({
   reasoning_tokens: z.number().int(),
   cost_usd: z.number().nullable(),
   cost_source: CostSourceSchema,
+  /** The coding session (the request log's `session`); null or absent (older records): none. */
+  session: z.string().max(128).nullable().optional(),
 });
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
 
@@ -135,6 +137,11 @@ export const UsageSummarySchema = z.strictObject({
   by_app: z.array(UsageTotalsSchema.extend({ key: z.string() })),
   by_provider: z.array(UsageTotalsSchema.extend({ key: z.string() })),
   by_model: z.array(UsageTotalsSchema.extend({ key: z.string() })),
+  /**
+   * The coding sessions of the range's local days (`key`: the session id, `app`: its app), sorted by cost, then
+   * requests; at most 20, the rest in one "(other)" row; a day's sessions past 500 are counted as the app's "(other)".
+   */
+  by_session: z.array(UsageTotalsSchema.extend({ key: z.string(), app: z.string().nullable() })),
   /** One point per bucket from `from` to `to`, empty buckets included (t: the bucket's start, epoch ms). */
   series: z.array(UsageTotalsSchema.extend({ t: z.number() })),
   budgets: z.array(

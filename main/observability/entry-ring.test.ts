@@ -73,8 +73,9 @@ const fitting: fc.Arbitrary<{ e: RequestLogEntry; ms: number }> = fc
     cache_read_tokens: fc.option(nullable(count), { nil: undefined }),
     cache_write_tokens: fc.option(nullable(count), { nil: undefined }),
     reasoning_tokens: fc.option(nullable(count), { nil: undefined }),
+    session: fc.option(nullable(text), { nil: undefined }),
   })
-  .map(({ ms, attempt, cache_read_tokens, cache_write_tokens, reasoning_tokens, ...rest }) => {
+  .map(({ ms, attempt, cache_read_tokens, cache_write_tokens, reasoning_tokens, session, ...rest }) => {
     const e: RequestLogEntry = {
       id: randomUUID(),
       time: isoTime(ms),
@@ -100,6 +101,7 @@ const fitting: fc.Arbitrary<{ e: RequestLogEntry; ms: number }> = fc
     if (cache_read_tokens !== undefined) e.cache_read_tokens = cache_read_tokens;
     if (cache_write_tokens !== undefined) e.cache_write_tokens = cache_write_tokens;
     if (reasoning_tokens !== undefined) e.reasoning_tokens = reasoning_tokens;
+    if (session !== undefined) e.session = session;
     return { e, ms };
   });
 

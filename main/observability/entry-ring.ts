@@ -48,7 +48,7 @@ const NULL = Number.NaN;
 const ABSENT = Number.NEGATIVE_INFINITY;
 
 /** Every field the columns keep: a field added to RequestLogEntry or AttemptLog fails to compile here until it is. */
-type KeptEntryField = 'id' | 'time' | 'attempts' | 'stream' | StringField | (typeof NUMBER_FIELDS)[number];
+type KeptEntryField = 'id' | 'time' | 'attempts' | 'stream' | 'session' | StringField | (typeof NUMBER_FIELDS)[number];
 type KeptAttemptField = 'provider' | 'status' | 'error' | 'latency_ms' | 'dropped';
 const everyEntryField: [Exclude<keyof RequestLogEntry, KeptEntryField>] extends [never] ? true : never = true;
 const everyAttemptField: [Exclude<keyof AttemptLog, KeptAttemptField>] extends [never] ? true : never = true;
@@ -73,6 +73,8 @@ export class EntryRing {
   private readonly numbers: Float64Array;
   private readonly streams: Uint8Array;
   private readonly strings: Record<StringField, (string | null)[]>;
+  /** The session (the entry's last field): undefined when the entry had none, as older entries have not. */
+  private readonly sessions: (string | null | undefined)[];
   /** The one attempt, when there is one: its provider, status (NaN: null) and latency. */
   private readonly attemptCount: Uint8Array;
   private readonly attemptProvider: (string | null)[];
@@ -91,6 +93,7 @@ export class EntryRing {
       StringField,
       (string | null)[]
     >;
+    this.sessions = new Array<string | null | undefined>(capacity).fill(undefined);
     this.attemptCount = new Uint8Array(capacity);
     this.attemptProvider = column();
     this.attemptNumbers = new Float64Array(capacity * 2);
@@ -170,6 +173,8 @@ export class EntryRing {
       const v = n[base + k]!;
       if (v !== ABSENT) (entry as Record<string, unknown>)[NUMBER_FIELDS[k]!] = orNull(v);
     }
+    const session = this.sessions[slot];
+    if (session !== undefined) entry.session = session;
     return entry;
   }
 
@@ -210,7 +215,8 @@ export class EntryRing {
       !stringOrNull(e.routed_model) ||
       !stringOrNull(e.provider) ||
       !stringOrNull(e.route) ||
-      !stringOrNull(e.error_code)
+      !stringOrNull(e.error_code) ||
+      (e.session !== undefined && !stringOrNull(e.session))
     )
       return false;
     // Everything fits: the strings are written last, as the only columns that keep references.
@@ -232,6 +238,8 @@ export class EntryRing {
     s.provider[slot] = this.share(s.provider, slot, e.provider);
     s.route[slot] = this.share(s.route, slot, e.route);
     s.error_code[slot] = this.share(s.error_code, slot, e.error_code);
+    const session = e.session;
+    this.sessions[slot] = session === undefined || session === null ? session : this.shareString(session);
     return true;
   }
 
@@ -240,6 +248,11 @@ export class EntryRing {
     if (v === null) return null;
     const before = column[slot === 0 ? this.capacity - 1 : slot - 1];
     if (before === v) return before;
+    return this.shareString(v);
+  }
+
+  /** The shared table's instance of a string (kept there when it is new). */
+  private shareString(v: string): string {
     const kept = this.shared.get(v);
     if (kept !== undefined) return kept;
     if (this.shared.size >= MAX_SHARED_STRINGS) this.shared.clear();

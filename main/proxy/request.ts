@@ -36,6 +36,7 @@ export function newLogEntry(path: string, stamped = true): RequestLogEntry {
     cache_read_tokens: null,
     cache_write_tokens: null,
     reasoning_tokens: null,
+    session: null,
   };
 }
 

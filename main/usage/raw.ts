@@ -52,7 +52,8 @@ export function asRecord(v: unknown): UsageRecord | null {
     isInt(r.cache_write_tokens) &&
     isInt(r.reasoning_tokens) &&
     (r.cost_usd === null || (typeof r.cost_usd === 'number' && Number.isFinite(r.cost_usd))) &&
-    CostSourceSchema.safeParse(r.cost_source).success;
+    CostSourceSchema.safeParse(r.cost_source).success &&
+    (r.session === undefined || isStringOrNull(r.session));
   return ok ? (r as UsageRecord) : null;
 }
 

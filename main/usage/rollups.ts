@@ -1,11 +1,17 @@
 // The usage store's counters: per minute (UTC, kept ~2 days), per hour (UTC, ~60 days) and per local calendar day
 // (usage.rollup_days), each keyed by app × provider × model. A summary of any range is added up from them, taking for
-// each bucket of its series the coarsest rollup that covers it exactly (never the raw files).
+// each bucket of its series the coarsest rollup that covers it exactly (never the raw files). Beside them, the coding
+// sessions: per local day, keyed by app × session (at most 500 sessions a day, the rest the app's "(other)"; 60 days).
 import type { UsageRecord, UsageTotals } from '../../shared/usage.ts';
 import { type Bucket, DAY, HOUR, localDate, localDayStart, MINUTE } from './periods.ts';
 
 export const MINUTES_KEPT_MS = 2 * DAY;
 export const HOURS_KEPT_MS = 60 * DAY;
+/** Days of sessions kept (at most usage.rollup_days). */
+export const SESSION_DAYS_KEPT = 60;
+/** Distinct sessions counted apart per local day; the later ones of a day go to their app's OTHER_SESSION. */
+export const MAX_SESSIONS_PER_DAY = 500;
+export const OTHER_SESSION = '(other)';
 
 export function emptyTotals(): UsageTotals {
   return {
@@ -74,6 +80,14 @@ export type KeyParts = { app: string | null; provider: string | null; model: str
 export function partsOf(key: string): KeyParts {
   const [app = '', provider = '', model = ''] = key.split('\u0001');
   return { app: app || null, provider: provider || null, model: model || null };
+}
+
+/** app × session as one string (the session rollup's key; '' for no app). */
+export const sessionKeyOf = (app: string | null, session: string): string => `${app ?? ''}\u0001${session}`;
+
+export function sessionPartsOf(key: string): { app: string | null; session: string } {
+  const cut = key.indexOf('\u0001');
+  return { app: key.slice(0, cut) || null, session: key.slice(cut + 1) };
 }
 
 /** The cells of one bucket: totals by key. */
@@ -166,14 +180,17 @@ function cellsJson<B>(buckets: Map<B, Cells>): RollupJson {
 export const isBucketNumber = (b: unknown): b is number => typeof b === 'number' && Number.isInteger(b);
 export const isBucketDate = (b: unknown): b is string => typeof b === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(b);
 
-export type Granularity = 'minute' | 'hour' | 'day';
-export const GRANULARITIES: readonly Granularity[] = ['minute', 'hour', 'day'];
+/** The rollups, each with its own snapshot file: three of time, and the sessions' (per local day, app × session). */
+export type Granularity = 'minute' | 'hour' | 'day' | 'session';
+export const GRANULARITIES: readonly Granularity[] = ['minute', 'hour', 'day', 'session'];
 
 /** The three rollups, added to together. */
 export class Rollups {
   readonly minute = new Rollup<number>();
   readonly hour = new Rollup<number>();
   readonly day = new Rollup<string>();
+  /** Per local day, keyed by app × session (sessionKeyOf): only requests that named a session. */
+  readonly session = new Rollup<string>();
   /** The local day last seen (most records fall in it): its date and bounds, so a record costs no date formatting. */
   private today = { start: 0, end: 0, date: '' };
 
@@ -186,13 +203,23 @@ export class Rollups {
     return date;
   }
 
-  /** Adds a record (at epoch ms t) to the rollups named (all three by default). */
+  /** Adds a record (at epoch ms t) to the rollups named (all of them by default). */
   add(r: UsageRecord, t: number, key: string, only: Granularity[] = GRANULARITIES as Granularity[]): void {
     for (const g of only) {
       if (g === 'minute') this.minute.add(Math.floor(t / MINUTE), key, r);
       else if (g === 'hour') this.hour.add(Math.floor(t / HOUR), key, r);
-      else this.day.add(this.dateOf(t), key, r);
+      else if (g === 'day') this.day.add(this.dateOf(t), key, r);
+      else if (r.session) this.addSession(r, t, r.session);
     }
+  }
+
+  /** A request of a session, counted on its local day: a day's sessions past MAX_SESSIONS_PER_DAY as OTHER_SESSION. */
+  private addSession(r: UsageRecord, t: number, session: string): void {
+    const day = this.dateOf(t);
+    let key = sessionKeyOf(r.app, session);
+    const cells = this.session.buckets.get(day);
+    if (cells && cells.size >= MAX_SESSIONS_PER_DAY && !cells.has(key)) key = sessionKeyOf(r.app, OTHER_SESSION);
+    this.session.add(day, key, r);
   }
 
   /** Drops what is past its retention: minutes after ~2 days, hours after ~60 days, days after `rollupDays`. */
@@ -200,6 +227,7 @@ export class Rollups {
     this.minute.prune(Math.floor((now - MINUTES_KEPT_MS) / MINUTE));
     this.hour.prune(Math.floor((now - HOURS_KEPT_MS) / HOUR));
     this.day.prune(localDate(localDayStart(now, -(rollupDays - 1))));
+    this.session.prune(localDate(localDayStart(now, -(Math.min(rollupDays, SESSION_DAYS_KEPT) - 1))));
   }
 
   /**
@@ -231,6 +259,6 @@ export class Rollups {
   }
 
   load(g: Granularity, json: RollupJson): number {
-    return g === 'day' ? this.day.load(json, isBucketDate) : this[g].load(json, isBucketNumber);
+    return g === 'day' || g === 'session' ? this[g].load(json, isBucketDate) : this[g].load(json, isBucketNumber);
   }
 }

@@ -115,6 +115,7 @@ export class UsageService implements PoolWatcher {
       reasoning_tokens: e.reasoning_tokens ?? 0,
       cost_usd: null,
       cost_source: 'unknown',
+      session: e.session ?? null,
     };
     const provider = e.provider === null ? null : this.o.engine.pool.get(e.provider)?.config;
     const price = priceOf(r, provider, config);

@@ -38,6 +38,7 @@ const summary = (range: UsageRange, requests: number): UsageSummary => ({
   by_app: [],
   by_provider: [],
   by_model: [],
+  by_session: [],
   series: [],
   budgets: [],
 });
