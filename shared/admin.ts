@@ -54,6 +54,12 @@ export type RequestLogEntry = {
   /** Prompt tokens read from and written to the provider's cache (within prompt_tokens); null: not said. */
   cache_read_tokens?: number | null;
   cache_write_tokens?: number | null;
+  /**
+   * Within cache_write_tokens, the writes kept 5 minutes and 1 hour, when the provider tells them apart (Anthropic's
+   * cache_creation); null: not said.
+   */
+  cache_write_5m_tokens?: number | null;
+  cache_write_1h_tokens?: number | null;
   /** Completion tokens spent on reasoning (within completion_tokens); null: not said. */
   reasoning_tokens?: number | null;
   /**

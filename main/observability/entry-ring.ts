@@ -29,7 +29,7 @@ const STRING_FIELDS = [
 ] as const;
 type StringField = (typeof STRING_FIELDS)[number];
 
-/** The number columns: the first three are never absent, the last three may be (optional in RequestLogEntry). */
+/** The number columns: the first five are never absent (three never null), the rest may be (optional in RequestLogEntry). */
 const NUMBER_FIELDS = [
   'status',
   'latency_ms',
@@ -38,6 +38,8 @@ const NUMBER_FIELDS = [
   'completion_tokens',
   'cache_read_tokens',
   'cache_write_tokens',
+  'cache_write_5m_tokens',
+  'cache_write_1h_tokens',
   'reasoning_tokens',
 ] as const;
 const FIRST_OPTIONAL = 5;
@@ -203,7 +205,9 @@ export class EntryRing {
       (n[b + 4] = code(e.completion_tokens, NULLABLE)) === BAD ||
       (n[b + 5] = code(e.cache_read_tokens, OPTIONAL)) === BAD ||
       (n[b + 6] = code(e.cache_write_tokens, OPTIONAL)) === BAD ||
-      (n[b + 7] = code(e.reasoning_tokens, OPTIONAL)) === BAD
+      (n[b + 7] = code(e.cache_write_5m_tokens, OPTIONAL)) === BAD ||
+      (n[b + 8] = code(e.cache_write_1h_tokens, OPTIONAL)) === BAD ||
+      (n[b + 9] = code(e.reasoning_tokens, OPTIONAL)) === BAD
     )
       return false;
     if (

@@ -40,7 +40,16 @@ describe('totals', () => {
     addRecord(t, rec({ time: 'x', prompt_tokens: 100, completion_tokens: 20, cache_read_tokens: 30, cost_usd: 0.5 }));
     addRecord(
       t,
-      rec({ time: 'x', status: 502, cache_write_tokens: 7, reasoning_tokens: 9, cost_usd: null, latency_ms: 50 }),
+      rec({
+        time: 'x',
+        status: 502,
+        cache_write_tokens: 7,
+        cache_write_5m_tokens: 2,
+        cache_write_1h_tokens: 5,
+        reasoning_tokens: 9,
+        cost_usd: null,
+        latency_ms: 50,
+      }),
     );
     addRecord(t, rec({ time: 'x', status: 402, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }));
     expect(t).toEqual({
@@ -50,6 +59,8 @@ describe('totals', () => {
       completion_tokens: 25,
       cache_read_tokens: 30,
       cache_write_tokens: 7,
+      cache_write_5m_tokens: 2,
+      cache_write_1h_tokens: 5,
       reasoning_tokens: 9,
       cost_usd: 0.5,
       unpriced: 1,
@@ -139,6 +150,23 @@ describe('Rollups', () => {
     expect([...r.session.buckets.keys()].sort()).toEqual(['2025-01-09', '2025-03-09']);
   });
 
+  it('reads a snapshot row written before the 5-minute / 1-hour split was kept (ten values: the split 0)', () => {
+    process.env.TZ = 'UTC';
+    const r = new Rollups();
+    const loaded = r.load('day', {
+      keys: ['a\u0001p\u0001m'],
+      cells: [['2025-01-15', 0, 3, 0, 30, 6, 0, 4, 0, 0.5, 0, 90]],
+    });
+    expect(loaded).toBe(1);
+    expect(r.day.buckets.get('2025-01-15')!.get('a\u0001p\u0001m')).toMatchObject({
+      requests: 3,
+      cache_write_tokens: 4,
+      cache_write_5m_tokens: 0,
+      cache_write_1h_tokens: 0,
+      latency_ms_sum: 90,
+    });
+  });
+
   it('round-trips through its snapshot form, skipping malformed cells', () => {
     process.env.TZ = 'UTC';
     const r = new Rollups();
@@ -148,7 +176,7 @@ describe('Rollups', () => {
     const back = new Rollups();
     for (const g of ['minute', 'hour', 'day', 'session'] as const) {
       const json = JSON.parse(JSON.stringify(r.json(g)));
-      json.cells.push(['bad', 0, 1], [1, 99, ...new Array(10).fill(1)]);
+      json.cells.push(['bad', 0, 1], [1, 99, ...new Array(12).fill(1)], [1, 0, ...new Array(11).fill(1)]);
       expect(back.load(g, json)).toBe(2);
       expect(back[g].buckets).toEqual(r[g].buckets);
     }

@@ -21,6 +21,8 @@ export function emptyTotals(): UsageTotals {
     completion_tokens: 0,
     cache_read_tokens: 0,
     cache_write_tokens: 0,
+    cache_write_5m_tokens: 0,
+    cache_write_1h_tokens: 0,
     reasoning_tokens: 0,
     cost_usd: 0,
     unpriced: 0,
@@ -38,6 +40,8 @@ export function addRecord(t: UsageTotals, r: UsageRecord): void {
   t.completion_tokens += r.completion_tokens;
   t.cache_read_tokens += r.cache_read_tokens;
   t.cache_write_tokens += r.cache_write_tokens;
+  t.cache_write_5m_tokens += r.cache_write_5m_tokens ?? 0; // absent from records written before the split was kept
+  t.cache_write_1h_tokens += r.cache_write_1h_tokens ?? 0;
   t.reasoning_tokens += r.reasoning_tokens;
   if (r.cost_usd === null) t.unpriced++;
   else t.cost_usd += r.cost_usd;
@@ -51,13 +55,18 @@ export function addTotals(t: UsageTotals, u: UsageTotals): void {
   t.completion_tokens += u.completion_tokens;
   t.cache_read_tokens += u.cache_read_tokens;
   t.cache_write_tokens += u.cache_write_tokens;
+  t.cache_write_5m_tokens += u.cache_write_5m_tokens;
+  t.cache_write_1h_tokens += u.cache_write_1h_tokens;
   t.reasoning_tokens += u.reasoning_tokens;
   t.cost_usd += u.cost_usd;
   t.unpriced += u.unpriced;
   t.latency_ms_sum += u.latency_ms_sum;
 }
 
-/** The totals' fields in a fixed order: a snapshot cell is the bucket, the key's index, then these. */
+/**
+ * The totals' fields in a fixed order: a snapshot cell is the bucket, the key's index, then these. Fields added later
+ * go at the end: a row written before them has fewer values, the missing ones 0 (LEGACY_FIELDS: the first ones).
+ */
 const FIELDS = [
   'requests',
   'errors',
@@ -69,7 +78,13 @@ const FIELDS = [
   'cost_usd',
   'unpriced',
   'latency_ms_sum',
+  'cache_write_5m_tokens',
+  'cache_write_1h_tokens',
 ] as const satisfies readonly (keyof UsageTotals)[];
+/** How many values a row written before the 5-minute / 1-hour split was kept has. */
+const LEGACY_FIELDS = 10;
+const everyTotal: [Exclude<keyof UsageTotals, (typeof FIELDS)[number]>] extends [never] ? true : never = true;
+void everyTotal;
 
 /** app × provider × model as one string ('' for none: no app, provider or model is ever named ''). */
 export const keyOf = (app: string | null, provider: string | null, model: string | null): string =>
@@ -146,10 +161,11 @@ export class Rollup<B extends number | string> {
     for (const row of Array.isArray(json.cells) ? json.cells : []) {
       const [bucket, k, ...values] = Array.isArray(row) ? row : [];
       const key = typeof k === 'number' && Array.isArray(json.keys) ? json.keys[k] : undefined;
-      if (!bucketOk(bucket) || typeof key !== 'string' || values.length !== FIELDS.length) continue;
+      if (!bucketOk(bucket) || typeof key !== 'string') continue;
+      if (values.length !== FIELDS.length && values.length !== LEGACY_FIELDS) continue;
       if (!values.every((v) => typeof v === 'number' && Number.isFinite(v))) continue;
       const t = emptyTotals();
-      FIELDS.forEach((f, i) => (t[f] = values[i] as number));
+      values.forEach((v, i) => (t[FIELDS[i]!] = v as number));
       let cells = this.buckets.get(bucket);
       if (!cells) this.buckets.set(bucket, (cells = new Map()));
       cells.set(key, t);

@@ -26,6 +26,9 @@ export type ForwardProgress = {
   completionTokens: number | null;
   cacheReadTokens: number | null;
   cacheWriteTokens: number | null;
+  /** Within cacheWriteTokens: the 5-minute and 1-hour cache writes, when the provider says (Anthropic). */
+  cacheWrite5mTokens: number | null;
+  cacheWrite1hTokens: number | null;
   reasoningTokens: number | null;
 };
 
@@ -189,6 +192,8 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     p.completionTokens = usage?.completion ?? null;
     p.cacheReadTokens = usage?.cacheRead ?? null;
     p.cacheWriteTokens = usage?.cacheWrite ?? null;
+    p.cacheWrite5mTokens = usage?.cacheWrite5m ?? null;
+    p.cacheWrite1hTokens = usage?.cacheWrite1h ?? null;
     p.reasoningTokens = usage?.reasoning ?? null;
   }
 

@@ -54,6 +54,8 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
     completionTokens: null,
     cacheReadTokens: null,
     cacheWriteTokens: null,
+    cacheWrite5mTokens: null,
+    cacheWrite1hTokens: null,
     reasoningTokens: null,
     error: null,
   };
