@@ -133,6 +133,20 @@ describe('a web page answered with 200 on a passthrough route', () => {
     expect((err as Error).message).toContain('web page');
   });
 
+  it('reads only the start of a long page (quoted at most 200 characters) and fails over all the same', async () => {
+    answer = {
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+      body: PAGE + `<p>${'x'.repeat(200_000)}</p>`,
+    };
+    const err = await streamed('solo-model').catch((e: unknown) => e);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    const quoted = (err as Error).message.split('answers like this): ')[1] ?? '';
+    expect(quoted.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(quoted.length).toBeLessThanOrEqual(210);
+    expect(await streamed('chain-model')).toBe('Hello from good');
+  });
+
   it('treats a redirect (a captive portal) the same way, naming where it pointed', async () => {
     answer = { status: 302, headers: { location: 'http://portal.example/login', 'content-length': '0' }, body: '' };
     const err = await streamed('solo-model').catch((e: unknown) => e);

@@ -289,6 +289,7 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
       this.failing = this.notAnswer !== null;
     }
     if (this.failing) {
+      if (this.settled) return; // cut short already (below): what still arrives is not read
       if (this.errorText.length < 4096) this.errorText += chunk.toString('utf8');
       // Not an answer: its start is enough to quote, and the rest (a page, a stream) is not waited for.
       if (this.notAnswer !== null && this.errorText.length >= 1024) {
