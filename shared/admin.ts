@@ -54,8 +54,19 @@ export type RequestLogEntry = {
   /** Prompt tokens read from and written to the provider's cache (within prompt_tokens); null: not said. */
   cache_read_tokens?: number | null;
   cache_write_tokens?: number | null;
+  /**
+   * Within cache_write_tokens, the writes kept 5 minutes and 1 hour, when the provider tells them apart (Anthropic's
+   * cache_creation); null: not said.
+   */
+  cache_write_5m_tokens?: number | null;
+  cache_write_1h_tokens?: number | null;
   /** Completion tokens spent on reasoning (within completion_tokens); null: not said. */
   reasoning_tokens?: number | null;
+  /**
+   * The coding session the request belongs to, from its tool's header (Claude Code's X-Claude-Code-Session-Id, Codex's
+   * session_id…: main/proxy/session-id.ts), at most 128 characters; null: none sent. Absent from older entries.
+   */
+  session?: string | null;
 };
 
 export type AppSource = 'header' | 'x-title' | 'api-key' | 'process' | 'user-agent';

@@ -308,6 +308,11 @@ export const QuirkEntrySchema = z.strictObject({
   drop_when_reasoning: z.array(paramName).optional(),
   /** true: the model takes reasoning_effort; false: it does not reason (reasoning fields dropped). */
   reasoning_effort: z.boolean().optional(),
+  /**
+   * true: the provider reads Anthropic-style prompt-cache markers (`cache_control` on text parts) in OpenAI-format
+   * messages (OpenRouter, DashScope), so a translated request keeps them; false or absent: they are taken out and named.
+   */
+  cache_control: z.boolean().optional(),
   capabilities: z.array(z.enum(MODEL_CAPABILITIES)).optional(),
   context_length: z.number().int().min(1, 'must be a positive number of tokens').optional(),
   /** Free text: why the entry exists. */

@@ -36,7 +36,10 @@ export const TeamLogEntrySchema = z.object({
   completion_tokens: count,
   cache_read_tokens: count.optional(),
   cache_write_tokens: count.optional(),
+  cache_write_5m_tokens: count.optional(),
+  cache_write_1h_tokens: count.optional(),
   reasoning_tokens: count.optional(),
+  session: z.string().max(128).nullable().optional(),
 });
 
 /** The stream's fields: `i` the writing instance (random per process start), `e` the entry as JSON. */

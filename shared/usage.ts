@@ -30,6 +30,8 @@ export const PriceOverrideSchema = z
     output: perMTok.optional(),
     cache_read: perMTok.optional(),
     cache_write: perMTok.optional(),
+    /** Cache writes kept 1 hour (Anthropic's, priced apart); default: `cache_write`. */
+    cache_write_1h: perMTok.optional(),
   })
   .refine((o) => o.provider !== undefined || o.model !== undefined, {
     message: 'must name a provider, a model glob, or both',
@@ -98,9 +100,14 @@ export const UsageRecordSchema = z.strictObject({
   completion_tokens: z.number().int(),
   cache_read_tokens: z.number().int(),
   cache_write_tokens: z.number().int(),
+  /** Within cache_write_tokens, the 5-minute and 1-hour writes (Anthropic's split; 0 or absent: not told apart). */
+  cache_write_5m_tokens: z.number().int().optional(),
+  cache_write_1h_tokens: z.number().int().optional(),
   reasoning_tokens: z.number().int(),
   cost_usd: z.number().nullable(),
   cost_source: CostSourceSchema,
+  /** The coding session (the request log's `session`); null or absent (older records): none. */
+  session: z.string().max(128).nullable().optional(),
 });
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
 
@@ -112,6 +119,9 @@ export const UsageTotalsSchema = z.strictObject({
   completion_tokens: z.number().int(),
   cache_read_tokens: z.number().int(),
   cache_write_tokens: z.number().int(),
+  /** Within cache_write_tokens: the writes Anthropic kept 5 minutes and 1 hour (priced apart). */
+  cache_write_5m_tokens: z.number().int(),
+  cache_write_1h_tokens: z.number().int(),
   reasoning_tokens: z.number().int(),
   cost_usd: z.number(),
   /** Requests whose cost is unknown (no price for their model): cost_usd leaves them out. */
@@ -135,6 +145,11 @@ export const UsageSummarySchema = z.strictObject({
   by_app: z.array(UsageTotalsSchema.extend({ key: z.string() })),
   by_provider: z.array(UsageTotalsSchema.extend({ key: z.string() })),
   by_model: z.array(UsageTotalsSchema.extend({ key: z.string() })),
+  /**
+   * The coding sessions of the range's local days (`key`: the session id, `app`: its app), sorted by cost, then
+   * requests; at most 20, the rest in one "(other)" row; a day's sessions past 500 are counted as the app's "(other)".
+   */
+  by_session: z.array(UsageTotalsSchema.extend({ key: z.string(), app: z.string().nullable() })),
   /** One point per bucket from `from` to `to`, empty buckets included (t: the bucket's start, epoch ms). */
   series: z.array(UsageTotalsSchema.extend({ t: z.number() })),
   budgets: z.array(

@@ -61,6 +61,7 @@ function jsonDoor(clientPath: string): FrontDoor {
     path: clientPath,
     nativePath: () => null,
     modelInBody: true,
+    replies: 'any', // audio/speech answers audio
     plan: (t, input) =>
       t.kind.format === 'openai'
         ? { path: upstreamPathOf(clientPath), body: input.rawBody }
@@ -78,6 +79,7 @@ function multipartDoor(clientPath: string): FrontDoor {
     path: clientPath,
     nativePath: () => null,
     modelInBody: false,
+    replies: 'any', // transcriptions answer text, SRT or VTT when asked
     spool: spoolUpload,
     plan: (t, input: PlanInput) => {
       if (t.kind.format !== 'openai') return unsupported(t, clientPath);

@@ -72,36 +72,54 @@ const fitting: fc.Arbitrary<{ e: RequestLogEntry; ms: number }> = fc
     completion_tokens: nullable(count),
     cache_read_tokens: fc.option(nullable(count), { nil: undefined }),
     cache_write_tokens: fc.option(nullable(count), { nil: undefined }),
+    cache_write_5m_tokens: fc.option(nullable(count), { nil: undefined }),
+    cache_write_1h_tokens: fc.option(nullable(count), { nil: undefined }),
     reasoning_tokens: fc.option(nullable(count), { nil: undefined }),
+    session: fc.option(nullable(text), { nil: undefined }),
   })
-  .map(({ ms, attempt, cache_read_tokens, cache_write_tokens, reasoning_tokens, ...rest }) => {
-    const e: RequestLogEntry = {
-      id: randomUUID(),
-      time: isoTime(ms),
-      method: rest.method,
-      path: rest.path,
-      app: rest.app,
-      app_source: rest.app_source,
-      requested_model: rest.requested_model,
-      routed_model: rest.routed_model,
-      provider: rest.provider,
-      route: rest.route,
-      attempts: attempt
-        ? [{ provider: attempt.provider, status: attempt.status, error: null, latency_ms: attempt.latency_ms }]
-        : [],
-      status: rest.status,
-      error_code: rest.error_code,
-      stream: rest.stream,
-      latency_ms: rest.latency_ms,
-      ttfb_ms: rest.ttfb_ms,
-      prompt_tokens: rest.prompt_tokens,
-      completion_tokens: rest.completion_tokens,
-    };
-    if (cache_read_tokens !== undefined) e.cache_read_tokens = cache_read_tokens;
-    if (cache_write_tokens !== undefined) e.cache_write_tokens = cache_write_tokens;
-    if (reasoning_tokens !== undefined) e.reasoning_tokens = reasoning_tokens;
-    return { e, ms };
-  });
+  .map(
+    ({
+      ms,
+      attempt,
+      cache_read_tokens,
+      cache_write_tokens,
+      cache_write_5m_tokens,
+      cache_write_1h_tokens,
+      reasoning_tokens,
+      session,
+      ...rest
+    }) => {
+      const e: RequestLogEntry = {
+        id: randomUUID(),
+        time: isoTime(ms),
+        method: rest.method,
+        path: rest.path,
+        app: rest.app,
+        app_source: rest.app_source,
+        requested_model: rest.requested_model,
+        routed_model: rest.routed_model,
+        provider: rest.provider,
+        route: rest.route,
+        attempts: attempt
+          ? [{ provider: attempt.provider, status: attempt.status, error: null, latency_ms: attempt.latency_ms }]
+          : [],
+        status: rest.status,
+        error_code: rest.error_code,
+        stream: rest.stream,
+        latency_ms: rest.latency_ms,
+        ttfb_ms: rest.ttfb_ms,
+        prompt_tokens: rest.prompt_tokens,
+        completion_tokens: rest.completion_tokens,
+      };
+      if (cache_read_tokens !== undefined) e.cache_read_tokens = cache_read_tokens;
+      if (cache_write_tokens !== undefined) e.cache_write_tokens = cache_write_tokens;
+      if (cache_write_5m_tokens !== undefined) e.cache_write_5m_tokens = cache_write_5m_tokens;
+      if (cache_write_1h_tokens !== undefined) e.cache_write_1h_tokens = cache_write_1h_tokens;
+      if (reasoning_tokens !== undefined) e.reasoning_tokens = reasoning_tokens;
+      if (session !== undefined) e.session = session;
+      return { e, ms };
+    },
+  );
 
 describe('EntryRing', () => {
   it('gives back every entry it kept in columns equal to what was pushed, field for field and in order', () => {

@@ -29,7 +29,7 @@ const STRING_FIELDS = [
 ] as const;
 type StringField = (typeof STRING_FIELDS)[number];
 
-/** The number columns: the first three are never absent, the last three may be (optional in RequestLogEntry). */
+/** The number columns: the first five are never absent (three never null), the rest may be (optional in RequestLogEntry). */
 const NUMBER_FIELDS = [
   'status',
   'latency_ms',
@@ -38,6 +38,8 @@ const NUMBER_FIELDS = [
   'completion_tokens',
   'cache_read_tokens',
   'cache_write_tokens',
+  'cache_write_5m_tokens',
+  'cache_write_1h_tokens',
   'reasoning_tokens',
 ] as const;
 const FIRST_OPTIONAL = 5;
@@ -48,7 +50,7 @@ const NULL = Number.NaN;
 const ABSENT = Number.NEGATIVE_INFINITY;
 
 /** Every field the columns keep: a field added to RequestLogEntry or AttemptLog fails to compile here until it is. */
-type KeptEntryField = 'id' | 'time' | 'attempts' | 'stream' | StringField | (typeof NUMBER_FIELDS)[number];
+type KeptEntryField = 'id' | 'time' | 'attempts' | 'stream' | 'session' | StringField | (typeof NUMBER_FIELDS)[number];
 type KeptAttemptField = 'provider' | 'status' | 'error' | 'latency_ms' | 'dropped';
 const everyEntryField: [Exclude<keyof RequestLogEntry, KeptEntryField>] extends [never] ? true : never = true;
 const everyAttemptField: [Exclude<keyof AttemptLog, KeptAttemptField>] extends [never] ? true : never = true;
@@ -73,6 +75,8 @@ export class EntryRing {
   private readonly numbers: Float64Array;
   private readonly streams: Uint8Array;
   private readonly strings: Record<StringField, (string | null)[]>;
+  /** The session (the entry's last field): undefined when the entry had none, as older entries have not. */
+  private readonly sessions: (string | null | undefined)[];
   /** The one attempt, when there is one: its provider, status (NaN: null) and latency. */
   private readonly attemptCount: Uint8Array;
   private readonly attemptProvider: (string | null)[];
@@ -91,6 +95,7 @@ export class EntryRing {
       StringField,
       (string | null)[]
     >;
+    this.sessions = new Array<string | null | undefined>(capacity).fill(undefined);
     this.attemptCount = new Uint8Array(capacity);
     this.attemptProvider = column();
     this.attemptNumbers = new Float64Array(capacity * 2);
@@ -170,6 +175,8 @@ export class EntryRing {
       const v = n[base + k]!;
       if (v !== ABSENT) (entry as Record<string, unknown>)[NUMBER_FIELDS[k]!] = orNull(v);
     }
+    const session = this.sessions[slot];
+    if (session !== undefined) entry.session = session;
     return entry;
   }
 
@@ -198,7 +205,9 @@ export class EntryRing {
       (n[b + 4] = code(e.completion_tokens, NULLABLE)) === BAD ||
       (n[b + 5] = code(e.cache_read_tokens, OPTIONAL)) === BAD ||
       (n[b + 6] = code(e.cache_write_tokens, OPTIONAL)) === BAD ||
-      (n[b + 7] = code(e.reasoning_tokens, OPTIONAL)) === BAD
+      (n[b + 7] = code(e.cache_write_5m_tokens, OPTIONAL)) === BAD ||
+      (n[b + 8] = code(e.cache_write_1h_tokens, OPTIONAL)) === BAD ||
+      (n[b + 9] = code(e.reasoning_tokens, OPTIONAL)) === BAD
     )
       return false;
     if (
@@ -210,7 +219,8 @@ export class EntryRing {
       !stringOrNull(e.routed_model) ||
       !stringOrNull(e.provider) ||
       !stringOrNull(e.route) ||
-      !stringOrNull(e.error_code)
+      !stringOrNull(e.error_code) ||
+      (e.session !== undefined && !stringOrNull(e.session))
     )
       return false;
     // Everything fits: the strings are written last, as the only columns that keep references.
@@ -232,6 +242,8 @@ export class EntryRing {
     s.provider[slot] = this.share(s.provider, slot, e.provider);
     s.route[slot] = this.share(s.route, slot, e.route);
     s.error_code[slot] = this.share(s.error_code, slot, e.error_code);
+    const session = e.session;
+    this.sessions[slot] = session === undefined || session === null ? session : this.shareString(session);
     return true;
   }
 
@@ -240,6 +252,11 @@ export class EntryRing {
     if (v === null) return null;
     const before = column[slot === 0 ? this.capacity - 1 : slot - 1];
     if (before === v) return before;
+    return this.shareString(v);
+  }
+
+  /** The shared table's instance of a string (kept there when it is new). */
+  private shareString(v: string): string {
     const kept = this.shared.get(v);
     if (kept !== undefined) return kept;
     if (this.shared.size >= MAX_SHARED_STRINGS) this.shared.clear();

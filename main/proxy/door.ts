@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ApiError } from '../errors.ts';
 import type { ClientContext, ClientFormat, HubRequest, ReplyContext } from './formats/hub/index.ts';
 import { type AttemptPlan, chatPlan, type Planner, type PlanTarget, type UploadBody } from './forward/index.ts';
+import type { ReplyTypes } from './forward/reply-type.ts';
 import type { QuirkTable } from './quirks.ts';
 
 /** A body spooled to disk as it arrived (multipart uploads): its text fields and a streamed body per attempt. */
@@ -50,6 +51,11 @@ export type FrontDoor = {
   parseBody?: (body: Buffer, req: IncomingMessage) => unknown;
   /** Spools the body to disk instead of reading it (multipart uploads); null: read it as usual. */
   spool?: (req: IncomingMessage, limitBytes: number) => Promise<SpooledBody> | null;
+  /**
+   * `any`: the endpoint's replies may be of any type (audio, video, text): only an HTML page or a redirect fails its
+   * provider. Default: a model route, answered with JSON or an event stream (main/proxy/forward/reply-type.ts).
+   */
+  replies?: ReplyTypes;
   /** A non-chat endpoint supplies its own plan per provider (e.g. embeddings); chat doors use chatPlan. */
   plan?: (target: PlanTarget, input: PlanInput) => AttemptPlan | string;
 };

@@ -1,4 +1,5 @@
-// Active health checks: each enabled provider's models endpoint on an interval sets its ok/failed state.
+// Active health checks: each enabled provider's models endpoint on an interval sets its ok/failed state, and the
+// list it answers is the one model listings use (models.ts).
 import { performance } from 'node:perf_hooks';
 import type { Engine } from './engine.ts';
 import { isRetryableStatus } from './forward/index.ts';
@@ -32,9 +33,11 @@ export class HealthChecker {
         .map(async (p) => {
           const t0 = performance.now();
           try {
-            await fetchModels(p, timeout_ms);
+            const ids = await fetchModels(p, timeout_ms);
             p.recordSuccess(performance.now() - t0);
+            this.engine.models.record(p.name, ids, null); // the listings' copy, refreshed with the check
           } catch (err) {
+            this.engine.models.record(p.name, null, (err as Error).message);
             const status = (err as { status?: number }).status;
             if (status && !isRetryableStatus(status)) {
               p.recordRefusal(`health check: ${(err as Error).message}`, performance.now() - t0);

@@ -20,6 +20,11 @@
 //   temperature and no reasoning_effort (BerriAI/litellm#13781).
 // - xAI: grok-4 refuses reasoning_effort; its reasoning models refuse presence_penalty, frequency_penalty and stop
 //   (docs.x.ai, "Reasoning").
+// - cache_control: OpenRouter reads Anthropic's cache_control on OpenAI-format content parts and passes it to the
+//   providers that cache on request (openrouter.ai/docs, "Prompt Caching": "cache_control breakpoints"); Alibaba's
+//   Model Studio (DashScope) reads it in its OpenAI-compatible Chat Completions for explicit caching ("Context cache",
+//   "add "cache_control": {"type": "ephemeral"} to messages"). Other OpenAI-format providers get no markers (OpenAI's
+//   own API refuses unknown keys in content parts).
 // Capabilities and context lengths are each family's published figures (the vendors' model pages, ollama.com/library).
 import type { ModelCapability, QuirkEntry } from '../../shared/config.ts';
 
@@ -58,6 +63,13 @@ const family = (model: string, capabilities: ModelCapability[], context_length?:
 });
 
 export const BUILTIN_QUIRKS: readonly QuirkEntry[] = [
+  // OpenAI-format gateways that read Anthropic-style prompt-cache markers (every model: they pass them on, or ignore
+  // them for a model that caches on its own).
+  {
+    match: { host: '{openrouter.ai,dashscope.aliyuncs.com,dashscope-*.aliyuncs.com}' },
+    cache_control: true,
+    note: 'takes cache_control on OpenAI-format content parts (prompt-cache breakpoints)',
+  },
   // OpenAI's own API and Azure OpenAI: what a request may carry.
   {
     match: { host: openaiHosts, model: 'gpt-5-chat*' },

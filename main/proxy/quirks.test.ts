@@ -23,6 +23,44 @@ const table = new QuirkTable();
 const translated = { translated: true, format: 'openai' } as const;
 const passthrough = { translated: false, format: 'openai' } as const;
 
+describe('prompt-cache markers (cache_control)', () => {
+  it('are read by OpenRouter and DashScope (every model), not by OpenAI or an unknown server', () => {
+    expect(table.resolve(OPENROUTER, 'anthropic/claude-sonnet-4.5')!.cacheControl).toBe(true);
+    expect(
+      table.resolve(target('https://dashscope-intl.aliyuncs.com/compatible-mode/v1'), 'qwen3-coder-plus')!.cacheControl,
+    ).toBe(true);
+    expect(table.resolve(OPENAI, 'gpt-4o')?.cacheControl).toBeUndefined();
+    expect(table.resolve(LOCAL, 'claude-sonnet-4-5')?.cacheControl).toBeUndefined();
+  });
+
+  it('go on to a provider that reads them and are taken out, and said, for every other', () => {
+    const hub = {
+      model: 'claude-sonnet-4-5',
+      messages: [
+        {
+          role: 'system' as const,
+          content: [{ type: 'text' as const, text: 'Rules.', cache_control: { type: 'ephemeral' } }],
+        },
+        { role: 'user' as const, content: 'Hi' },
+      ],
+    };
+    const plan = (t: ReturnType<typeof target>, q = table) =>
+      chatPlan(t, null, Buffer.from(''), hub, openaiFormat, { model: hub.model }, false, q);
+    const kept = plan(OPENROUTER);
+    expect(JSON.parse(kept.body.toString()).messages[0].content[0].cache_control).toEqual({ type: 'ephemeral' });
+    expect(kept.dropped).toBeUndefined();
+    const taken = plan(LOCAL);
+    expect(taken.body.toString()).not.toContain('cache_control');
+    expect(taken.dropped).toEqual([
+      'cache_control: provider "local" is not known to read prompt-cache markers (a quirks entry with "cache_control": true says it does)',
+    ]);
+    // A config entry says a server of one's own reads them.
+    const mine = new QuirkTable([{ match: { provider: 'local' }, cache_control: true }]);
+    expect(plan(LOCAL, mine).body.toString()).toContain('cache_control');
+    expect(hub.messages[0]!.content[0]).toHaveProperty('cache_control'); // the hub request itself is left as it was
+  });
+});
+
 describe('matching the built-in table', () => {
   it("gives o3 and gpt-5 on OpenAI's own API and on Azure the newer max name, temperature 1 only and no top_p", () => {
     for (const t of [OPENAI, AZURE]) {
@@ -124,7 +162,14 @@ describe("config.json's entries", () => {
     ];
     const t = new QuirkTable(user, { gateway: 'api.openai.com' });
     expect(t.resolve(LOCAL, 'anything')!.reasoningEffort).toBe(true);
-    expect(t.resolve(OPENROUTER, 'anything')).toBeNull();
+    // OpenRouter's own built-in word (it reads prompt-cache markers) and nothing else.
+    expect(t.resolve(OPENROUTER, 'anything')).toEqual({
+      rename: {},
+      drop: [],
+      fixed: {},
+      dropWhenReasoning: [],
+      cacheControl: true,
+    });
     expect(t.resolve(ANTHROPIC, 'claude-x')!.drop).toEqual(['top_p']);
     expect(t.resolve(LOCAL, 'claude-x')!.drop).toEqual([]);
     expect(t.resolve(LOCAL, 'only-here')!.drop).toEqual(['seed']);

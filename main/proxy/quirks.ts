@@ -31,6 +31,8 @@ export type Quirks = {
   dropWhenReasoning: string[];
   /** true: takes reasoning_effort; false: does not reason (reasoning fields dropped); undefined: not known. */
   reasoningEffort?: boolean;
+  /** true: reads Anthropic-style prompt-cache markers on OpenAI-format messages (hub/cache-control.ts). */
+  cacheControl?: boolean;
   capabilities?: ModelCapability[];
   contextLength?: number;
 };
@@ -125,6 +127,7 @@ export class QuirkTable {
       if (out.reasoningEffort === undefined && entry.reasoning_effort !== undefined) {
         out.reasoningEffort = entry.reasoning_effort;
       }
+      if (out.cacheControl === undefined && entry.cache_control !== undefined) out.cacheControl = entry.cache_control;
       if (!described && (entry.capabilities !== undefined || entry.context_length !== undefined)) {
         described = true;
         if (entry.capabilities) out.capabilities = entry.capabilities;
@@ -138,6 +141,7 @@ export class QuirkTable {
       fixed: out.fixed ?? {},
       dropWhenReasoning: out.dropWhenReasoning ?? [],
       ...(out.reasoningEffort !== undefined ? { reasoningEffort: out.reasoningEffort } : {}),
+      ...(out.cacheControl !== undefined ? { cacheControl: out.cacheControl } : {}),
       ...(out.capabilities ? { capabilities: out.capabilities } : {}),
       ...(out.contextLength ? { contextLength: out.contextLength } : {}),
     };

@@ -35,7 +35,10 @@ export function newLogEntry(path: string, stamped = true): RequestLogEntry {
     completion_tokens: null,
     cache_read_tokens: null,
     cache_write_tokens: null,
+    cache_write_5m_tokens: null,
+    cache_write_1h_tokens: null,
     reasoning_tokens: null,
+    session: null,
   };
 }
 
@@ -56,6 +59,8 @@ export function recordOutcome(entry: RequestLogEntry, o: ForwardOutcome): void {
   entry.completion_tokens = o.completionTokens;
   entry.cache_read_tokens = o.cacheReadTokens;
   entry.cache_write_tokens = o.cacheWriteTokens;
+  entry.cache_write_5m_tokens = o.cacheWrite5mTokens;
+  entry.cache_write_1h_tokens = o.cacheWrite1hTokens;
   entry.reasoning_tokens = o.reasoningTokens;
 }
 

@@ -54,6 +54,16 @@ export class Router {
     return route;
   }
 
+  /** The route of a model for an app, computed afresh: for model listings, which must not churn resolve()'s cache. */
+  preview(requestedModel: string, app: string | null): ResolvedRoute {
+    return this.compute(requestedModel, app, this.appRuleFor(app));
+  }
+
+  /** The routing rules' patterns, in order. */
+  get patterns(): string[] {
+    return this.config.routing.rules.map((r) => r.pattern);
+  }
+
   private compute(requestedModel: string, app: string | null, appRule: AppRule | null): ResolvedRoute {
     const steps: string[] = [];
     const candidates: ResolvedCandidate[] = [];

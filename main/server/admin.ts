@@ -381,6 +381,7 @@ export function adminRoutes(
       const models = await fetchModels(p, e.config.health_check.timeout_ms);
       const latency = performance.now() - t0;
       p.recordSuccess(latency);
+      e.models.record(name, models, null);
       return c.json({ provider: name, ok: true, latency_ms: Math.round(latency), models: models.length, error: null });
     } catch (err) {
       const latency = performance.now() - t0;

@@ -14,6 +14,7 @@ import { forwardWithFailover, HttpReplyTarget, sendFormatError } from '../proxy/
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
+import { sessionOf } from '../proxy/session-id.ts';
 import {
   checkBudget,
   checkNotPaused,
@@ -104,6 +105,7 @@ export async function handleFrontDoor(
       entry.app = app.name;
       entry.app_source = app.source;
     }
+    entry.session = sessionOf(req.headers);
     const route = routeRequest(engine, model, app?.name ?? null, entry, untranslatable);
     gateway.checkModel(principal, route.model);
     checkBudget(engine, app?.name ?? null);
@@ -134,6 +136,7 @@ export async function handleFrontDoor(
         candidates: route.candidates,
         model: route.model,
         ...(admission ? { admission } : {}),
+        ...(door.replies ? { replies: door.replies } : {}),
         planner: new DoorPlanner(door, input, untranslatable, replyCtx),
       },
       engine.pool,

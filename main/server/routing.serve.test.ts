@@ -197,12 +197,23 @@ describe('route explain', () => {
 });
 
 describe('GET /v1/models', () => {
-  it("lists the union of enabled providers' models, deduplicated", async () => {
+  it("lists the providers' models that routing would serve the caller, deduplicated, owned by the provider", async () => {
     a.setBehavior({ models: ['shared', 'only-alpha'] });
-    b.setBehavior({ models: ['shared', 'only-beta'] });
-    const ids = [];
-    for await (const m of client().models.list()) ids.push(m.id);
-    expect(ids.sort()).toEqual(['only-alpha', 'only-beta', 'shared']);
+    b.setBehavior({ models: ['shared', 'only-beta', 'claude-beta'] });
+    const listed = async (apiKey?: string) => {
+      const out: string[] = [];
+      for await (const m of client(apiKey ? { apiKey } : {}).models.list()) out.push(`${m.id}@${m.owned_by}`);
+      return out.sort();
+    };
+    // "only-beta" routes to alpha (the default), which does not list it: not listed.
+    expect(await listed()).toEqual(['claude-beta@beta', 'only-alpha@alpha', 'shared@alpha']);
+    // An app whose rule's default_provider is beta: beta first (then alpha, routing's default, as its backup).
+    expect(await listed('app:keyed')).toEqual([
+      'claude-beta@beta',
+      'only-alpha@alpha',
+      'only-beta@beta',
+      'shared@beta',
+    ]);
   });
 });
 

@@ -42,6 +42,44 @@ describe('the price table (@pydantic/genai-prices)', () => {
     });
   });
 
+  it("prices Anthropic's 1-hour cache writes apart: $6 a million on Claude Sonnet 4 against $3.75 for 5-minute ones", () => {
+    const r = counts('claude-sonnet-4-20250514', {
+      completion_tokens: 100_000,
+      cache_write_tokens: 100_000,
+      cache_write_1h_tokens: 40_000,
+    });
+    const expected = 0.9 * 3 + 0.06 * 3.75 + 0.04 * 6 + 0.1 * 15;
+    expect(priceOf(r, anthropic).cost_usd).toBeCloseTo(expected, 10);
+    expect(priceOf(r, anthropic).cost_usd).toBeCloseTo(expected, 10); // the memo's flat prices say the same
+    const table = calcPrice(
+      { input_tokens: M, output_tokens: 100_000, cache_write_tokens: 100_000, cache_write_1h_tokens: 40_000 },
+      'claude-sonnet-4-20250514',
+      { providerId: 'anthropic' },
+    );
+    expect(table!.total_price).toBeCloseTo(expected, 10);
+  });
+
+  it("uses Anthropic's rule (a 1-hour write is 2x the input price) for a Claude model the table has no such price for", () => {
+    const openrouter: PricedProvider = { name: 'or', base_url: 'https://openrouter.ai/api/v1' };
+    const r = counts('anthropic/claude-sonnet-4', {
+      completion_tokens: 100_000,
+      cache_write_tokens: 100_000,
+      cache_write_1h_tokens: 40_000,
+    });
+    const expected = 0.9 * 3 + 0.06 * 3.75 + 0.04 * 6 + 0.1 * 15;
+    expect(priceOf(r, openrouter).cost_usd).toBeCloseTo(expected, 10);
+    expect(priceOf(r, openrouter).cost_usd).toBeCloseTo(expected, 10);
+    // Without 1-hour writes nothing changes.
+    const plain = counts('anthropic/claude-sonnet-4', { completion_tokens: 100_000, cache_write_tokens: 100_000 });
+    expect(priceOf(plain, openrouter).cost_usd).toBeCloseTo(0.9 * 3 + 0.1 * 3.75 + 0.1 * 15, 10);
+  });
+
+  it('prices 1-hour writes of a model with tiered prices at the tier of the request (Claude Sonnet 4.5 over 200k)', () => {
+    const r = counts('claude-sonnet-4-5', { cache_write_tokens: 300_000, cache_write_1h_tokens: 300_000 });
+    // Over 200k input tokens: $6 in, $12 a 1-hour write, $22.50 out.
+    expect(priceOf(r, anthropic).cost_usd).toBeCloseTo(0.7 * 6 + 0.3 * 12 + 22.5, 10);
+  });
+
   it('Gemini 2.0 Flash at Google (type inferred from the host): $0.10 in, $0.40 out', () => {
     expect(priceOf(counts('gemini-2.0-flash'), gemini).cost_usd).toBeCloseTo(0.5, 10);
   });
@@ -163,5 +201,19 @@ describe('overrides (config.json prices)', () => {
     expect(priceOf(counts('anything'), lan, { prices })).toEqual({ cost_usd: 0, source: 'override' });
     const o = { name: 'o', base_url: 'http://localhost:11434', type: 'ollama' as const };
     expect(priceOf(counts('llama3', { cache_write_tokens: M / 2 }), o, { prices }).cost_usd).toBeCloseTo(0.6, 10);
+  });
+
+  it('prices 1-hour cache writes at cache_write_1h, else at cache_write', () => {
+    const claude: PriceOverride[] = [
+      { model: 'my-claude', input: 3, output: 15, cache_write: 3.75, cache_write_1h: 6 },
+      { model: 'other', input: 3, output: 15, cache_write: 3.75 },
+    ];
+    const r = (model: string) =>
+      counts(model, { completion_tokens: 0, cache_write_tokens: M / 2, cache_write_1h_tokens: M / 4 });
+    expect(priceOf(r('my-claude'), anthropic, { prices: claude }).cost_usd).toBeCloseTo(
+      1.5 + 0.25 * 3.75 + 0.25 * 6,
+      10,
+    );
+    expect(priceOf(r('other'), anthropic, { prices: claude }).cost_usd).toBeCloseTo(1.5 + 0.5 * 3.75, 10);
   });
 });

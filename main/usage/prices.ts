@@ -7,6 +7,9 @@
 // host that quirks.provider_hosts names for this provider counts as its base_url), else by our provider's type
 // (openai → openai, anthropic → anthropic, gemini → google). Token counts are the hub's: prompt includes the cache
 // reads and writes (the table's input_tokens is that total too), completion includes reasoning (billed as output).
+// Cache writes kept 1 hour (Anthropic's, within the writes) are priced at the table's 1-hour write price; for a Claude
+// model the table has no such price for (OpenRouter's, Bedrock's, Vertex's entries), at Anthropic's documented rule:
+// a 1-hour write costs 2× the base input price, a 5-minute one 1.25× (the table's plain write price).
 import { createRequire } from 'node:module';
 import type { calcPrice as CalcPrice, ModelPrice } from '@pydantic/genai-prices';
 import ipaddr from 'ipaddr.js';
@@ -33,6 +36,8 @@ export type PriceInput = {
   completion_tokens: number;
   cache_read_tokens: number;
   cache_write_tokens: number;
+  /** Within cache_write_tokens, the writes kept 1 hour (priced apart); absent: none. */
+  cache_write_1h_tokens?: number | undefined;
 };
 
 export type Price = { cost_usd: number | null; source: CostSource };
@@ -123,19 +128,59 @@ function overrideFor(
   return null;
 }
 
+/** Flat prices per million tokens (a 1-hour write without a price of its own costs the plain write price). */
+type FlatPrices = {
+  input: number;
+  output: number;
+  cache_read?: number | undefined;
+  cache_write?: number | undefined;
+  cache_write_1h?: number | undefined;
+};
+
+/** The 1-hour cache writes of a request, within its writes. */
+const oneHourWrites = (r: PriceInput): number =>
+  Math.min(Math.max(0, r.cache_write_1h_tokens ?? 0), Math.max(0, r.cache_write_tokens));
+
 /** USD for counts at per-million prices; cache reads and writes without a price of their own cost the input price. */
-function costAt(
-  r: PriceInput,
-  p: { input: number; output: number; cache_read?: number | undefined; cache_write?: number | undefined },
-): number {
+function costAt(r: PriceInput, p: FlatPrices): number {
   const uncached = Math.max(0, r.prompt_tokens - r.cache_read_tokens - r.cache_write_tokens);
+  const hour = oneHourWrites(r);
+  const write = p.cache_write ?? p.input;
   return (
     (uncached * p.input +
       r.cache_read_tokens * (p.cache_read ?? p.input) +
-      r.cache_write_tokens * (p.cache_write ?? p.input) +
+      (r.cache_write_tokens - hour) * write +
+      hour * (p.cache_write_1h ?? write) +
       r.completion_tokens * p.output) /
     MTOK
   );
+}
+
+/** Anthropic's documented price of a 1-hour cache write: twice the base input price. */
+const ONE_HOUR_WRITE_PER_INPUT = 2;
+const isClaude = (model: string): boolean => /claude/i.test(model);
+
+/** A table price at a request's size: a number, or tiered prices by input tokens (the table's own rule). */
+function priceAt(price: unknown, inputTokens: number): number | undefined {
+  if (typeof price === 'number') return price;
+  const tiered = price as { base?: unknown; tiers?: { start: number; price: number }[] } | null;
+  if (!tiered || typeof tiered.base !== 'number' || !Array.isArray(tiered.tiers)) return undefined;
+  let at = tiered.base;
+  for (const t of tiered.tiers) if (inputTokens > t.start) at = t.price;
+  return at;
+}
+
+/**
+ * What the table leaves out for a Claude model it gives no 1-hour write price (it prices those writes as 5-minute
+ * ones): the difference to Anthropic's documented 2× the input price. 0 when the table prices them, or for others.
+ */
+function oneHourSupplement(r: PriceInput, price: ModelPrice, models: string[]): number {
+  const hour = oneHourWrites(r);
+  if (hour === 0 || price.cache_write_1h_mtok !== undefined || !models.some(isClaude)) return 0;
+  const input = priceAt(price.input_mtok, r.prompt_tokens);
+  if (input === undefined) return 0;
+  const write = priceAt(price.cache_write_mtok, r.prompt_tokens) ?? input;
+  return (hour * (ONE_HOUR_WRITE_PER_INPUT * input - write)) / MTOK;
 }
 
 /** The table's usage object for our counts (cache counts clamped into the prompt, as the table requires). */
@@ -143,11 +188,13 @@ function tableUsage(r: PriceInput): Record<string, number> {
   const input = Math.max(0, r.prompt_tokens);
   const cacheRead = Math.min(Math.max(0, r.cache_read_tokens), input);
   const cacheWrite = Math.min(Math.max(0, r.cache_write_tokens), input - cacheRead);
+  const hour = Math.min(oneHourWrites(r), cacheWrite);
   return {
     input_tokens: input,
     output_tokens: Math.max(0, r.completion_tokens),
     ...(cacheRead ? { cache_read_tokens: cacheRead } : {}),
     ...(cacheWrite ? { cache_write_tokens: cacheWrite } : {}),
+    ...(hour ? { cache_write_1h_tokens: hour } : {}),
   };
 }
 
@@ -156,10 +203,7 @@ function tableUsage(r: PriceInput): Record<string, number> {
  * once against the table's own result); or priced some other way (tiers, dated or time-of-day prices: the table
  * computes every request).
  */
-type Memo =
-  | { kind: 'none' }
-  | { kind: 'flat'; input: number; output: number; cache_read?: number; cache_write?: number }
-  | { kind: 'table' };
+type Memo = { kind: 'none' } | ({ kind: 'flat' } & FlatPrices) | { kind: 'table' };
 const memo = new Map<string, Memo>();
 
 function tablePrice(r: PriceInput, providerId: string, model: string): number | null {
@@ -178,27 +222,33 @@ function tablePrice(r: PriceInput, providerId: string, model: string): number | 
     memo.set(key, { kind: 'none' });
     return null;
   }
+  const total = result.total_price + oneHourSupplement(r, result.model_price, [model, result.model.id]);
   // Flat prices are taken only once checked on counts that exercise them (a prompt and a completion).
-  if (known || r.prompt_tokens <= 0 || r.completion_tokens <= 0) return result.total_price;
+  if (known || r.prompt_tokens <= 0 || r.completion_tokens <= 0) return total;
   const flat = flatPrices(result.model.prices, result.model_price);
-  memo.set(key, flat && agrees(costAt(r, flat), result.total_price) ? { kind: 'flat', ...flat } : { kind: 'table' });
-  return result.total_price;
+  if (flat && agrees(costAt(r, flat), result.total_price)) {
+    // A Claude model without the table's 1-hour price: Anthropic's (see oneHourSupplement).
+    if (flat.cache_write_1h === undefined && (isClaude(model) || isClaude(result.model.id)))
+      flat.cache_write_1h = ONE_HOUR_WRITE_PER_INPUT * flat.input;
+    memo.set(key, { kind: 'flat', ...flat });
+  } else memo.set(key, { kind: 'table' });
+  return total;
 }
 
-/** Flat prices for the four token counts we report, or null when the model's prices depend on more (tiers, dates). */
-function flatPrices(
-  declared: unknown,
-  p: ModelPrice,
-): { input: number; output: number; cache_read?: number; cache_write?: number } | null {
+/** Flat prices for the token counts we report, or null when the model's prices depend on more (tiers, dates). */
+function flatPrices(declared: unknown, p: ModelPrice): FlatPrices | null {
   if (Array.isArray(declared)) return null; // conditional (dated or time-of-day) prices
   const { input_mtok: input, output_mtok: output, cache_read_mtok: cacheRead, cache_write_mtok: cacheWrite } = p;
+  const hour = p.cache_write_1h_mtok;
   const plain = (v: unknown): v is number | undefined => v === undefined || typeof v === 'number';
-  if (typeof input !== 'number' || typeof output !== 'number' || !plain(cacheRead) || !plain(cacheWrite)) return null;
+  if (typeof input !== 'number' || typeof output !== 'number') return null;
+  if (!plain(cacheRead) || !plain(cacheWrite) || !plain(hour)) return null;
   return {
     input,
     output,
     ...(cacheRead !== undefined ? { cache_read: cacheRead } : {}),
     ...(cacheWrite !== undefined ? { cache_write: cacheWrite } : {}),
+    ...(hour !== undefined ? { cache_write_1h: hour } : {}),
   };
 }
 

@@ -50,9 +50,12 @@ export function asRecord(v: unknown): UsageRecord | null {
     isInt(r.completion_tokens) &&
     isInt(r.cache_read_tokens) &&
     isInt(r.cache_write_tokens) &&
+    (r.cache_write_5m_tokens === undefined || isInt(r.cache_write_5m_tokens)) &&
+    (r.cache_write_1h_tokens === undefined || isInt(r.cache_write_1h_tokens)) &&
     isInt(r.reasoning_tokens) &&
     (r.cost_usd === null || (typeof r.cost_usd === 'number' && Number.isFinite(r.cost_usd))) &&
-    CostSourceSchema.safeParse(r.cost_source).success;
+    CostSourceSchema.safeParse(r.cost_source).success &&
+    (r.session === undefined || isStringOrNull(r.session));
   return ok ? (r as UsageRecord) : null;
 }
 

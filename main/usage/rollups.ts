@@ -1,11 +1,17 @@
 // The usage store's counters: per minute (UTC, kept ~2 days), per hour (UTC, ~60 days) and per local calendar day
 // (usage.rollup_days), each keyed by app × provider × model. A summary of any range is added up from them, taking for
-// each bucket of its series the coarsest rollup that covers it exactly (never the raw files).
+// each bucket of its series the coarsest rollup that covers it exactly (never the raw files). Beside them, the coding
+// sessions: per local day, keyed by app × session (at most 500 sessions a day, the rest the app's "(other)"; 60 days).
 import type { UsageRecord, UsageTotals } from '../../shared/usage.ts';
 import { type Bucket, DAY, HOUR, localDate, localDayStart, MINUTE } from './periods.ts';
 
 export const MINUTES_KEPT_MS = 2 * DAY;
 export const HOURS_KEPT_MS = 60 * DAY;
+/** Days of sessions kept (at most usage.rollup_days). */
+export const SESSION_DAYS_KEPT = 60;
+/** Distinct sessions counted apart per local day; the later ones of a day go to their app's OTHER_SESSION. */
+export const MAX_SESSIONS_PER_DAY = 500;
+export const OTHER_SESSION = '(other)';
 
 export function emptyTotals(): UsageTotals {
   return {
@@ -15,6 +21,8 @@ export function emptyTotals(): UsageTotals {
     completion_tokens: 0,
     cache_read_tokens: 0,
     cache_write_tokens: 0,
+    cache_write_5m_tokens: 0,
+    cache_write_1h_tokens: 0,
     reasoning_tokens: 0,
     cost_usd: 0,
     unpriced: 0,
@@ -32,6 +40,8 @@ export function addRecord(t: UsageTotals, r: UsageRecord): void {
   t.completion_tokens += r.completion_tokens;
   t.cache_read_tokens += r.cache_read_tokens;
   t.cache_write_tokens += r.cache_write_tokens;
+  t.cache_write_5m_tokens += r.cache_write_5m_tokens ?? 0; // absent from records written before the split was kept
+  t.cache_write_1h_tokens += r.cache_write_1h_tokens ?? 0;
   t.reasoning_tokens += r.reasoning_tokens;
   if (r.cost_usd === null) t.unpriced++;
   else t.cost_usd += r.cost_usd;
@@ -45,13 +55,18 @@ export function addTotals(t: UsageTotals, u: UsageTotals): void {
   t.completion_tokens += u.completion_tokens;
   t.cache_read_tokens += u.cache_read_tokens;
   t.cache_write_tokens += u.cache_write_tokens;
+  t.cache_write_5m_tokens += u.cache_write_5m_tokens;
+  t.cache_write_1h_tokens += u.cache_write_1h_tokens;
   t.reasoning_tokens += u.reasoning_tokens;
   t.cost_usd += u.cost_usd;
   t.unpriced += u.unpriced;
   t.latency_ms_sum += u.latency_ms_sum;
 }
 
-/** The totals' fields in a fixed order: a snapshot cell is the bucket, the key's index, then these. */
+/**
+ * The totals' fields in a fixed order: a snapshot cell is the bucket, the key's index, then these. Fields added later
+ * go at the end: a row written before them has fewer values, the missing ones 0 (LEGACY_FIELDS: the first ones).
+ */
 const FIELDS = [
   'requests',
   'errors',
@@ -63,7 +78,13 @@ const FIELDS = [
   'cost_usd',
   'unpriced',
   'latency_ms_sum',
+  'cache_write_5m_tokens',
+  'cache_write_1h_tokens',
 ] as const satisfies readonly (keyof UsageTotals)[];
+/** How many values a row written before the 5-minute / 1-hour split was kept has. */
+const LEGACY_FIELDS = 10;
+const everyTotal: [Exclude<keyof UsageTotals, (typeof FIELDS)[number]>] extends [never] ? true : never = true;
+void everyTotal;
 
 /** app × provider × model as one string ('' for none: no app, provider or model is ever named ''). */
 export const keyOf = (app: string | null, provider: string | null, model: string | null): string =>
@@ -74,6 +95,14 @@ export type KeyParts = { app: string | null; provider: string | null; model: str
 export function partsOf(key: string): KeyParts {
   const [app = '', provider = '', model = ''] = key.split('\u0001');
   return { app: app || null, provider: provider || null, model: model || null };
+}
+
+/** app × session as one string (the session rollup's key; '' for no app). */
+export const sessionKeyOf = (app: string | null, session: string): string => `${app ?? ''}\u0001${session}`;
+
+export function sessionPartsOf(key: string): { app: string | null; session: string } {
+  const cut = key.indexOf('\u0001');
+  return { app: key.slice(0, cut) || null, session: key.slice(cut + 1) };
 }
 
 /** The cells of one bucket: totals by key. */
@@ -132,10 +161,11 @@ export class Rollup<B extends number | string> {
     for (const row of Array.isArray(json.cells) ? json.cells : []) {
       const [bucket, k, ...values] = Array.isArray(row) ? row : [];
       const key = typeof k === 'number' && Array.isArray(json.keys) ? json.keys[k] : undefined;
-      if (!bucketOk(bucket) || typeof key !== 'string' || values.length !== FIELDS.length) continue;
+      if (!bucketOk(bucket) || typeof key !== 'string') continue;
+      if (values.length !== FIELDS.length && values.length !== LEGACY_FIELDS) continue;
       if (!values.every((v) => typeof v === 'number' && Number.isFinite(v))) continue;
       const t = emptyTotals();
-      FIELDS.forEach((f, i) => (t[f] = values[i] as number));
+      values.forEach((v, i) => (t[FIELDS[i]!] = v as number));
       let cells = this.buckets.get(bucket);
       if (!cells) this.buckets.set(bucket, (cells = new Map()));
       cells.set(key, t);
@@ -166,14 +196,17 @@ function cellsJson<B>(buckets: Map<B, Cells>): RollupJson {
 export const isBucketNumber = (b: unknown): b is number => typeof b === 'number' && Number.isInteger(b);
 export const isBucketDate = (b: unknown): b is string => typeof b === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(b);
 
-export type Granularity = 'minute' | 'hour' | 'day';
-export const GRANULARITIES: readonly Granularity[] = ['minute', 'hour', 'day'];
+/** The rollups, each with its own snapshot file: three of time, and the sessions' (per local day, app × session). */
+export type Granularity = 'minute' | 'hour' | 'day' | 'session';
+export const GRANULARITIES: readonly Granularity[] = ['minute', 'hour', 'day', 'session'];
 
 /** The three rollups, added to together. */
 export class Rollups {
   readonly minute = new Rollup<number>();
   readonly hour = new Rollup<number>();
   readonly day = new Rollup<string>();
+  /** Per local day, keyed by app × session (sessionKeyOf): only requests that named a session. */
+  readonly session = new Rollup<string>();
   /** The local day last seen (most records fall in it): its date and bounds, so a record costs no date formatting. */
   private today = { start: 0, end: 0, date: '' };
 
@@ -186,13 +219,23 @@ export class Rollups {
     return date;
   }
 
-  /** Adds a record (at epoch ms t) to the rollups named (all three by default). */
+  /** Adds a record (at epoch ms t) to the rollups named (all of them by default). */
   add(r: UsageRecord, t: number, key: string, only: Granularity[] = GRANULARITIES as Granularity[]): void {
     for (const g of only) {
       if (g === 'minute') this.minute.add(Math.floor(t / MINUTE), key, r);
       else if (g === 'hour') this.hour.add(Math.floor(t / HOUR), key, r);
-      else this.day.add(this.dateOf(t), key, r);
+      else if (g === 'day') this.day.add(this.dateOf(t), key, r);
+      else if (r.session) this.addSession(r, t, r.session);
     }
+  }
+
+  /** A request of a session, counted on its local day: a day's sessions past MAX_SESSIONS_PER_DAY as OTHER_SESSION. */
+  private addSession(r: UsageRecord, t: number, session: string): void {
+    const day = this.dateOf(t);
+    let key = sessionKeyOf(r.app, session);
+    const cells = this.session.buckets.get(day);
+    if (cells && cells.size >= MAX_SESSIONS_PER_DAY && !cells.has(key)) key = sessionKeyOf(r.app, OTHER_SESSION);
+    this.session.add(day, key, r);
   }
 
   /** Drops what is past its retention: minutes after ~2 days, hours after ~60 days, days after `rollupDays`. */
@@ -200,6 +243,7 @@ export class Rollups {
     this.minute.prune(Math.floor((now - MINUTES_KEPT_MS) / MINUTE));
     this.hour.prune(Math.floor((now - HOURS_KEPT_MS) / HOUR));
     this.day.prune(localDate(localDayStart(now, -(rollupDays - 1))));
+    this.session.prune(localDate(localDayStart(now, -(Math.min(rollupDays, SESSION_DAYS_KEPT) - 1))));
   }
 
   /**
@@ -231,6 +275,6 @@ export class Rollups {
   }
 
   load(g: Granularity, json: RollupJson): number {
-    return g === 'day' ? this.day.load(json, isBucketDate) : this[g].load(json, isBucketNumber);
+    return g === 'day' || g === 'session' ? this[g].load(json, isBucketDate) : this[g].load(json, isBucketNumber);
   }
 }

@@ -112,9 +112,12 @@ export class UsageService implements PoolWatcher {
       completion_tokens: e.completion_tokens ?? 0,
       cache_read_tokens: e.cache_read_tokens ?? 0,
       cache_write_tokens: e.cache_write_tokens ?? 0,
+      cache_write_5m_tokens: e.cache_write_5m_tokens ?? 0,
+      cache_write_1h_tokens: e.cache_write_1h_tokens ?? 0,
       reasoning_tokens: e.reasoning_tokens ?? 0,
       cost_usd: null,
       cost_source: 'unknown',
+      session: e.session ?? null,
     };
     const provider = e.provider === null ? null : this.o.engine.pool.get(e.provider)?.config;
     const price = priceOf(r, provider, config);

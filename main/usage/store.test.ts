@@ -44,6 +44,20 @@ describe('UsageStore', () => {
     await b.close();
   });
 
+  it('keeps the sessions across a restart and a crash (their own snapshot file, and the raw lines replayed)', async () => {
+    process.env.TZ = 'UTC';
+    const a = await open();
+    a.record(rec({ time: at(5), app: 'claude-code', session: 'cc-1', cost_usd: 0.5 }));
+    await a.snapshot();
+    a.record(rec({ time: at(2), app: 'claude-code', session: 'cc-1', cost_usd: 0.25 }));
+    a.raw.flush(); // the process dies here: the second record is only in the raw file
+    const b = await open();
+    expect(await fs.readFile(path.join(dir(), snapshotFile('session')), 'utf8')).toContain('cc-1');
+    expect(today(b).by_session).toEqual([expect.objectContaining({ key: 'cc-1', requests: 2, cost_usd: 0.75 })]);
+    await b.close();
+    await a.close();
+  });
+
   it('after a crash, replays the raw lines written after the snapshots: none missed, none counted twice', async () => {
     process.env.TZ = 'UTC';
     const a = await open();

@@ -74,7 +74,12 @@ export class UsageStore {
   skippedSnapshotLines = 0;
   private dirty = false;
   /** null until this process wrote a whole snapshot: its first is always whole (prunes, and ends a torn file). */
-  private readonly journals: Record<Granularity, Journal | null> = { minute: null, hour: null, day: null };
+  private readonly journals: Record<Granularity, Journal | null> = {
+    minute: null,
+    hour: null,
+    day: null,
+    session: null,
+  };
   private writing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private retainedOn = '';
@@ -166,12 +171,18 @@ export class UsageStore {
     const now = this.now();
     this.rollups.prune(now, this.o.retention().rollup_days);
     const written_at = new Date(now).toISOString();
-    const lines: { g: Granularity; whole: boolean; text: string }[] = [];
+    const taken: { g: Granularity; whole: boolean; cells: RollupJson }[] = [];
     for (const g of GRANULARITIES) {
       const j = this.journals[g];
       const whole = j === null || j.appended > Math.max(this.o.rewriteAfterBytes ?? REWRITE_AFTER_BYTES, j.wholeBytes);
-      const cells = this.rollups.json(g, !whole);
-      if (!whole && cells.cells.length === 0) continue;
+      taken.push({ g, whole, cells: this.rollups.json(g, !whole) });
+    }
+    // A rollup with nothing changed while others did (the sessions', when no request named one) still says how far it
+    // counts, so a restart does not replay the raw lines into it for nothing.
+    const anyChange = taken.some((t) => t.whole || t.cells.cells.length > 0);
+    const lines: { g: Granularity; whole: boolean; text: string }[] = [];
+    for (const { g, whole, cells } of taken) {
+      if (!whole && cells.cells.length === 0 && !anyChange) continue;
       const line: SnapshotLine = { v: 1, granularity: g, whole, through, written_at, ...cells };
       lines.push({ g, whole, text: `${JSON.stringify(line)}\n` });
     }

@@ -19,6 +19,26 @@ function rollupsOf(records: UsageRecord[]): Rollups {
 }
 
 describe('summarize', () => {
+  it("by_session: the sessions of the range's local days, each with its app, most expensive first", () => {
+    process.env.TZ = 'UTC';
+    const now = Date.parse('2025-01-15T12:00:00Z');
+    const records = [
+      rec({ time: '2025-01-14T23:00:00Z', app: 'claude-code', session: 'yesterday', cost_usd: 9 }),
+      rec({ time: '2025-01-15T01:00:00Z', app: 'claude-code', session: 'cc-1', cost_usd: 0.5 }),
+      rec({ time: '2025-01-15T11:00:00Z', app: 'claude-code', session: 'cc-1', cost_usd: 0.25 }),
+      rec({ time: '2025-01-15T11:30:00Z', app: 'codex', session: 'cx-1', cost_usd: 1 }),
+      rec({ time: '2025-01-15T11:40:00Z', app: 'aider', cost_usd: 5 }), // no session: not a row
+    ];
+    const today = summarize(rollupsOf(records), 'today', now, []);
+    expect(UsageSummarySchema.parse(today)).toEqual(today);
+    expect(today.by_session.map((g) => [g.key, g.app, g.requests, g.cost_usd])).toEqual([
+      ['cx-1', 'codex', 1, 1],
+      ['cc-1', 'claude-code', 2, 0.75],
+    ]);
+    const week = summarize(rollupsOf(records), '7d', now, []);
+    expect(week.by_session.map((g) => g.key)).toEqual(['yesterday', 'cx-1', 'cc-1']);
+  });
+
   it('today in a half-hour time zone: local-hour buckets from the minutes, totals, groups and budgets', () => {
     process.env.TZ = 'Asia/Kolkata';
     const now = Date.parse('2025-01-15T12:34:00Z'); // 18:04 local

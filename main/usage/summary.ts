@@ -2,8 +2,8 @@
 // as zeros), added up from the rollups.
 import type { UsageRange, UsageSummary, UsageTotals } from '../../shared/usage.ts';
 import type { BudgetState } from './budgets.ts';
-import { rangeBuckets } from './periods.ts';
-import { addTotals, type Cells, emptyTotals, partsOf, type Rollups } from './rollups.ts';
+import { localDate, localDayStart, rangeBuckets } from './periods.ts';
+import { addTotals, type Cells, emptyTotals, partsOf, type Rollups, sessionPartsOf } from './rollups.ts';
 
 /** Rows kept per group; the rest are added up in one "(other)" row. */
 export const TOP_ROWS = 20;
@@ -28,6 +28,23 @@ export function topRows(groups: Map<string, UsageTotals>, max = TOP_ROWS): Row[]
   const other: Row = { key: OTHER_KEY, ...emptyTotals() };
   for (const r of rows.slice(max)) addTotals(other, r);
   return [...rows.slice(0, max), other];
+}
+
+/**
+ * The sessions of the local days [from, to) touches, added up over those days: a session's cost in a range is what it
+ * spent on the range's days (for 1h and 24h, the whole of each day they reach into).
+ */
+function sessionRows(rollups: Rollups, from: number, to: number): UsageSummary['by_session'] {
+  const groups = new Map<string, UsageTotals>();
+  for (let t = localDayStart(from); t < to; t = localDayStart(t, 1)) {
+    const cells = rollups.session.buckets.get(localDate(t));
+    if (cells) for (const [key, totals] of cells) add(groups, key, totals);
+  }
+  return topRows(groups).map((row) => {
+    if (row.key === OTHER_KEY) return { ...row, app: null };
+    const { app, session } = sessionPartsOf(row.key);
+    return { ...row, key: session, app };
+  });
 }
 
 export function summarize(rollups: Rollups, range: UsageRange, now: number, budgets: BudgetState[]): UsageSummary {
@@ -63,6 +80,7 @@ export function summarize(rollups: Rollups, range: UsageRange, now: number, budg
     by_app: topRows(byApp),
     by_provider: topRows(byProvider),
     by_model: topRows(byModel),
+    by_session: sessionRows(rollups, rb.from, rb.to),
     series,
     budgets,
   };

@@ -24,6 +24,8 @@ const totals = (requests: number) => ({
   completion_tokens: 5 * requests,
   cache_read_tokens: 0,
   cache_write_tokens: 0,
+  cache_write_5m_tokens: 0,
+  cache_write_1h_tokens: 0,
   reasoning_tokens: 0,
   cost_usd: 0.001 * requests,
   unpriced: 0,
@@ -38,6 +40,7 @@ const summary = (range: UsageRange, requests: number): UsageSummary => ({
   by_app: [],
   by_provider: [],
   by_model: [],
+  by_session: [],
   series: [],
   budgets: [],
 });

@@ -36,6 +36,8 @@ export type MockAnthropicBehavior = CommonBehavior & {
     output_tokens: number;
     cache_read_input_tokens?: number;
     cache_creation_input_tokens?: number;
+    /** The writes' split by how long they are kept (within cache_creation_input_tokens), as Anthropic reports it. */
+    cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
   };
   /** Thinking pieces: a thinking block (thinking_delta each, then its signature_delta) before the reply. */
   reasoning?: string[];

@@ -13,6 +13,7 @@ import type { ResolvedCandidate } from '../routing.ts';
 import { classify, errorTextOf, isRetryableStatus } from './classify.ts';
 import { upstreamHeaders } from './headers.ts';
 import { type AttemptPlan, droppedHeader } from './plan.ts';
+import { judgeReply, quoteStart, type ReplyTypes, sniffReply } from './reply-type.ts';
 import type { ClientListener, ReplySink, ReplyTarget } from './target.ts';
 
 /** What the request log needs to know about how forwarding went (filled in by the attempt that answered). */
@@ -25,6 +26,9 @@ export type ForwardProgress = {
   completionTokens: number | null;
   cacheReadTokens: number | null;
   cacheWriteTokens: number | null;
+  /** Within cacheWriteTokens: the 5-minute and 1-hour cache writes, when the provider says (Anthropic). */
+  cacheWrite5mTokens: number | null;
+  cacheWrite1hTokens: number | null;
   reasoningTokens: number | null;
 };
 
@@ -40,6 +44,8 @@ export type AttemptContext = {
   admission: { readonly headers: Record<string, string> } | undefined;
   progress: ForwardProgress;
   started: number;
+  /** What the route's replies may be (reply-type.ts): a reply of another kind is a failure of its provider. */
+  replies: ReplyTypes;
 };
 
 /** setImmediate's callback (a module function with the attempt as its argument: no closure per request). */
@@ -69,6 +75,10 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
   private headers: IncomingHttpHeaders = {};
   private failing = false;
   private errorText = '';
+  /** Why a 2xx or 3xx is not an answer of the provider's API (an HTML page, a redirect): it then fails like a 5xx. */
+  private notAnswer: string | null = null;
+  /** The reply's type is unusual: its first bytes are looked at before they go on (reply-type.ts). */
+  private sniffing = false;
   private sink: ReplySink | null = null;
   /** Our headers on the reply, made while the provider works on the request (not after it answers). */
   private replyExtra: Record<string, string> | null = null;
@@ -182,6 +192,8 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     p.completionTokens = usage?.completion ?? null;
     p.cacheReadTokens = usage?.cacheRead ?? null;
     p.cacheWriteTokens = usage?.cacheWrite ?? null;
+    p.cacheWrite5mTokens = usage?.cacheWrite5m ?? null;
+    p.cacheWrite1hTokens = usage?.cacheWrite1h ?? null;
     p.reasoningTokens = usage?.reasoning ?? null;
   }
 
@@ -230,6 +242,15 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     }
     this.failing = isRetryableStatus(statusCode);
     if (this.failing) return;
+    if (statusCode >= 200 && statusCode < 400) {
+      const verdict = judgeReply(statusCode, responseHeaders, this.a.replies, this.plan.translate === undefined);
+      if (verdict === 'sniff') this.sniffing = true;
+      else if (verdict !== null) {
+        this.notAnswer = verdict;
+        this.failing = true;
+        return;
+      }
+    }
     this.sink = this.a.target.sink(
       {
         status: statusCode,
@@ -262,8 +283,19 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
 
   onResponseData(ctrl: Dispatcher.DispatchController, chunk: Buffer): void {
     this.timer?.refresh();
+    if (this.sniffing) {
+      this.sniffing = false;
+      this.notAnswer = sniffReply(this.status, String(this.headers['content-type']), chunk);
+      this.failing = this.notAnswer !== null;
+    }
     if (this.failing) {
+      if (this.settled) return; // cut short already (below): what still arrives is not read
       if (this.errorText.length < 4096) this.errorText += chunk.toString('utf8');
+      // Not an answer: its start is enough to quote, and the rest (a page, a stream) is not waited for.
+      if (this.notAnswer !== null && this.errorText.length >= 1024) {
+        this.onResponseEnd();
+        ctrl.abort(new Error('not an answer of the API'));
+      }
       return;
     }
     if (this.settled) return;
@@ -278,18 +310,25 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
   }
 
   onResponseEnd(): void {
+    if (this.settled) return;
     if (this.failing) {
-      const text = errorTextOf(this.errorText);
-      const ra = this.headers['retry-after'];
       const status = this.status;
+      let message: string;
+      if (this.notAnswer !== null) {
+        const quoted = quoteStart(this.errorText);
+        message = `${this.notAnswer}${quoted ? `: ${quoted}` : ''}`;
+      } else {
+        const text = errorTextOf(this.errorText);
+        message = `HTTP ${status}${text ? `: ${text}` : ''}`;
+      }
+      const ra = this.headers['retry-after'];
       this.settle({
         kind: 'failed',
-        failure: { retryable: true, status, kind: 'http', message: `HTTP ${status}${text ? `: ${text}` : ''}` },
+        failure: { retryable: true, status, kind: 'http', message },
         ...(typeof ra === 'string' ? { retryAfter: ra } : {}),
       });
       return;
     }
-    if (this.settled) return;
     try {
       this.sink!.end();
     } catch (err) {

@@ -7,6 +7,7 @@ import type { AttemptFailure, ProviderPool } from '../provider-pool.ts';
 import type { ResolvedCandidate } from '../routing.ts';
 import { type ForwardProgress, UpstreamAttempt } from './attempt.ts';
 import { type AttemptPlan, type Planner, type PlanTarget, RefusedField } from './plan.ts';
+import type { ReplyTypes } from './reply-type.ts';
 import type { ReplyTarget } from './target.ts';
 
 export type ForwardRequest = {
@@ -21,6 +22,8 @@ export type ForwardRequest = {
   planner: Planner;
   /** The limiter's admission: its x-ratelimit-* headers go on the reply, read once the request has gone upstream. */
   admission?: { readonly headers: Record<string, string> };
+  /** What the route's replies may be (reply-type.ts); default `api`: JSON or an event stream. */
+  replies?: ReplyTypes;
 };
 
 /** What the request log needs to know about how forwarding went. */
@@ -51,6 +54,8 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
     completionTokens: null,
     cacheReadTokens: null,
     cacheWriteTokens: null,
+    cacheWrite5mTokens: null,
+    cacheWrite1hTokens: null,
     reasoningTokens: null,
     error: null,
   };
@@ -60,6 +65,7 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
     admission: f.admission,
     progress: outcome,
     started: performance.now(),
+    replies: f.replies ?? 'api',
   };
   let lastFailure: LastFailure | null = null;
   let tried = 0;

@@ -68,7 +68,15 @@ it('keeps a few buffers for the usage of a long stream of small events, and stil
   expect(Math.max(...held)).toBeLessThanOrEqual(6);
   expect(new Set(held.slice(100))).toEqual(new Set([2]));
   expect(sink.held().bytes).toBeLessThanOrEqual(4096 + 5120);
-  expect(sink.usage()).toEqual({ prompt: 1334, completion: 2000, cacheRead: 100, cacheWrite: null, reasoning: null });
+  expect(sink.usage()).toEqual({
+    prompt: 1334,
+    completion: 2000,
+    cacheRead: 100,
+    cacheWrite: null,
+    cacheWrite5m: null,
+    cacheWrite1h: null,
+    reasoning: null,
+  });
 });
 
 it('reads a short reply whole, from the tail alone', async () => {

@@ -2,6 +2,7 @@
 import type { Readable } from 'node:stream';
 import { logger } from '../../observability/logger.ts';
 import type { ClientFormat, HubRequest, ReplyContext, StreamDecoder, StreamEncoder } from '../formats/hub/index.ts';
+import { hasCacheMarkers, withoutCacheMarkers } from '../formats/hub/index.ts';
 import { ApiError } from '../../errors.ts';
 import { auditRequest, type Refusal } from '../formats/hub/accepted.ts';
 import { acceptedFields, providerFormat } from '../formats/index.ts';
@@ -118,6 +119,26 @@ function logAdjusted(target: PlanTarget, model: string, a: Adjusted<unknown>): v
   logger.debug({ provider: target.name, model, dropped: a.dropped, renamed: a.renamed }, 'quirks table applied');
 }
 
+/**
+ * Prompt-cache markers (hub/cache-control.ts) kept for an OpenAI-format provider the quirks table says reads them
+ * (`cache_control: true`: OpenRouter, DashScope), else taken out, with the dropped entry that says so; null when the
+ * request has none or keeps them.
+ */
+function cacheMarkersFor(
+  target: PlanTarget,
+  hub: HubRequest,
+  quirks: QuirkTable,
+  label: string,
+): { hub: HubRequest; dropped: string } | null {
+  if (!hasCacheMarkers(hub)) return null;
+  const openai = target.kind.format === 'openai';
+  if (openai && quirks.resolve(target, hub.model)?.cacheControl === true) return null;
+  const why = openai
+    ? `provider "${target.name}" is not known to read prompt-cache markers (a quirks entry with "cache_control": true says it does)`
+    : `${label} gets no prompt-cache markers (its translation does not carry them)`;
+  return { hub: withoutCacheMarkers(hub), dropped: `cache_control: ${why}` };
+}
+
 /** 400 invalid_request: a field this provider's format refuses (formats/hub/accepted.ts), naming the provider. */
 export class RefusedField extends ApiError {
   constructor(r: Refusal, target: PlanTarget, label: string) {
@@ -157,10 +178,18 @@ export function chatPlan(
   const pf = providerFormat(target.kind.format);
   const sent = hubForProvider(target, hub, quirks);
   const table = acceptedFields(target.kind.format);
+  const cache = cacheMarkersFor(target, sent.hub, quirks, table.label);
+  if (cache) sent.hub = cache.hub;
   const audit = auditRequest(table, sent.hub);
   if (audit.refusal) throw new RefusedField(audit.refusal, target, table.label);
-  // The client's own fields with no hub form (noted by its format), then the quirks table's, then this format's.
-  const all = [...(ctx.dropped ?? []), ...(sent.dropped ?? []), ...audit.dropped.map((d) => `${d.field}: ${d.why}`)];
+  // The client's own fields with no hub form (noted by its format), the prompt-cache markers this provider does not
+  // read, then the quirks table's, then this format's.
+  const all = [
+    ...(ctx.dropped ?? []),
+    ...(cache ? [cache.dropped] : []),
+    ...(sent.dropped ?? []),
+    ...audit.dropped.map((d) => `${d.field}: ${d.why}`),
+  ];
   const dropped = all.length ? all : undefined;
   return {
     path: target.kind.chatPath(hub.model, stream),

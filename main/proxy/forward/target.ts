@@ -10,10 +10,21 @@ export type Usage = {
   completion: number | null;
   cacheRead: number | null;
   cacheWrite: number | null;
+  /** Within cacheWrite, the 5-minute and 1-hour writes (Anthropic's cache_creation); null: not said. */
+  cacheWrite5m: number | null;
+  cacheWrite1h: number | null;
   reasoning: number | null;
 };
 
-export const NO_USAGE: Usage = { prompt: null, completion: null, cacheRead: null, cacheWrite: null, reasoning: null };
+export const NO_USAGE: Usage = {
+  prompt: null,
+  completion: null,
+  cacheRead: null,
+  cacheWrite: null,
+  cacheWrite5m: null,
+  cacheWrite1h: null,
+  reasoning: null,
+};
 
 /** Receives one upstream reply (a 2xx, or a 4xx that is the provider's answer) and writes the client's reply. */
 export interface ReplySink {

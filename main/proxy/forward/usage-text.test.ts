@@ -23,6 +23,8 @@ describe('usageFromText', () => {
       completion: 300,
       cacheRead: 1024,
       cacheWrite: null,
+      cacheWrite5m: null,
+      cacheWrite1h: null,
       reasoning: 128,
     });
   });
@@ -44,6 +46,8 @@ describe('usageFromText', () => {
       completion: 80,
       cacheRead: 512,
       cacheWrite: null,
+      cacheWrite5m: null,
+      cacheWrite1h: null,
       reasoning: 64,
     });
   });
@@ -58,6 +62,8 @@ describe('usageFromText', () => {
       completion: 120,
       cacheRead: 4096,
       cacheWrite: 2048,
+      cacheWrite5m: null,
+      cacheWrite1h: null,
       reasoning: null,
     });
   });
@@ -91,6 +97,41 @@ describe('usageFromText', () => {
       completion: 700,
       cacheRead: 1800,
       cacheWrite: 0,
+      cacheWrite5m: null,
+      cacheWrite1h: null,
+      reasoning: null,
+    });
+  });
+
+  it("Anthropic: the cache writes' 5-minute / 1-hour split (cache_creation), from message_start", () => {
+    // docs.anthropic.com, "Prompt caching" (1-hour cache duration): usage.cache_creation holds
+    // ephemeral_5m_input_tokens and ephemeral_1h_input_tokens, which add up to cache_creation_input_tokens.
+    const head = sse([
+      [
+        'message_start',
+        {
+          type: 'message_start',
+          message: {
+            id: 'msg_2',
+            usage: {
+              input_tokens: 30,
+              cache_creation_input_tokens: 2500,
+              cache_read_input_tokens: 0,
+              cache_creation: { ephemeral_5m_input_tokens: 500, ephemeral_1h_input_tokens: 2000 },
+              output_tokens: 1,
+            },
+          },
+        },
+      ],
+    ]);
+    const tail = sse([['message_delta', { type: 'message_delta', delta: {}, usage: { output_tokens: 9 } }]]);
+    expect(usageFromText(tail, head)).toEqual({
+      prompt: 2530,
+      completion: 9,
+      cacheRead: 0,
+      cacheWrite: 2500,
+      cacheWrite5m: 500,
+      cacheWrite1h: 2000,
       reasoning: null,
     });
     expect(usageFromText(head + tail)).toEqual(usageFromText(tail, head)); // a short stream: all of it in the tail
@@ -106,6 +147,8 @@ describe('usageFromText', () => {
       completion: 130,
       cacheRead: 256,
       cacheWrite: null,
+      cacheWrite5m: null,
+      cacheWrite1h: null,
       reasoning: 100,
     });
   });
@@ -118,6 +161,8 @@ describe('usageFromText', () => {
       completion: 290,
       cacheRead: null,
       cacheWrite: null,
+      cacheWrite5m: null,
+      cacheWrite1h: null,
       reasoning: null,
     });
   });
@@ -128,6 +173,8 @@ describe('usageFromText', () => {
       completion: null,
       cacheRead: null,
       cacheWrite: null,
+      cacheWrite5m: null,
+      cacheWrite1h: null,
       reasoning: null,
     });
   });
@@ -143,6 +190,14 @@ describe('usageOfHub', () => {
         prompt_tokens_details: { cached_tokens: 4, cache_write_tokens: 2 },
         completion_tokens_details: { reasoning_tokens: 3 },
       }),
-    ).toEqual({ prompt: 10, completion: 5, cacheRead: 4, cacheWrite: 2, reasoning: 3 });
+    ).toEqual({
+      prompt: 10,
+      completion: 5,
+      cacheRead: 4,
+      cacheWrite: 2,
+      cacheWrite5m: null,
+      cacheWrite1h: null,
+      reasoning: 3,
+    });
   });
 });

@@ -12,6 +12,8 @@ export function usageOfHub(u: HubUsage): Usage {
     completion: c.completion ?? null,
     cacheRead: c.cacheRead,
     cacheWrite: c.cacheWrite,
+    cacheWrite5m: u.prompt_tokens_details?.cache_write_5m_tokens ?? null,
+    cacheWrite1h: u.prompt_tokens_details?.cache_write_1h_tokens ?? null,
     reasoning: c.reasoning,
   };
 }
@@ -19,7 +21,8 @@ export function usageOfHub(u: HubUsage): Usage {
 /**
  * The counters each format names, as found in a text (the last value of each wins: a stream's final counts):
  * OpenAI chat and Responses (cached_tokens and reasoning_tokens within prompt and completion), Anthropic (its cache
- * reads and writes apart from input_tokens), Gemini (thoughts apart from candidates), Ollama (no detail).
+ * reads and writes apart from input_tokens, and the writes' 5-minute / 1-hour split in cache_creation), Gemini (thoughts
+ * apart from candidates), Ollama (no detail).
  */
 const COUNTER_OF: Record<string, keyof Counters> = {
   prompt_tokens: 'prompt',
@@ -35,6 +38,10 @@ const COUNTER_OF: Record<string, keyof Counters> = {
   cache_write_tokens: 'cacheWrite',
   cache_read_input_tokens: 'anthropicRead',
   cache_creation_input_tokens: 'anthropicWrite',
+  ephemeral_5m_input_tokens: 'write5m',
+  ephemeral_1h_input_tokens: 'write1h',
+  cache_write_5m_tokens: 'write5m',
+  cache_write_1h_tokens: 'write1h',
   reasoning_tokens: 'reasoning',
   thoughtsTokenCount: 'thoughts',
 };
@@ -49,6 +56,8 @@ type Counters = {
   cacheWrite: number | null;
   anthropicRead: number | null;
   anthropicWrite: number | null;
+  write5m: number | null;
+  write1h: number | null;
   reasoning: number | null;
   thoughts: number | null;
 };
@@ -61,6 +70,8 @@ function countersOf(text: string): Counters {
     cacheWrite: null,
     anthropicRead: null,
     anthropicWrite: null,
+    write5m: null,
+    write1h: null,
     reasoning: null,
     thoughts: null,
   };
@@ -89,6 +100,8 @@ export function usageFromText(tail: string, head = ''): Usage {
     completion: t.completion === null ? null : t.completion + (t.thoughts ?? 0),
     cacheRead,
     cacheWrite,
+    cacheWrite5m: t.write5m,
+    cacheWrite1h: t.write1h,
     reasoning: t.thoughts ?? t.reasoning,
   };
 }

@@ -7,7 +7,7 @@ export const anthropicKind: ProviderKind = {
   type: 'anthropic',
   format: 'anthropic',
   chatPath: () => '/messages',
-  modelsPath: '/models',
+  modelsPath: '/models?limit=1000', // Anthropic pages by 20 by default
   authHeaders: (key) => ({ ...(key ? { 'x-api-key': key } : {}), 'anthropic-version': ANTHROPIC_VERSION }),
   parseModels: (json) => idsOf((json as { data?: unknown })?.data, 'id'),
 };

@@ -7,7 +7,7 @@ export const geminiKind: ProviderKind = {
   format: 'gemini',
   chatPath: (model, stream) =>
     stream ? geminiModelPath(model, 'streamGenerateContent', true) : geminiModelPath(model, 'generateContent'),
-  modelsPath: '/models',
+  modelsPath: '/models?pageSize=1000', // Gemini pages by 50 by default
   authHeaders: (key): Record<string, string> => (key ? { 'x-goog-api-key': key } : {}),
   parseModels: (json) => idsOf((json as { models?: unknown })?.models, 'name', 'models/'),
 };

@@ -41,6 +41,8 @@ export const ANTHROPIC_USAGE = new UsageMap({
   completion: 'output_tokens',
   cacheRead: 'cache_read_input_tokens',
   cacheWrite: 'cache_creation_input_tokens',
+  cacheWrite5m: 'cache_creation.ephemeral_5m_input_tokens',
+  cacheWrite1h: 'cache_creation.ephemeral_1h_input_tokens',
   reasoning: 'output_tokens_details.thinking_tokens',
   promptExcludesCache: true,
 });

@@ -21,7 +21,9 @@ const REFUSED: Record<string, string> = {
  * provider has no use for, and that change nothing the client reads in the answer.
  */
 export const DROPPED_FIELDS: Record<string, string> = {
-  cache_control: "Anthropic's prompt-cache markers (top-level and on blocks); other providers cache on their own",
+  cache_control:
+    "Anthropic's prompt-cache markers on tools, tool calls, images or the whole request (markers on system, text and " +
+    'tool-result blocks are carried to providers that read them)',
   container: "a code-execution container on Anthropic's servers (its tools are refused)",
   context_management: 'server-side context editing; the provider gets the conversation exactly as the client sent it',
   diagnostics: "Anthropic's prompt-cache diagnostics",
@@ -114,15 +116,21 @@ function thinkingToHub(thinking: unknown, effort: ReasoningEffort | undefined, r
   }
 }
 
-/** Whether a cache_control marker stands anywhere in the request (top level, system, messages' blocks, tools). */
-function hasCacheControl(body: Json): boolean {
+/**
+ * Whether a cache_control marker stands where the hub cannot keep it: the top level, a tool, an assistant turn's block
+ * (text, tool_use, thinking), a system message inside `messages`, an image (in a user turn or a tool result). Markers
+ * on the system prompt's, text, document, search_result and tool_result blocks go on with their text
+ * (request-to-hub.ts; hub/cache-control.ts).
+ */
+function hasUncarriedCacheControl(body: Json): boolean {
   const marked = (v: unknown): boolean => isObject(v) && !absent(v.cache_control);
   const blocks = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  const markedImage = (b: unknown): boolean =>
+    isObject(b) && (b.type === 'image' ? marked(b) : b.type === 'tool_result' && blocks(b.content).some(markedImage));
   return (
     !absent(body.cache_control) ||
-    blocks(body.system).some(marked) ||
     blocks(body.tools).some(marked) ||
-    blocks(body.messages).some((m) => isObject(m) && blocks(m.content).some(marked))
+    blocks(body.messages).some((m) => isObject(m) && blocks(m.content).some(m.role === 'user' ? markedImage : marked))
   );
 }
 
@@ -133,7 +141,7 @@ function hasCacheControl(body: Json): boolean {
 export function optionsToHub(body: Json, req: HubRequest, ctx?: ClientContext): void {
   refuseServerSide(body);
   for (const [field, why] of Object.entries(DROPPED_FIELDS)) {
-    if (field === 'cache_control' ? hasCacheControl(body) : !absent(body[field])) noteDropped(ctx, field, why);
+    if (field === 'cache_control' ? hasUncarriedCacheControl(body) : !absent(body[field])) noteDropped(ctx, field, why);
   }
   let effort: ReasoningEffort | undefined;
   if (!absent(body.output_config)) {

@@ -38,7 +38,14 @@ describe('client side: Anthropic request → hub', () => {
     expect(anthropicFormat.requestToHub(body, {})).toEqual({
       model: 'claude-test-1',
       messages: [
-        { role: 'system', content: 'You are a weather bot.\n\nBe brief.' },
+        // A system block with a prompt-cache marker: one part per block, the marker kept (hub/cache-control.ts).
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: 'You are a weather bot.', cache_control: { type: 'ephemeral' } },
+            { type: 'text', text: 'Be brief.' },
+          ],
+        },
         { role: 'user', content: 'Weather in Paris?' },
       ],
       max_tokens: 1024,
@@ -64,6 +71,67 @@ describe('client side: Anthropic request → hub', () => {
       reasoning_budget: 2048, // thinking: its budget, and the effort that budget stands for
       reasoning_effort: 'low',
     } satisfies HubRequest);
+  });
+
+  it('keeps prompt-cache markers on system, text, document and tool-result blocks, and notes the others as dropped', () => {
+    const ephemeral = { type: 'ephemeral' };
+    const hour = { type: 'ephemeral', ttl: '1h' };
+    const context: { dropped?: string[] } = {};
+    const hub = anthropicFormat.requestToHub(
+      {
+        model: 'm',
+        max_tokens: 10,
+        system: [{ type: 'text', text: 'Rules.', cache_control: hour }],
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Read this.', cache_control: ephemeral }] },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 't1', name: 'read', input: {}, cache_control: ephemeral }],
+          },
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 't1',
+                content: [
+                  { type: 'text', text: 'line 1' },
+                  { type: 'text', text: 'line 2' },
+                ],
+                cache_control: ephemeral,
+              },
+            ],
+          },
+          { role: 'user', content: [{ type: 'text', text: 'plain' }] },
+        ],
+      },
+      context,
+    );
+    expect(hub.messages).toEqual([
+      { role: 'system', content: [{ type: 'text', text: 'Rules.', cache_control: hour }] },
+      { role: 'user', content: [{ type: 'text', text: 'Read this.', cache_control: ephemeral }] },
+      { role: 'assistant', content: null, tool_calls: [toolCall('t1', 'read', '{}')] },
+      {
+        role: 'tool',
+        tool_call_id: 't1',
+        content: [{ type: 'text', text: 'line 1\nline 2', cache_control: ephemeral }],
+      },
+      { role: 'user', content: 'plain' },
+    ]);
+    // The tool_use block's marker has nowhere to go in the hub: said.
+    expect(context.dropped).toEqual([
+      expect.stringMatching(/^cache_control: Anthropic's prompt-cache markers on tools/),
+    ]);
+    const none: { dropped?: string[] } = {};
+    anthropicFormat.requestToHub(
+      {
+        model: 'm',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: ephemeral }] }],
+      },
+      none,
+    );
+    expect(none.dropped).toBeUndefined();
   });
 
   it('accepts role "system" messages inside messages, where they stand', () => {

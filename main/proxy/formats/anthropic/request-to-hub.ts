@@ -1,6 +1,7 @@
 // Client side: an Anthropic Messages request (POST /v1/messages) checked and read into the hub request.
 import type { ApiError } from '../../../errors.ts';
-import { absent, argumentsToHub, flattenParts, invalid, isObject, paramsToHub, requireModel } from '../hub/index.ts';
+import { absent, argumentsToHub, cacheMarkerOf, flattenParts, invalid, isObject } from '../hub/index.ts';
+import { paramsToHub, requireModel } from '../hub/index.ts';
 import type { ClientContext, HubContentPart, HubMessage, HubRequest, HubTool, HubToolCall } from '../hub/index.ts';
 import type { HubToolChoice } from '../hub/index.ts';
 import type { Json } from '../hub/index.ts';
@@ -9,26 +10,47 @@ import { optionsToHub } from './request-options.ts';
 
 const EXAMPLE = 'Send {"model": "...", "max_tokens": 1024, "messages": [{"role": "user", "content": "Hello"}]}.';
 
-/** Text of a `system` value or a system message: a string or text blocks. */
-function systemText(value: unknown, path: string): string {
-  if (typeof value === 'string') return value;
+/** The text blocks of a `system` value or a system message (a string is one block). */
+function systemBlocks(value: unknown, path: string): Json[] {
+  if (typeof value === 'string') return [{ type: 'text', text: value }];
   if (!Array.isArray(value)) {
     throw invalid(
       `"${path}" must be a string or an array of text blocks.`,
       'Send "system": "You are ..." or [{"type": "text", "text": "..."}].',
     );
   }
-  return value
-    .map((b, i) => {
-      if (!isObject(b) || b.type !== 'text' || typeof b.text !== 'string') {
-        throw invalid(
-          `"${path}[${i}]" must be a text block {"type": "text", "text": "..."}.`,
-          'System prompts take text blocks only.',
-        );
-      }
-      return b.text;
-    })
+  return value.map((b, i) => {
+    if (!isObject(b) || b.type !== 'text' || typeof b.text !== 'string') {
+      throw invalid(
+        `"${path}[${i}]" must be a text block {"type": "text", "text": "..."}.`,
+        'System prompts take text blocks only.',
+      );
+    }
+    return b;
+  });
+}
+
+/** Text of a `system` value or a system message: a string or text blocks. */
+function systemText(value: unknown, path: string): string {
+  return systemBlocks(value, path)
+    .map((b) => b.text as string)
     .join('\n\n');
+}
+
+/**
+ * The top-level `system` as the hub's system content: its text joined, or, when a block carries a prompt-cache
+ * marker, one text part per block with its marker (so the provider can cache the prefix up to it).
+ */
+function systemToHub(value: unknown): string | HubContentPart[] {
+  const blocks = systemBlocks(value, 'system');
+  if (!blocks.some((b) => cacheMarkerOf(b.cache_control))) return systemText(value, 'system');
+  return blocks.map((b) => withMarker({ type: 'text', text: b.text as string }, b));
+}
+
+/** A text part with the prompt-cache marker of the block it came from, if that block has one. */
+function withMarker(part: HubContentPart, block: Json): HubContentPart {
+  const marker = cacheMarkerOf(block.cache_control);
+  return marker && part.type === 'text' ? { ...part, cache_control: marker } : part;
 }
 
 function stringField(block: Json, field: string, path: string): string {
@@ -104,12 +126,15 @@ function unsupportedBlock(type: unknown, path: string): ApiError {
   );
 }
 
-/** A text, image, document or search_result block as a hub part; any other block is refused. */
+/**
+ * A text, image, document or search_result block as a hub part (a text part keeps the block's prompt-cache marker);
+ * any other block is refused.
+ */
 function partToHub(b: Json, path: string): HubContentPart {
-  if (b.type === 'text') return { type: 'text', text: stringField(b, 'text', path) };
+  if (b.type === 'text') return withMarker({ type: 'text', text: stringField(b, 'text', path) }, b);
   if (b.type === 'image') return imageToHub(b, path);
-  if (b.type === 'document') return documentToHub(b, path);
-  if (b.type === 'search_result') return searchResultToHub(b, path);
+  if (b.type === 'document') return withMarker(documentToHub(b, path), b);
+  if (b.type === 'search_result') return withMarker(searchResultToHub(b, path), b);
   throw unsupportedBlock(b.type, path);
 }
 
@@ -133,10 +158,32 @@ function toolResultToHub(block: Json, path: string): HubMessage {
   }
   if (block.is_error === true) {
     const first = parts[0];
-    if (first?.type === 'text') parts[0] = { type: 'text', text: `Error: ${first.text}` };
+    if (first?.type === 'text') parts[0] = { ...first, text: `Error: ${first.text}` };
     else parts.unshift({ type: 'text', text: 'Error: ' });
   }
+  // A prompt-cache marker on the result (or on a block of it, which the text is joined from) stays on its text.
+  const marker =
+    cacheMarkerOf(block.cache_control) ??
+    parts.reduce<Record<string, unknown> | undefined>(
+      (m, p) => (p.type === 'text' ? (p.cache_control ?? m) : m),
+      undefined,
+    );
+  if (marker) {
+    const content = flattenParts(parts.map(unmarkedPart), '\n');
+    if (typeof content === 'string')
+      return { role: 'tool', tool_call_id: id, content: [{ type: 'text', text: content, cache_control: marker }] };
+    const last = content.findLastIndex((p) => p.type === 'text');
+    if (last >= 0)
+      content[last] = { ...(content[last] as Extract<HubContentPart, { type: 'text' }>), cache_control: marker };
+    return { role: 'tool', tool_call_id: id, content };
+  }
   return { role: 'tool', tool_call_id: id, content: flattenParts(parts, '\n') };
+}
+
+/** A part without its prompt-cache marker (a tool result's markers go on its text once joined). */
+function unmarkedPart(p: HubContentPart): HubContentPart {
+  if (p.type !== 'text' || p.cache_control === undefined) return p;
+  return { type: 'text', text: p.text };
 }
 
 /** A user turn: its tool results first (as tool messages), then its other blocks as one user message, in order. */
@@ -151,7 +198,9 @@ function userToHub(content: unknown[], path: string): HubMessage[] {
   });
   if (parts.length === 0 && results.length > 0) return results;
   const only = parts[0];
-  const userContent = parts.length === 1 && only?.type === 'text' ? only.text : parts.length === 0 ? '' : parts;
+  // One text block is sent as a string, unless it carries a prompt-cache marker (a string has nowhere to keep it).
+  const plain = parts.length === 1 && only?.type === 'text' && only.cache_control === undefined;
+  const userContent = plain ? only.text : parts.length === 0 ? '' : parts;
   return [...results, { role: 'user', content: userContent }];
 }
 
@@ -248,7 +297,7 @@ export function requestToHub(body: unknown, ctx?: ClientContext): HubRequest {
   }
   const messages: HubMessage[] = [];
   if (!absent(body.system)) {
-    const system = systemText(body.system, 'system');
+    const system = systemToHub(body.system);
     if (system !== '') messages.push({ role: 'system', content: system });
   }
   body.messages.forEach((m, i) => messages.push(...messageToHub(m, `messages[${i}]`)));

@@ -116,6 +116,13 @@ export class AnthropicStreamDecoder extends SseJsonDecoder {
   private readUsage(u: unknown): void {
     if (!isObject(u)) return;
     for (const [key, v] of Object.entries(u)) if (typeof v === 'number' && Number.isFinite(v)) this.usage[key] = v;
+    // The 5-minute / 1-hour split of the cache writes (priced apart): its numbers, the latest given.
+    if (isObject(u.cache_creation)) {
+      const split: Json = isObject(this.usage.cache_creation) ? this.usage.cache_creation : {};
+      for (const [key, v] of Object.entries(u.cache_creation))
+        if (typeof v === 'number' && Number.isFinite(v)) split[key] = v;
+      this.usage.cache_creation = split;
+    }
   }
 
   private finishStream(): void {

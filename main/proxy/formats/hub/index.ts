@@ -3,6 +3,7 @@
 export * from './types.ts';
 export * from './json.ts';
 export * from './content.ts';
+export * from './cache-control.ts';
 export * from './params.ts';
 export * from './reasoning.ts';
 export * from './usage.ts';

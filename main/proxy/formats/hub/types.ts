@@ -12,7 +12,13 @@ export type { WireError } from '../../../errors.ts';
 export type FormatName = 'openai' | 'anthropic' | 'gemini' | 'ollama' | 'responses';
 
 export type HubContentPart =
-  { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } };
+  | {
+      type: 'text';
+      text: string;
+      /** A prompt-cache marker (Anthropic's cache_control) the provider may read: hub/cache-control.ts. */
+      cache_control?: Record<string, unknown>;
+    }
+  | { type: 'image_url'; image_url: { url: string; detail?: string } };
 
 export type HubToolCall = { id: string; type: 'function'; function: { name: string; arguments: string } };
 
@@ -87,7 +93,16 @@ export type HubUsage = {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number };
+  prompt_tokens_details?: {
+    cached_tokens?: number;
+    cache_write_tokens?: number;
+    /**
+     * Within cache_write_tokens, the writes kept 5 minutes and 1 hour, when the provider says (Anthropic's
+     * cache_creation.ephemeral_5m_input_tokens / ephemeral_1h_input_tokens): priced apart (main/usage/prices.ts).
+     */
+    cache_write_5m_tokens?: number;
+    cache_write_1h_tokens?: number;
+  };
   completion_tokens_details?: { reasoning_tokens?: number };
 };
 

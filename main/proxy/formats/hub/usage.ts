@@ -14,6 +14,9 @@ export type UsageFields = {
   cacheRead?: string;
   /** Prompt tokens written to the provider's cache. */
   cacheWrite?: string;
+  /** Within cacheWrite, the writes kept 5 minutes and 1 hour (Anthropic's cache_creation); written only when not 0. */
+  cacheWrite5m?: string;
+  cacheWrite1h?: string;
   /** Completion tokens spent on reasoning. */
   reasoning?: string;
   /** The wire's prompt count leaves out cached tokens (read and written): the hub's includes them. */
@@ -31,6 +34,9 @@ export type TokenCounts = {
   total: number;
   cacheRead: number;
   cacheWrite: number;
+  /** Within cacheWrite: the 5-minute and 1-hour writes, when the provider tells them apart (else 0). */
+  cacheWrite5m: number;
+  cacheWrite1h: number;
   reasoning: number;
 };
 
@@ -46,6 +52,8 @@ export function hubUsage(c: TokenCounts): HubUsage {
     u.prompt_tokens_details = {};
     if (c.cacheRead) u.prompt_tokens_details.cached_tokens = c.cacheRead;
     if (c.cacheWrite) u.prompt_tokens_details.cache_write_tokens = c.cacheWrite;
+    if (c.cacheWrite5m) u.prompt_tokens_details.cache_write_5m_tokens = c.cacheWrite5m;
+    if (c.cacheWrite1h) u.prompt_tokens_details.cache_write_1h_tokens = c.cacheWrite1h;
   }
   if (c.reasoning) u.completion_tokens_details = { reasoning_tokens: c.reasoning };
   return u;
@@ -59,6 +67,8 @@ export function countsOf(u: HubUsage): TokenCounts {
     total: u.total_tokens,
     cacheRead: u.prompt_tokens_details?.cached_tokens ?? 0,
     cacheWrite: u.prompt_tokens_details?.cache_write_tokens ?? 0,
+    cacheWrite5m: u.prompt_tokens_details?.cache_write_5m_tokens ?? 0,
+    cacheWrite1h: u.prompt_tokens_details?.cache_write_1h_tokens ?? 0,
     reasoning: u.completion_tokens_details?.reasoning_tokens ?? 0,
   };
 }
@@ -75,6 +85,8 @@ export class UsageMap {
     if (prompt === undefined && completion === undefined) return undefined;
     const cacheRead = numberAt(wire, f.cacheRead) ?? 0;
     const cacheWrite = numberAt(wire, f.cacheWrite) ?? 0;
+    const cacheWrite5m = numberAt(wire, f.cacheWrite5m) ?? 0;
+    const cacheWrite1h = numberAt(wire, f.cacheWrite1h) ?? 0;
     const reasoning = numberAt(wire, f.reasoning) ?? 0;
     const p = (prompt ?? 0) + (f.promptExcludesCache ? cacheRead + cacheWrite : 0);
     const c = (completion ?? 0) + (f.completionExcludesReasoning ? reasoning : 0);
@@ -84,6 +96,8 @@ export class UsageMap {
       total: numberAt(wire, f.total) ?? p + c,
       cacheRead,
       cacheWrite,
+      cacheWrite5m,
+      cacheWrite1h,
       reasoning,
     });
   }
@@ -105,6 +119,9 @@ export class UsageMap {
     };
     detail(f.cacheRead, c.cacheRead);
     detail(f.cacheWrite, c.cacheWrite);
+    // The 5-minute / 1-hour split only when a provider gave one (never written as zeros).
+    if (f.cacheWrite5m && c.cacheWrite5m) writePath(out, f.cacheWrite5m, c.cacheWrite5m);
+    if (f.cacheWrite1h && c.cacheWrite1h) writePath(out, f.cacheWrite1h, c.cacheWrite1h);
     detail(f.reasoning, c.reasoning);
     return out;
   }
@@ -117,5 +134,7 @@ export const OPENAI_USAGE = new UsageMap({
   total: 'total_tokens',
   cacheRead: 'prompt_tokens_details.cached_tokens',
   cacheWrite: 'prompt_tokens_details.cache_write_tokens',
+  cacheWrite5m: 'prompt_tokens_details.cache_write_5m_tokens',
+  cacheWrite1h: 'prompt_tokens_details.cache_write_1h_tokens',
   reasoning: 'completion_tokens_details.reasoning_tokens',
 });
