@@ -99,14 +99,18 @@ export class GeminiStreamDecoder extends SseJsonDecoder {
     if (err) this.fail(upstreamError(err));
   }
 
+  /**
+   * The end of the bytes: every candidate that came must have given its finishReason (Gemini's last event carries
+   * it). A stream that stops before is cut, raised as UpstreamStreamError: never a reply, or a function call, taken
+   * as whole when it is not.
+   */
   protected override finish(): void {
     if (!this.started) throw new UpstreamStreamError('Gemini ended the stream without sending a response.');
-    // A stream that ended without a finishReason still ends its candidates.
     const open = [...this.seen].filter((i) => !this.finished.has(i));
-    open.forEach((index, k) => {
-      const chunk = this.finishChunk(index, undefined);
-      if (k === open.length - 1 && this.usage && !this.usageSent) chunk.usage = this.usage;
-      this.out.push(chunk);
-    });
+    if (open.length > 0 || this.finished.size === 0) {
+      throw new UpstreamStreamError('The Gemini stream ended before its finishReason: the reply is incomplete.');
+    }
+    // Usage that came only after the finish.
+    if (this.usage && !this.usageSent) this.out.push({ ...this.chunk(0, {}), choices: [], usage: this.usage });
   }
 }
