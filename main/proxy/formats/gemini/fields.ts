@@ -162,11 +162,19 @@ export function checkRequestFields(body: Json, ctx?: ClientContext): void {
   });
 }
 
-/** A part of a turn: refuses what only Gemini can read (code execution, server-side tools, video clipping). */
-export function checkPart(p: Json, field: string): void {
+/** Why a part's thoughtSignature is left out when the request is translated. */
+export const THOUGHT_SIGNATURE_DROPPED =
+  "Gemini's signature of its own reasoning, which no other provider can read (a Gemini provider gets it untouched)";
+
+/**
+ * A part of a turn: refuses what only Gemini can read (code execution, server-side tools, video clipping), and notes
+ * what the hub cannot carry (a thoughtSignature).
+ */
+export function checkPart(p: Json, field: string, ctx?: ClientContext): void {
   for (const [key, what] of Object.entries(REFUSED_PARTS)) {
     if (!absent(p[key])) throw refusal(`${field}.${key}`, what, 'Leave that part out');
   }
+  if (!absent(p.thoughtSignature)) noteDropped(ctx, 'contents[].parts[].thoughtSignature', THOUGHT_SIGNATURE_DROPPED);
   if (isObject(p.functionResponse) && !absent(p.functionResponse.parts)) {
     throw refusal(
       `${field}.functionResponse.parts`,

@@ -1,5 +1,6 @@
 // Provider side: Gemini's `alt=sse` stream as hub chunks, on the shared SSE-JSON decoder (../hub/sse-json.ts).
-import { hubChunk, newId, nowSeconds, SseJsonDecoder, UpstreamStreamError } from '../hub/index.ts';
+import { answerText, hubChunk, isAnswerTool, newId, nowSeconds, SseJsonDecoder } from '../hub/index.ts';
+import { UpstreamStreamError } from '../hub/index.ts';
 import type { FinishReason, HubChunk, HubChunkToolCall, HubUsage, Json } from '../hub/index.ts';
 import { finishToHub } from './common.ts';
 import { callToHub, errorOf, upstreamError, usageToHub } from './response-to-hub.ts';
@@ -58,7 +59,10 @@ export class GeminiStreamDecoder extends SseJsonDecoder {
       const index = c.index ?? k;
       this.seen.add(index);
       for (const p of c.content?.parts ?? []) {
-        if (p.functionCall) {
+        // Switchboard's answer tool (structured output beside tools: structured-output.ts) is the answer's text.
+        if (p.functionCall && isAnswerTool(p.functionCall.name)) {
+          out.push(this.chunk(index, { content: answerText(p.functionCall.name, p.functionCall.args) }));
+        } else if (p.functionCall) {
           const n = this.callCount.get(index) ?? 0;
           this.callCount.set(index, n + 1);
           const call = callToHub(p.functionCall);
