@@ -11,6 +11,7 @@
 //   node scripts/capture-tool-requests.mjs claude-code <path to the claude bin> <out dir>
 //   node scripts/capture-tool-requests.mjs codex <path to the codex bin> <out dir>
 //   node scripts/capture-tool-requests.mjs gemini-cli <path to the gemini bin> <out dir> [--keep-prose]
+//   (arguments after `--` go to the tool: e.g. `-- --output-schema /tmp/schema.json` for codex exec)
 //
 // The tools come from the npm registry (`npm install @anthropic-ai/claude-code@X`, `@openai/codex@X`,
 // `@google/gemini-cli@X` into any folder); docs/TESTING.md says how the suite uses the captures.
@@ -21,7 +22,11 @@ import os from 'node:os';
 import path from 'node:path';
 
 const keepProse = process.argv.includes('--keep-prose');
-const [tool, bin, outDir] = process.argv.slice(2).filter((a) => a !== '--keep-prose');
+// Arguments after `--` go to the tool as they are (e.g. codex's --output-schema <file>).
+const dashes = process.argv.indexOf('--');
+const extra = dashes === -1 ? [] : process.argv.slice(dashes + 1);
+const own = (dashes === -1 ? process.argv : process.argv.slice(0, dashes)).slice(2);
+const [tool, bin, outDir] = own.filter((a) => a !== '--keep-prose');
 if (!['claude-code', 'codex', 'gemini-cli'].includes(tool ?? '') || !bin || !outDir) {
   console.error('usage: capture-tool-requests.mjs claude-code|codex|gemini-cli <bin> <out dir>');
   process.exit(2);
@@ -246,7 +251,7 @@ if (tool === 'claude-code') {
     ANTHROPIC_API_KEY: 'sk-ant-capture-not-a-key',
     CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
   });
-  args = ['-p', PROMPT, '--allowedTools', 'Read', '--output-format', 'json'];
+  args = ['-p', PROMPT, '--allowedTools', 'Read', '--output-format', 'json', ...extra];
 } else if (tool === 'codex') {
   Object.assign(env, { CODEX_HOME: path.join(home, '.codex'), CAPTURE_API_KEY: 'sk-capture-not-a-key' });
   fs.mkdirSync(env.CODEX_HOME, { recursive: true });
@@ -260,6 +265,7 @@ if (tool === 'claude-code') {
     'model_provider="capture"',
     '-m',
     'gpt-5.4',
+    ...extra,
     PROMPT,
   ];
 } else {
@@ -274,7 +280,7 @@ if (tool === 'claude-code') {
   const auth = { selectedAuthType: 'gemini-api-key', security: { auth: { selectedType: 'gemini-api-key' } } };
   fs.writeFileSync(path.join(dir, 'settings.json'), JSON.stringify(auth));
   fs.writeFileSync(path.join(dir, 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
-  args = ['-p', PROMPT, '-m', 'gemini-2.5-pro', '--yolo'];
+  args = ['-p', PROMPT, '-m', 'gemini-2.5-pro', '--yolo', ...extra];
 }
 
 const child = spawn(bin, args, { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });

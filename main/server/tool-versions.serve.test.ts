@@ -223,3 +223,43 @@ describe("a provider's own error reaches the tool unchanged, in its own format",
     });
   });
 });
+
+// Issue 32, item 4: Codex's `exec --output-schema` sends text.format json_schema beside its function tools; Gemini
+// 2.5 refuses responseMimeType application/json with function calling, so the answer tool carries the format.
+describe('Codex exec --output-schema to a Gemini provider', () => {
+  const c = capture('codex', '0.169.0', 'output-schema-first-turn');
+  const answer = { files: ['sample.txt'], summary: 'OK' };
+
+  it('goes as the answer tool beside the functions (mode ANY), never as a JSON mime type, and comes back as the text', async () => {
+    mocks.gemini.setBehavior({ toolCall: { name: 'switchboard_json_answer', arguments: answer } });
+    const res = await replay(c, 'gemini');
+    expect(res.status, await res.clone().text()).toBe(200);
+    const sent = lastSent('gemini').body;
+    expect(sent.generationConfig ?? {}).not.toHaveProperty('responseMimeType');
+    expect(sent.generationConfig ?? {}).not.toHaveProperty('responseJsonSchema');
+    const declarations = sent.tools[0].functionDeclarations as Json[];
+    expect(declarations.map((d) => d.name)).toContain('exec_command');
+    expect(declarations.at(-1)).toMatchObject({
+      name: 'switchboard_json_answer',
+      parametersJsonSchema: c.body.text.format.schema,
+    });
+    expect(sent.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
+    const events: Json[] = [];
+    for await (const e of OpenAIStream.fromSSEResponse<Json>(res, new AbortController())) events.push(e);
+    const done = events.find((e) => e.type === 'response.completed')!;
+    expect(done.response.output).toEqual([expect.objectContaining({ type: 'message' })]);
+    expect(JSON.parse(done.response.output[0].content[0].text)).toEqual(answer);
+  });
+});
+
+// Issue 32, item 5: "no thinking" to gemini-2.5-pro went as thinkingBudget 0, which that model refuses.
+describe('Claude Code with thinking disabled, routed to gemini-2.5-pro', () => {
+  it('gets its answer: the least budget the model takes (128), without asking for thoughts', async () => {
+    const c = capture('claude-code', '2.0.77', 'first-turn');
+    const body = { ...c.body, model: 'gemini-2.5-pro', thinking: { type: 'disabled' } };
+    const res = await replay(c, 'gemini', body);
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect((await readReply('claude-code', res)).end).toBe('end_turn');
+    expect(lastSent('gemini').body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 128 });
+  });
+});
