@@ -263,3 +263,29 @@ describe('Claude Code with thinking disabled, routed to gemini-2.5-pro', () => {
     expect(lastSent('gemini').body.generationConfig.thinkingConfig).toEqual({ thinkingBudget: 128 });
   });
 });
+
+// Issue 32, item 6: with two function calls, the second call's output_item.added came before the first one's
+// output_item.done (Codex reads the stream item by item).
+describe('Codex: two function calls from a chat provider', () => {
+  it("closes each call's item before the next one's is added, each with its whole arguments", async () => {
+    const calls = [
+      { name: 'exec_command', arguments: { cmd: 'cat sample.txt' } },
+      { name: 'exec_command', arguments: { cmd: 'ls -la' } },
+    ];
+    mocks.openai.setBehavior({ toolCalls: calls });
+    const res = await replay(capture('codex', versions('codex').at(-1)!, 'first-turn'), 'openai');
+    expect(res.status).toBe(200);
+    const items: string[] = [];
+    for await (const e of OpenAIStream.fromSSEResponse<Json>(res, new AbortController())) {
+      if (e.type === 'response.output_item.added' || e.type === 'response.output_item.done') {
+        items.push(`${e.type.slice('response.output_item.'.length)} ${e.item.type} ${e.item.arguments ?? ''}`);
+      }
+    }
+    expect(items).toEqual([
+      'added function_call ',
+      'done function_call {"cmd":"cat sample.txt"}',
+      'added function_call ',
+      'done function_call {"cmd":"ls -la"}',
+    ]);
+  });
+});
