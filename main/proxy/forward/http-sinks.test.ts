@@ -21,6 +21,7 @@ async function throughSink(
   contentType = 'text/event-stream',
   ends?: PassthroughEnds,
   sent?: string[],
+  upstreamHeaders: Record<string, string> = {},
 ): Promise<{ received: string; status: number; sink: PassthroughSink; held: number[]; failure?: Error }> {
   let done!: (s: PassthroughSink) => void;
   const ended = new Promise<PassthroughSink>((r) => (done = r));
@@ -29,7 +30,12 @@ async function throughSink(
   const server = http.createServer((_req, res) => {
     const sink = new PassthroughSink(
       res,
-      { status: 200, headers: { 'content-type': contentType }, extraHeaders: {}, committer: { commit() {} } },
+      {
+        status: 200,
+        headers: { 'content-type': contentType, ...upstreamHeaders },
+        extraHeaders: {},
+        committer: { commit() {} },
+      },
       openaiFormat,
       { model: 'gpt-4o-mini' },
       ends,
@@ -161,5 +167,19 @@ describe('a passthrough reply cut by a clean close (issue 32)', () => {
     });
     expect(cut.failure?.message).toMatch(/ended before its JSON was whole/);
     expect([cut.status, cut.received]).toEqual([502, 'not committed']);
+  });
+
+  it('passes a reply framed by a content-length on as it comes (whole by its framing), without holding it', async () => {
+    const body = JSON.stringify({ choices: [{ message: { content: 'Hello' }, finish_reason: 'stop' }] });
+    const sent: string[] = [];
+    const r = await throughSink(
+      [body.slice(0, 20), body.slice(20)],
+      'application/json',
+      { format: 'openai', stream: false },
+      sent,
+      { 'content-length': String(body.length) },
+    );
+    expect([r.status, r.received]).toEqual([200, body]);
+    expect(sent).toEqual([body.slice(0, 20), body.slice(20)]);
   });
 });

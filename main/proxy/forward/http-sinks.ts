@@ -76,8 +76,9 @@ export type PassthroughEnds = { format: FormatName; stream: boolean };
  *
  * With `ends` (chat-like routes), a reply cut by a clean close is not passed on as finished: a stream whose bytes end
  * before its format's terminal event (../formats/stream-end.ts) raises UpstreamStreamError, so the client's stream
- * ends with its format's error event; a whole JSON reply is held (up to HOLD_MAX_BYTES) until it is complete, and
- * one that ends before its JSON does is failed over or answered with the client's own error status.
+ * ends with its format's error event; a whole JSON reply without a content-length (chunked or close-delimited) is
+ * held (up to HOLD_MAX_BYTES) until it is complete, and one that ends before its JSON does is failed over or
+ * answered with the client's own error status.
  */
 export class PassthroughSink implements ReplySink {
   committed = false;
@@ -111,7 +112,11 @@ export class PassthroughSink implements ReplySink {
         : null;
     if (!ends) return;
     if (this.boundary) this.watch = new StreamEndWatch(ends.format);
-    else if (!ends.stream && contentType.includes('json')) this.holding = [];
+    // A body framed by a content-length is whole when it ends (undici fails one that falls short): only a chunked
+    // or close-delimited one can end cleanly before its JSON does, and only that one is held and checked.
+    else if (!ends.stream && contentType.includes('json') && s.headers['content-length'] === undefined) {
+      this.holding = [];
+    }
   }
 
   private commit(length?: number): void {
