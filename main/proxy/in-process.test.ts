@@ -3,6 +3,7 @@ import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config.ts';
 import { RequestLog } from '../observability/request-log.ts';
+import { type CutProvider, startCutProvider } from '../../test/support/cut-provider.ts';
 import { type MockAnthropic, startMockAnthropic } from '../../test/support/mock-anthropic.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
 import { Engine } from './engine.ts';
@@ -12,21 +13,27 @@ import { chatInProcess } from './in-process.ts';
 let a: MockProvider;
 let b: MockProvider;
 let claude: MockAnthropic;
+let cut: CutProvider;
 let engine: Engine;
 beforeAll(async () => {
   a = await startMockProvider({ name: 'first' });
   b = await startMockProvider({ name: 'second' });
   claude = await startMockAnthropic({ name: 'claude' });
+  cut = await startCutProvider();
   const r = parseConfig({
     providers: [
       { name: 'first', base_url: a.baseUrl, api_key: 'k1' },
       { name: 'second', base_url: b.baseUrl, api_key: 'k2' },
       { name: 'claude', base_url: claude.baseUrl, api_key: 'k3', type: 'anthropic' },
+      { name: 'cut-openai', base_url: cut.baseUrl.openai, api_key: 'k4', type: 'openai' },
+      { name: 'cut-gemini', base_url: cut.baseUrl.gemini, api_key: 'k5', type: 'gemini' },
     ],
     routing: {
       default_provider: 'second',
       rules: [
         { pattern: 'claude-*', provider: 'claude' },
+        { pattern: 'openai-*', provider: 'cut-openai' },
+        { pattern: 'gemini-*', provider: 'cut-gemini' },
         { pattern: '*', provider: 'first' },
       ],
     },
@@ -39,6 +46,7 @@ afterAll(async () => {
   await a.close();
   await b.close();
   await claude.close();
+  await cut.close();
 });
 
 async function collect(model = 'm', app = 'switchboard-agent'): Promise<HubChunk[]> {
@@ -176,6 +184,27 @@ describe('chatInProcess', () => {
       error_code: 'upstream_error',
     });
     a.setBehavior({});
+  });
+
+  // Issue 32: an OpenAI-type or Gemini-type stream that ended cleanly inside a tool call gave the agent the call, its
+  // arguments cut, with finish_reason tool_calls: the runner would have run it.
+  it('raises a stream cut by a clean close inside a tool call, and hands over no finished call', async () => {
+    for (const model of ['openai-tool', 'gemini-tool']) {
+      const seen: HubChunk[] = [];
+      const err = await (async () => {
+        for await (const c of chatInProcess(
+          engine,
+          { model, messages: [{ role: 'user', content: 'hi' }] },
+          { app: 'x' },
+        ))
+          seen.push(c);
+      })().catch((e: unknown) => e);
+      expect(err, model).toBeInstanceOf(UpstreamStreamError);
+      expect(
+        seen.filter((c) => c.choices.some((ch) => ch.finish_reason !== null)),
+        model,
+      ).toEqual([]);
+    }
   });
 
   // Issue 16: the reader's wait for the next chunks once added a `close` listener per wait and never removed it

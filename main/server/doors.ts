@@ -86,7 +86,7 @@ function untranslatableReason(input: PlanInput): string {
  * other prompt is a chat.
  */
 function ollamaGeneratePlan(t: PlanTarget, input: PlanInput): AttemptPlan | string {
-  if (t.kind.format === 'ollama') return { path: '/api/generate', body: input.rawBody };
+  if (t.kind.format === 'ollama') return { path: '/api/generate', body: input.rawBody, ends: 'ollama' };
   const { hub } = input;
   const provider = `provider "${t.name}" (type ${t.kind.type})`;
   if (hub.messages.length === 0) return `${untranslatableReason(input)}; ${provider} would need it translated`;

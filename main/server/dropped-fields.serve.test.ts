@@ -65,6 +65,28 @@ describe('dropped client fields, named in x-switchboard-dropped and the request 
     expect(entry.attempts[0]?.dropped).toEqual([expect.stringMatching(/^safetySettings: /)]);
   });
 
+  // Issue 32: Gemini CLI sends its model turns back with their thought parts and thoughtSignature; the signature was
+  // dropped unsaid. (The thought text is carried to an OpenAI-compatible provider as reasoning_content.)
+  it("Gemini: a model turn's thoughtSignature", async () => {
+    const res = await post('/v1beta/models/gemini-2.5-pro:generateContent', {
+      contents: [
+        { role: 'user', parts: [{ text: 'List the files in src.' }] },
+        {
+          role: 'model',
+          parts: [
+            { text: '**Listing the folder**', thought: true },
+            { functionCall: { name: 'list_directory', args: { path: 'src' } }, thoughtSignature: 'CiQB0e2Kb0x' },
+          ],
+        },
+        { role: 'user', parts: [{ functionResponse: { name: 'list_directory', response: { output: 'a.ts' } } }] },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-switchboard-dropped')?.split(',')).toEqual(['contents[].parts[].thoughtSignature']);
+    const sent = mock.requests.at(-1)!.body;
+    expect(sent.messages[1]).toMatchObject({ role: 'assistant', reasoning_content: '**Listing the folder**' });
+  });
+
   it('Ollama: keep_alive and options.num_ctx', async () => {
     const res = await post('/api/chat', {
       model: 'llama3.2',

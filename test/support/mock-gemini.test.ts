@@ -57,6 +57,30 @@ describe('mock gemini: the official client, non-stream', () => {
     });
   });
 
+  it("refuses, as Gemini 2.5 does, a JSON mime type beside functions and gemini-2.5-pro's thinkingBudget 0", async () => {
+    const { client: ai } = await mock({ name: 'strict' });
+    const json = await ai.models
+      .generateContent({
+        model: 'gemini-2.5-flash',
+        contents: 'hi',
+        config: { tools: [weatherTool], responseMimeType: 'application/json' },
+      })
+      .catch((e: unknown) => e);
+    expect(json).toBeInstanceOf(ApiError);
+    expect((json as ApiError).status).toBe(400);
+    expect((json as Error).message).toContain("Function calling with a response mime type: 'application/json'");
+    const off = await ai.models
+      .generateContent({ model: 'gemini-2.5-pro', contents: 'hi', config: { thinkingConfig: { thinkingBudget: 0 } } })
+      .catch((e: unknown) => e);
+    expect((off as Error).message).toContain('only works in thinking mode');
+    const least = await ai.models.generateContent({
+      model: 'gemini-2.5-pro',
+      contents: 'hi',
+      config: { thinkingConfig: { thinkingBudget: 128 } },
+    });
+    expect(least.text).toBe('Hello from strict');
+  });
+
   it('replies with a function call that response.functionCalls reads', async () => {
     const { mock: m, client: ai } = await mock({ behavior: { toolCall } });
     const res = await ai.models.generateContent({

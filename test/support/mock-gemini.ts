@@ -20,6 +20,9 @@
 // - `toolCalls` go as several functionCall parts of one event (one candidate), as Gemini sends parallel calls.
 // - `reasoning` pieces go first as thought parts ({text, thought: true}), one event each in a stream; `usage` may
 //   add cachedContentTokenCount and thoughtsTokenCount (which Gemini counts outside candidatesTokenCount).
+// - As Gemini 2.5 does, a chat request is refused (400 INVALID_ARGUMENT, Gemini's message) when it asks for
+//   responseMimeType application/json beside function declarations, or gemini-2.5-pro* for thinkingBudget 0 or a
+//   budget outside 128-32768 (-1, dynamic, is fine).
 import http from 'node:http';
 import type { CommonBehavior, MockHttp, MockServer, RecordedHttpRequest } from './mock-http.ts';
 import { callsOf, finished, MockState, parseBodyText, sendJsonText, startMockHttp, writeStream } from './mock-http.ts';
@@ -73,6 +76,31 @@ function errorBody(code: number, message?: string): { error: { code: number; mes
     `Request failed with status ${code}. (mock)`,
   ];
   return { error: { code, message: message ?? fallback, status } };
+}
+
+/**
+ * What Gemini 2.5 refuses of a well-formed request, with its own messages: a JSON response mime type beside function
+ * declarations, and thinkingBudget 0 to gemini-2.5-pro (which cannot stop thinking) or a budget out of its range.
+ */
+function refusal(request: Record<string, any>, model: string): string | undefined {
+  const config = request.generationConfig ?? {};
+  const functions = (request.tools ?? []).some((t: Record<string, unknown>) => t.functionDeclarations);
+  if (functions && config.responseMimeType === 'application/json') {
+    return "Function calling with a response mime type: 'application/json' is unsupported (mock)";
+  }
+  const budget = config.thinkingConfig?.thinkingBudget;
+  if (/^gemini-2\.5-pro/.test(model) && budget === 0) {
+    return 'Budget 0 is invalid. This model only works in thinking mode. (mock)';
+  }
+  if (
+    /^gemini-2\.5-pro/.test(model) &&
+    typeof budget === 'number' &&
+    budget !== -1 &&
+    (budget < 128 || budget > 32768)
+  ) {
+    return 'The thinking budget is invalid. Please choose a value between 128 and 32768. (mock)';
+  }
+  return undefined;
 }
 
 const sendJson = (res: http.ServerResponse, status: number, value: unknown): void =>
@@ -205,6 +233,8 @@ export async function startMockGemini(opts: MockGeminiOptions = {}): Promise<Moc
         return sendError(400, '* GenerateContentRequest.contents: contents is not specified (mock)');
       }
       const model = decodeURIComponent(chat![1]!);
+      const refused = refusal(request as Record<string, any>, model);
+      if (refused) return sendError(400, refused);
       if (stream) answerStream(res, b, model, sse);
       else sendJson(res, 200, replyEvents(b, model).whole);
     };

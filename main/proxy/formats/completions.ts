@@ -16,6 +16,7 @@
 import { contentText, errorMessageOf, hubChunk, invalid, isObject, newId, nowSeconds } from './hub/index.ts';
 import { OPENAI_USAGE, paramsFromHub, paramsToHub, requireModel, SseJsonDecoder } from './hub/index.ts';
 import { UpstreamStreamError } from './hub/index.ts';
+import { OpenAIStreamEnd } from './openai/stream.ts';
 import type { ClientContext, ClientFormat, FinishReason, HubChunk, HubRequest, HubResponse } from './hub/index.ts';
 import type { HubUsage, Json, ParamMap, StreamEncoder, WireError } from './hub/index.ts';
 
@@ -234,6 +235,8 @@ export function completionsResponseToHub(body: unknown, model: string): HubRespo
 /** Provider side: a /v1/completions stream as hub chunks (a role chunk first, text deltas, finishes, the usage). */
 export class CompletionsStreamDecoder extends SseJsonDecoder {
   private head: { id: string; created: number; model: string } | undefined;
+  /** A stream that stops before its finish_reason or [DONE] is cut (raised, as chat streams are). */
+  private readonly ends = new OpenAIStreamEnd();
 
   constructor(private readonly model: string) {
     super();
@@ -242,6 +245,7 @@ export class CompletionsStreamDecoder extends SseJsonDecoder {
   protected read(data: Json): void {
     const failure = failureOf(data);
     if (failure) throw failure;
+    this.ends.chunk(data.choices);
     if (!this.head) {
       this.head = {
         id: typeof data.id === 'string' ? data.id : newId('chatcmpl-'),
@@ -258,5 +262,14 @@ export class CompletionsStreamDecoder extends SseJsonDecoder {
     }
     const usage = OPENAI_USAGE.toHub(data.usage);
     if (usage) this.out.push({ ...hubChunk(this.head, {}), choices: [], usage });
+  }
+
+  protected override doneEvent(): void {
+    this.ends.done();
+    this.done = true;
+  }
+
+  protected override finish(): void {
+    this.ends.check();
   }
 }

@@ -398,6 +398,27 @@ export function runConformance(format: FormatModule, caps: Capabilities): void {
     it('an HTTP error body carries the message the provider side reads back', () => {
       expect(format.errorMessage(format.errorBody(e))).toBe(e.message);
     });
+    it('a stream whose bytes stop before its end (a clean close, no terminal event) is raised, never finished', () => {
+      const ctx = { ...ctxFor({ model: 'm', messages: [], stream: true }), model: 'm' };
+      for (const c of RESPONSE_CASES) {
+        if (c.needs && !caps[c.needs]) continue;
+        // Everything but the finish chunk, then no end(): outside and (for calls) inside a tool call.
+        const chunks = responseToChunks(c.res).filter((ch) => !ch.choices[0]?.finish_reason);
+        const enc = format.streamEncoder(ctx);
+        let text = '';
+        for (const ch of chunks) text += enc.chunk(ch);
+        const dec = format.streamDecoder('m');
+        const got: HubChunk[] = [];
+        expect(() => {
+          for (const piece of splitAwkwardly(text)) got.push(...dec.push(piece));
+          got.push(...dec.end());
+        }, c.name).toThrow(UpstreamStreamError);
+        expect(
+          got.some((ch) => ch.choices.some((x) => x.finish_reason !== null)),
+          c.name,
+        ).toBe(false);
+      }
+    });
     it('a mid-stream error event ends the stream and the decoder raises it', () => {
       const enc = format.streamEncoder({ ...ctxFor({ model: 'm', messages: [], stream: true }), model: 'm' });
       const first = responseToChunks(RESPONSE_CASES[0]!.res);

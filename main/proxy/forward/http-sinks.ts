@@ -3,7 +3,8 @@
 import type { ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { redact } from '../../observability/redact.ts';
-import { UpstreamStreamError, wireErrorForStatus } from '../formats/hub/index.ts';
+import { type FormatName, UpstreamStreamError, wireErrorForStatus } from '../formats/hub/index.ts';
+import { END_EVENT, isWholeJson, StreamEndWatch } from '../formats/stream-end.ts';
 import type { ClientFormat, HubChunk, ReplyContext, StreamDecoder, StreamEncoder } from '../formats/hub/index.ts';
 import type { WireError } from '../formats/hub/index.ts';
 import { replyHeaders } from './headers.ts';
@@ -44,15 +45,49 @@ function withExtra(headers: Record<string, string>, extra: Record<string, string
   return headers;
 }
 
+/** The largest whole reply held to check it is complete before it goes out (a chat reply is a few KB). */
+const HOLD_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Where the last whole event of `b` ends (just past its blank line), or -1: an SSE blank line is `\n\n` or
+ * `\r\n\r\n` (Gemini's), an NDJSON line ends at `\n`.
+ */
+function eventsEnd(b: Buffer, sse: boolean): number {
+  let i = b.lastIndexOf(0x0a);
+  if (!sse) return i === -1 ? -1 : i + 1;
+  while (i > 0) {
+    if (b[i - 1] === 0x0a || (b[i - 1] === 0x0d && i >= 2 && b[i - 2] === 0x0a)) return i + 1;
+    i = b.lastIndexOf(0x0a, i - 1);
+  }
+  return -1;
+}
+
+/**
+ * What a passthrough reply of a chat-like route must reach (plan.ends): a stream its format's terminal event, a whole
+ * JSON reply to a non-stream request complete JSON. Absent for routes whose streams have no such end (images, audio).
+ */
+export type PassthroughEnds = { format: FormatName; stream: boolean };
+
 /**
  * Same format on both sides: upstream bytes go to the client as they come. Streams are cut only at event
  * boundaries (SSE blank line, NDJSON newline) so that an error written after a failure never lands inside a half
  * event; usage is read from the last few KB (and the first few, once they have left the tail), kept in a few
  * buffers. A class, as it sits on the hot path (no per-request closures).
+ *
+ * With `ends` (chat-like routes), a reply cut by a clean close is not passed on as finished: a stream whose bytes end
+ * before its format's terminal event (../formats/stream-end.ts) raises UpstreamStreamError, so the client's stream
+ * ends with its format's error event; a whole JSON reply without a content-length (chunked or close-delimited) is
+ * held (up to HOLD_MAX_BYTES) until it is complete, and one that ends before its JSON does is failed over or
+ * answered with the client's own error status.
  */
 export class PassthroughSink implements ReplySink {
   committed = false;
-  private readonly boundary: string | null;
+  private readonly boundary: 'sse' | 'ndjson' | null;
+  /** The stream's end, watched event by event (streams with `ends`). */
+  private readonly watch: StreamEndWatch | null = null;
+  /** A whole reply held until its end (non-stream JSON with `ends`); null once passed on as it comes. */
+  private holding: Buffer[] | null = null;
+  private holdingBytes = 0;
   private tail: Buffer[] = [];
   private tailBytes = 0;
   /** Past KEPT_CHUNKS chunks: the newest bytes, window[0, windowLen) (WINDOW_BYTES). */
@@ -67,15 +102,29 @@ export class PassthroughSink implements ReplySink {
     private readonly s: SinkInit,
     private readonly client: ClientFormat,
     private readonly ctx: ReplyContext,
+    ends?: PassthroughEnds,
   ) {
     const contentType = String(s.headers['content-type'] ?? '');
-    this.boundary = contentType.includes('text/event-stream') ? '\n\n' : contentType.includes('ndjson') ? '\n' : null;
+    this.boundary = contentType.includes('text/event-stream')
+      ? 'sse'
+      : contentType.includes('ndjson')
+        ? 'ndjson'
+        : null;
+    if (!ends) return;
+    if (this.boundary) this.watch = new StreamEndWatch(ends.format);
+    // A body framed by a content-length is whole when it ends (undici fails one that falls short): only a chunked
+    // or close-delimited one can end cleanly before its JSON does, and only that one is held and checked.
+    else if (!ends.stream && contentType.includes('json') && s.headers['content-length'] === undefined) {
+      this.holding = [];
+    }
   }
 
-  private commit(): void {
+  private commit(length?: number): void {
     this.committed = true;
     this.s.committer.commit();
-    this.res.writeHead(this.s.status, replyHeaders(this.s.headers, this.s.extraHeaders));
+    const headers = replyHeaders(this.s.headers, this.s.extraHeaders);
+    if (length !== undefined) headers['content-length'] = String(length);
+    this.res.writeHead(this.s.status, headers);
   }
 
   /** What the sink holds to read the usage from: a few buffers, whatever the stream's length (KEPT_CHUNKS). */
@@ -86,7 +135,10 @@ export class PassthroughSink implements ReplySink {
   }
 
   data(chunk: Buffer): boolean {
-    if (!this.committed) this.commit();
+    if (this.holding) {
+      this.holding.push(chunk);
+      this.holdingBytes += chunk.length;
+    } else if (!this.committed) this.commit();
     if (this.window) this.keep(chunk);
     else {
       const tail = this.tail;
@@ -109,25 +161,54 @@ export class PassthroughSink implements ReplySink {
         this.keep(ownCopy(tail, from, to));
       }
     }
+    // Too large to hold: passed on as it comes from here, unchecked.
+    if (this.holding) return this.holdingBytes > HOLD_MAX_BYTES ? this.release() : true;
     let out = chunk;
     const boundary = this.boundary;
     if (boundary) {
       if (this.pending) out = Buffer.concat([this.pending, chunk]);
-      const cut = out.lastIndexOf(boundary);
-      if (cut === -1) {
+      const endAt = eventsEnd(out, boundary === 'sse');
+      if (endAt === -1) {
         this.pending = out;
         return true;
       }
-      const endAt = cut + boundary.length;
       if (endAt < out.length) {
         this.pending = out.subarray(endAt);
         out = out.subarray(0, endAt);
       } else this.pending = null;
+      this.watch?.see(out);
     }
     return this.res.write(out);
   }
 
+  /** A held reply goes out as it came, and the rest follows as it comes. */
+  private release(): boolean {
+    const parts = this.holding!;
+    this.holding = null;
+    this.commit();
+    let more = true;
+    for (const part of parts) more = this.res.write(part);
+    return more;
+  }
+
   end(): void {
+    if (this.holding) {
+      if (!isWholeJson(this.holding)) {
+        const shown = Buffer.concat(this.holding).toString('utf8').slice(-120);
+        throw new UpstreamStreamError(`the provider's reply ended before its JSON was whole: …${shown}`);
+      }
+      const body = this.holding.length === 1 ? this.holding[0]! : Buffer.concat(this.holding);
+      this.holding = null;
+      this.commit(body.length);
+      this.res.end(body);
+      return;
+    }
+    const watch = this.watch;
+    if (watch && !watch.ended && !(this.pending && watch.see(this.pending))) {
+      // The client's stream stops at an event boundary: what is pending is a half event, dropped before the error.
+      this.pending = null;
+      throw new UpstreamStreamError(`the stream ended before its end (${END_EVENT[watch.format]}): it was cut`);
+    }
     if (!this.committed) this.commit();
     if (this.pending) this.res.write(this.pending);
     this.res.end();

@@ -52,7 +52,13 @@ export class HttpReplyTarget implements ReplyTarget {
     if (!t)
       return init.status >= 400
         ? new PassthroughErrorSink(this.res, init)
-        : new PassthroughSink(this.res, init, this.client, this.ctx);
+        : new PassthroughSink(
+            this.res,
+            init,
+            this.client,
+            this.ctx,
+            plan.ends ? { format: plan.ends, stream: this.stream } : undefined,
+          );
     if (init.status >= 400) return translatingErrorSink(this.res, init, t.errorMessage, this.client);
     if (this.stream && t.decoder && t.encoder)
       return new TranslatingStreamSink(this.res, init, t.decoder(), t.encoder());

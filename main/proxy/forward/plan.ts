@@ -1,7 +1,14 @@
 // How one candidate is called: the path and body for its provider, and how its reply becomes the client's.
 import type { Readable } from 'node:stream';
 import { logger } from '../../observability/logger.ts';
-import type { ClientFormat, HubRequest, ReplyContext, StreamDecoder, StreamEncoder } from '../formats/hub/index.ts';
+import type {
+  ClientFormat,
+  FormatName,
+  HubRequest,
+  ReplyContext,
+  StreamDecoder,
+  StreamEncoder,
+} from '../formats/hub/index.ts';
 import { hasCacheMarkers, withoutCacheMarkers } from '../formats/hub/index.ts';
 import { ApiError } from '../../errors.ts';
 import { auditRequest, type Refusal } from '../formats/hub/accepted.ts';
@@ -32,6 +39,12 @@ export type AttemptPlan = {
   upload?: UploadBody;
   /** Absent: the provider speaks the client's format and its bytes pass through. */
   translate?: Translation;
+  /**
+   * A passthrough reply of a chat-like route: the format whose end it must reach (a stream its terminal event, a whole
+   * reply complete JSON), else it is a cut reply and the client gets its own error (http-sinks.ts, PassthroughSink).
+   * Absent on routes whose replies have no such end (images, audio).
+   */
+  ends?: FormatName;
   /**
    * Fields left out of the request for this provider, each as "field: why": the client's fields its format could not
    * carry (ClientContext.dropped), the quirks table's ("field=value: why"), and the provider format's own (its
@@ -167,13 +180,14 @@ export function chatPlan(
   quirks: QuirkTable,
 ): AttemptPlan {
   if (native !== null) {
-    if (client !== openaiFormat || target.kind.format !== 'openai') return { path: native, body: rawBody };
+    const ends = client.name;
+    if (client !== openaiFormat || target.kind.format !== 'openai') return { path: native, body: rawBody, ends };
     const q = quirks.resolve(target, hub.model);
     const adjusted = q && applyQuirks(hub, q, { translated: false, format: 'openai' });
-    if (!adjusted) return { path: native, body: rawBody };
+    if (!adjusted) return { path: native, body: rawBody, ends };
     logAdjusted(target, hub.model, adjusted);
     const body = Buffer.from(JSON.stringify(adjusted.body));
-    return { path: native, body, ...(adjusted.dropped.length ? { dropped: adjusted.dropped } : {}) };
+    return { path: native, body, ends, ...(adjusted.dropped.length ? { dropped: adjusted.dropped } : {}) };
   }
   const pf = providerFormat(target.kind.format);
   const sent = hubForProvider(target, hub, quirks);

@@ -14,6 +14,7 @@ import {
 export const ANTHROPIC_ACCEPTED: AcceptedFields = {
   label: 'an Anthropic provider',
   strictTools: 'Anthropic has no strict tool schemas',
+  reasoningHistory: "an earlier turn's reasoning: Anthropic reads back only its own signed thinking blocks",
   fields: {
     ...TRANSLATING_DEFAULTS,
     stream: translated,

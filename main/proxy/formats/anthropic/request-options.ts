@@ -1,7 +1,7 @@
 // Client side: the top-level fields of an Anthropic Messages request beyond messages, system, tools and the sampling
 // fields: thinking, output_config and output_format are translated; the fields only Anthropic's servers can act on
 // are refused (400 naming the field) or dropped, each listed here with its reason (and in DECISIONS.md).
-import { absent, effortFromBudget, invalid, isObject, noteDropped } from '../hub/index.ts';
+import { absent, effortFromBudget, invalid, isObject, noteDropped, noteUnknownFields } from '../hub/index.ts';
 import type { ClientContext } from '../hub/index.ts';
 import type { HubRequest, Json, ReasoningEffort } from '../hub/index.ts';
 
@@ -33,6 +33,30 @@ export const DROPPED_FIELDS: Record<string, string> = {
   fallback_credit_token: "Anthropic's billing of a retry after a refusal",
   billing_policy: "who Anthropic bills; another provider bills its own key's owner",
 };
+
+/** Every top-level field the Anthropic door reads, refuses or drops by name; any other is noted as unknown. */
+const KNOWN_FIELDS: ReadonlySet<string> = new Set([
+  'model',
+  'messages',
+  'system',
+  'max_tokens',
+  'stream',
+  'temperature',
+  'top_p',
+  'top_k',
+  'stop_sequences',
+  'tools',
+  'tool_choice',
+  'metadata',
+  'thinking',
+  'output_config',
+  'output_format',
+  ...Object.keys(REFUSED),
+  ...Object.keys(DROPPED_FIELDS),
+]);
+
+const DISPLAY_DROPPED =
+  "how Anthropic shows its thinking blocks (summarized or omitted); other providers' reasoning comes as it is";
 
 /** Anthropic's effort levels as the hub's (xhigh and max are beyond the hub's highest). */
 const EFFORT_TO_HUB: Record<string, ReasoningEffort> = {
@@ -136,13 +160,14 @@ function hasUncarriedCacheControl(body: Json): boolean {
 
 /**
  * Reads thinking, output_config and output_format into `req`; refuses the fields only Anthropic can act on, and
- * notes on `ctx` the ones dropped (DROPPED_FIELDS) that the request has.
+ * notes on `ctx` the ones dropped (DROPPED_FIELDS) that the request has, and any field it does not know.
  */
 export function optionsToHub(body: Json, req: HubRequest, ctx?: ClientContext): void {
   refuseServerSide(body);
   for (const [field, why] of Object.entries(DROPPED_FIELDS)) {
     if (field === 'cache_control' ? hasUncarriedCacheControl(body) : !absent(body[field])) noteDropped(ctx, field, why);
   }
+  noteUnknownFields(ctx, body, KNOWN_FIELDS);
   let effort: ReasoningEffort | undefined;
   if (!absent(body.output_config)) {
     if (!isObject(body.output_config)) {
@@ -154,4 +179,5 @@ export function optionsToHub(body: Json, req: HubRequest, ctx?: ClientContext): 
   if (req.response_format === undefined) formatToHub(body.output_format, 'output_format', req);
   if (!absent(body.thinking)) thinkingToHub(body.thinking, effort, req);
   else if (effort !== undefined) req.reasoning_effort = effort;
+  if (isObject(body.thinking) && !absent(body.thinking.display)) noteDropped(ctx, 'thinking.display', DISPLAY_DROPPED);
 }

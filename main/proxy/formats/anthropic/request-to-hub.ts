@@ -1,6 +1,7 @@
 // Client side: an Anthropic Messages request (POST /v1/messages) checked and read into the hub request.
 import type { ApiError } from '../../../errors.ts';
 import { absent, argumentsToHub, cacheMarkerOf, flattenParts, invalid, isObject } from '../hub/index.ts';
+import { noteUnknownFields } from '../hub/index.ts';
 import { paramsToHub, requireModel } from '../hub/index.ts';
 import type { ClientContext, HubContentPart, HubMessage, HubRequest, HubTool, HubToolCall } from '../hub/index.ts';
 import type { HubToolChoice } from '../hub/index.ts';
@@ -221,6 +222,9 @@ function assistantToHub(content: unknown[], path: string): HubMessage {
   return calls.length ? { role: 'assistant', content: text, tool_calls: calls } : { role: 'assistant', content: text };
 }
 
+/** The fields of a message the hub carries. */
+const MESSAGE_FIELDS: ReadonlySet<string> = new Set(['role', 'content']);
+
 /** Hub messages of one Anthropic message (a user turn with tool results gives several). */
 function messageToHub(m: unknown, path: string): HubMessage[] {
   if (!isObject(m)) throw invalid(`"${path}" must be an object {"role": ..., "content": ...}.`, EXAMPLE);
@@ -300,7 +304,12 @@ export function requestToHub(body: unknown, ctx?: ClientContext): HubRequest {
     const system = systemToHub(body.system);
     if (system !== '') messages.push({ role: 'system', content: system });
   }
-  body.messages.forEach((m, i) => messages.push(...messageToHub(m, `messages[${i}]`)));
+  body.messages.forEach((m, i) => {
+    messages.push(...messageToHub(m, `messages[${i}]`));
+    // A message's own fields beyond role and content (a mid-conversation system message's output_config, Claude
+    // Code 2.1.28x) have no hub form: said, never lost without a word.
+    if (isObject(m)) noteUnknownFields(ctx, m, MESSAGE_FIELDS, 'messages[]');
+  });
 
   const req: HubRequest = { model, messages };
   paramsToHub(ANTHROPIC_PARAMS, body, req, { stopAsArray: true });

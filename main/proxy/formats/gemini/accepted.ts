@@ -14,6 +14,7 @@ import {
 export const GEMINI_ACCEPTED: AcceptedFields = {
   label: 'a Gemini provider',
   strictTools: 'Gemini function declarations have no strict flag',
+  reasoningHistory: "an earlier turn's reasoning: Gemini reads back only its own thoughts, by their signatures",
   fields: {
     ...TRANSLATING_DEFAULTS,
     model: elsewhere('the URL: /models/{model}:generateContent'),

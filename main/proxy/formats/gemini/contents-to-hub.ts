@@ -1,10 +1,10 @@
 // Client side: a Gemini request's `contents` (turns of parts) as hub messages, pairing function responses to calls.
 import { argumentsToHub, invalid, isObject, newId } from '../hub/index.ts';
-import type { HubContentPart, HubMessage, HubToolCall, Json } from '../hub/index.ts';
+import type { ClientContext, HubContentPart, HubMessage, HubToolCall, Json } from '../hub/index.ts';
 import { checkPart } from './fields.ts';
 
 /** A turn's parts (checked), or 400 naming the field. */
-export function partsOf(content: unknown, field: string): Json[] {
+export function partsOf(content: unknown, field: string, ctx?: ClientContext): Json[] {
   const parts = isObject(content) ? content.parts : undefined;
   if (!Array.isArray(parts)) {
     throw invalid(
@@ -22,7 +22,7 @@ export function partsOf(content: unknown, field: string): Json[] {
     if (p.text !== undefined && typeof p.text !== 'string') {
       throw invalid(`${field}.parts[${j}].text must be a string.`, 'Send text parts as {"text": "…"}.');
     }
-    checkPart(p, `${field}.parts[${j}]`);
+    checkPart(p, `${field}.parts[${j}]`, ctx);
     return p;
   });
 }
@@ -135,14 +135,14 @@ function userTurnToHub(parts: Json[], field: string, previousCalls: PendingCall[
   if (userParts.length) messages.push({ role: 'user', content: partsToHub(userParts) });
 }
 
-/** `contents` (already camelized) as hub messages. */
-export function contentsToHub(contents: unknown[]): HubMessage[] {
+/** `contents` (already camelized) as hub messages; what they hold that the hub cannot carry is noted on `ctx`. */
+export function contentsToHub(contents: unknown[], ctx?: ClientContext): HubMessage[] {
   const messages: HubMessage[] = [];
   let previousCalls: PendingCall[] = [];
   contents.forEach((content, i) => {
     const field = `contents[${i}]`;
     const role = isObject(content) ? (content.role ?? 'user') : undefined;
-    const parts = partsOf(content, field);
+    const parts = partsOf(content, field, ctx);
     if (role === 'model') {
       const message = modelTurnToHub(parts, field);
       messages.push(message);

@@ -3,7 +3,7 @@
 // (the reason is given here and in DECISIONS.md). A field these tables do not list is ignored, as every format ignores
 // fields it does not know (the conformance suite's rule), so a newer client's field never breaks a request. None of
 // this applies to a Gemini provider: it gets the client's bytes untranslated.
-import { absent, invalid, isObject, noteDropped, type Json } from '../hub/index.ts';
+import { absent, invalid, isObject, noteDropped, noteUnknownFields, type Json } from '../hub/index.ts';
 import type { ClientContext } from '../hub/index.ts';
 
 /** Said in every refusal: a Gemini provider takes the request as it is. */
@@ -122,8 +122,12 @@ function refusal(path: string, what: string, fix: string) {
   return invalid(`"${path}" ${what}.`, `${fix}, ${TO_GEMINI}.`);
 }
 
-/** Checks an object's fields against a table: a refused one is a 400 naming the field's path. */
+/**
+ * Checks an object's fields against a table: a refused one is a 400 naming the field's path; a dropped one, and one
+ * the table does not list (a newer client's field), is noted on `ctx`.
+ */
 export function checkFields(obj: Json, table: Record<string, FieldRule>, at: string, ctx?: ClientContext): void {
+  noteUnknownFields(ctx, obj, table, at);
   for (const [key, v] of Object.entries(obj)) {
     const rule = table[key];
     if (!rule || absent(v)) continue;
@@ -162,11 +166,19 @@ export function checkRequestFields(body: Json, ctx?: ClientContext): void {
   });
 }
 
-/** A part of a turn: refuses what only Gemini can read (code execution, server-side tools, video clipping). */
-export function checkPart(p: Json, field: string): void {
+/** Why a part's thoughtSignature is left out when the request is translated. */
+export const THOUGHT_SIGNATURE_DROPPED =
+  "Gemini's signature of its own reasoning, which no other provider can read (a Gemini provider gets it untouched)";
+
+/**
+ * A part of a turn: refuses what only Gemini can read (code execution, server-side tools, video clipping), and notes
+ * what the hub cannot carry (a thoughtSignature).
+ */
+export function checkPart(p: Json, field: string, ctx?: ClientContext): void {
   for (const [key, what] of Object.entries(REFUSED_PARTS)) {
     if (!absent(p[key])) throw refusal(`${field}.${key}`, what, 'Leave that part out');
   }
+  if (!absent(p.thoughtSignature)) noteDropped(ctx, 'contents[].parts[].thoughtSignature', THOUGHT_SIGNATURE_DROPPED);
   if (isObject(p.functionResponse) && !absent(p.functionResponse.parts)) {
     throw refusal(
       `${field}.functionResponse.parts`,

@@ -1,7 +1,7 @@
 // Provider side: the hub request as a Gemini request body.
 import { describe, expect, it } from 'vitest';
 import { badRequest, toolCall } from '../fixtures.test-helper.ts';
-import type { HubRequest } from '../hub/index.ts';
+import { foldChunks, type HubRequest } from '../hub/index.ts';
 import { geminiFormat } from './index.ts';
 import { SKIP_THOUGHT_SIGNATURE } from './request-from-hub.ts';
 
@@ -57,7 +57,7 @@ describe('provider side: the hub request as a Gemini request', () => {
     stream: true,
   };
 
-  it('writes system, turns (merged where roles repeat), results by function name, media, tools and config', () => {
+  it('writes system, turns (merged where roles repeat), results by function name, media, tools and config (a forced tool call: no JSON format)', () => {
     expect(geminiFormat.requestFromHub(conversation)).toEqual({
       contents: [
         {
@@ -111,8 +111,6 @@ describe('provider side: the hub request as a Gemini request', () => {
         seed: 1,
         presencePenalty: 0.1,
         frequencyPenalty: 0.2,
-        responseMimeType: 'application/json',
-        responseJsonSchema: { type: 'object' },
       },
     });
   });
@@ -137,9 +135,95 @@ describe('provider side: the hub request as a Gemini request', () => {
       { mode: 'ANY', allowedFunctionNames: ['get_weather'] },
     ],
   ] as const)('maps tool_choice %j to %j', (choice, config) => {
+    const { response_format: _, ...plain } = conversation;
     expect(
-      (geminiFormat.requestFromHub({ ...conversation, tool_choice: choice }) as { toolConfig: unknown }).toolConfig,
+      (geminiFormat.requestFromHub({ ...plain, tool_choice: choice }) as { toolConfig: unknown }).toolConfig,
     ).toEqual({ functionCallingConfig: config });
+  });
+
+  // Issue 32, item 4: Gemini 2.5 refuses "Function calling with a response mime type: 'application/json'".
+  describe('a JSON response format beside function tools (the answer tool, as toward Anthropic)', () => {
+    const schema = { type: 'object', properties: { files: { type: 'array', items: { type: 'string' } } } };
+    const asked = (
+      tool_choice?: HubRequest['tool_choice'],
+      format = { type: 'json_schema' as const, json_schema: { name: 'listing', schema } },
+    ) => {
+      const { tool_choice: _c, ...rest } = conversation;
+      return geminiFormat.requestFromHub({
+        ...rest,
+        ...(tool_choice ? { tool_choice } : {}),
+        response_format: format,
+      }) as any;
+    };
+
+    it('declares the answer tool beside the client functions and makes the model call one (mode ANY); no JSON mime type', () => {
+      for (const choice of [undefined, 'auto'] as const) {
+        const body = asked(choice);
+        expect(body.generationConfig).not.toHaveProperty('responseMimeType');
+        expect(body.generationConfig).not.toHaveProperty('responseJsonSchema');
+        expect(body.tools[0].functionDeclarations.map((d: any) => d.name)).toEqual([
+          'get_weather',
+          'switchboard_json_answer',
+        ]);
+        expect(body.tools[0].functionDeclarations[1]).toMatchObject({
+          description: expect.stringContaining('The answer is a listing.'),
+          parametersJsonSchema: schema,
+        });
+        expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
+      }
+    });
+
+    it('with tool_choice "none", allows the answer tool alone; json_object gets an open object; a root that is not an object is wrapped', () => {
+      expect(asked('none').toolConfig).toEqual({
+        functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['switchboard_json_answer'] },
+      });
+      const open = asked(undefined, { type: 'json_object' } as never).tools[0].functionDeclarations[1];
+      expect(open.parametersJsonSchema).toEqual({ type: 'object', properties: {}, additionalProperties: true });
+      const array = asked(undefined, {
+        type: 'json_schema',
+        json_schema: { name: 'response', schema: { type: 'array', items: { type: 'string' } } as never },
+      }).tools[0].functionDeclarations[1];
+      expect(array).toMatchObject({
+        name: 'switchboard_json_value',
+        parametersJsonSchema: { type: 'object', properties: { value: { type: 'array' } }, required: ['value'] },
+      });
+    });
+
+    it('sends responseMimeType and responseJsonSchema when there are no tools, and refuses a client function named like the answer tool', () => {
+      const { tools: _t, tool_choice: _c, ...noTools } = conversation;
+      const body = geminiFormat.requestFromHub(noTools) as any;
+      expect(body.generationConfig).toMatchObject({
+        responseMimeType: 'application/json',
+        responseJsonSchema: { type: 'object' },
+      });
+      expect(body).not.toHaveProperty('tools');
+      const clash = { ...conversation, tool_choice: 'auto' as const };
+      clash.tools = [
+        { type: 'function', function: { name: 'switchboard_json_answer', parameters: { type: 'object' } } },
+      ];
+      expect(() => geminiFormat.requestFromHub(clash)).toThrow(/reserved by Switchboard/);
+    });
+
+    it("reads the answer tool's call back as the assistant's text and a normal stop, whole and streamed", () => {
+      const call = { functionCall: { name: 'switchboard_json_answer', args: { files: ['a.ts'] } } };
+      const whole = geminiFormat.responseToHub(
+        { candidates: [{ content: { parts: [call], role: 'model' }, finishReason: 'STOP', index: 0 }] },
+        'm',
+      );
+      expect(whole.choices[0]).toMatchObject({ message: { content: '{"files":["a.ts"]}' }, finish_reason: 'stop' });
+      expect(whole.choices[0]!.message.tool_calls).toBeUndefined();
+      const dec = geminiFormat.streamDecoder('m');
+      const value = { functionCall: { name: 'switchboard_json_value', args: { value: ['x', 'y'] } } };
+      const chunks = [
+        ...dec.push(
+          `data: ${JSON.stringify({ candidates: [{ content: { parts: [value], role: 'model' }, finishReason: 'STOP' }] })}\r\n\r\n`,
+        ),
+        ...dec.end(),
+      ];
+      const folded = foldChunks(chunks);
+      expect(folded.choices[0]).toMatchObject({ message: { content: '["x","y"]' }, finish_reason: 'stop' });
+      expect(folded.choices[0]!.message.tool_calls).toBeUndefined();
+    });
   });
 
   it('keeps tool arguments that are not a JSON object, and takes a result name from the tool message', () => {

@@ -1,8 +1,8 @@
 // Provider side: the hub request as a Gemini GenerateContentRequest body (the model goes in the URL: urls.ts).
 import { argumentsFromHub, contentText, invalid, isObject, paramsFromHub, parseDataUrl } from '../hub/index.ts';
-import { writePath } from '../hub/index.ts';
 import type { HubContentPart, HubRequest, Json } from '../hub/index.ts';
 import { GEMINI_PARAMS } from './common.ts';
+import { structuredOutputFromHub } from './structured-output.ts';
 import { thinkingFromHub } from './thinking.ts';
 import type { GeminiContent, GeminiFunctionDeclaration, GeminiPart, GeminiRequest } from './types.ts';
 
@@ -146,12 +146,7 @@ export function requestFromHub(req: HubRequest): GeminiRequest {
   toolsFromHub(req, body);
   const wire = body as Json;
   paramsFromHub(GEMINI_PARAMS, req, wire, { stopAsArray: true });
-  const format = req.response_format;
-  if (format?.type === 'json_object' || format?.type === 'json_schema') {
-    writePath(wire, 'generationConfig.responseMimeType', 'application/json');
-    const schema = format.type === 'json_schema' ? format.json_schema?.schema : undefined;
-    if (schema) writePath(wire, 'generationConfig.responseJsonSchema', schema);
-  }
+  structuredOutputFromHub(req, body);
   thinkingFromHub(req, wire);
   return body;
 }

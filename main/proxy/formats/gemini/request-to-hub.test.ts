@@ -1,7 +1,7 @@
 // Client side: Gemini requests (either casing) as hub requests, and the 400s for bad ones.
 import { describe, expect, it } from 'vitest';
 import { badRequest, toolCall } from '../fixtures.test-helper.ts';
-import type { HubRequest } from '../hub/index.ts';
+import type { ClientContext, HubRequest } from '../hub/index.ts';
 import { geminiFormat } from './index.ts';
 
 const ctx = { pathModel: 'gemini-2.5-flash' };
@@ -311,7 +311,8 @@ describe('client side: a Gemini request as the hub request', () => {
     });
   });
 
-  it('reads thought parts of model turns as reasoning (thought signatures are dropped)', () => {
+  it('reads thought parts of model turns as reasoning, and names the thought signatures it drops (issue 32)', () => {
+    const noted: ClientContext = { pathModel: 'gemini-2.5-pro' };
     const hub = geminiFormat.requestToHub(
       {
         contents: [
@@ -326,9 +327,12 @@ describe('client side: a Gemini request as the hub request', () => {
           { parts: [{ text: 'Go on' }] },
         ],
       },
-      ctx,
+      noted,
     );
     expect(hub.messages[1]).toEqual({ role: 'assistant', content: 'Hello', reasoning_content: 'Plan…' });
+    expect(noted.dropped).toEqual([
+      expect.stringMatching(/^contents\[\]\.parts\[\]\.thoughtSignature: Gemini's signature/),
+    ]);
   });
 
   it('takes the model from the path (or models/-prefixed) and accepts a string systemInstruction', () => {

@@ -154,7 +154,7 @@ export function requestToHub(rawBody: unknown, ctx: ClientContext): HubRequest {
   if (!Array.isArray(body.contents) || body.contents.length === 0) {
     throw invalid('contents is required: a non-empty array of {"role", "parts"} turns.', `Send ${EXAMPLE_BODY}.`);
   }
-  const messages = contentsToHub(body.contents);
+  const messages = contentsToHub(body.contents, ctx);
   const system = systemToHub(body.systemInstruction);
   if (system) messages.unshift(system);
   const req: HubRequest = { model: geminiModelId(model), messages };

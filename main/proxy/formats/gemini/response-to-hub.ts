@@ -1,6 +1,7 @@
 // Provider side: a Gemini GenerateContentResponse as the hub response, and the error inside a Gemini error body.
 import type { ErrorCode } from '../../../errors.ts';
-import { argumentsToHub, isObject, newId, nowSeconds, UpstreamStreamError } from '../hub/index.ts';
+import { answerText, argumentsToHub, isAnswerTool, isObject, newId, nowSeconds } from '../hub/index.ts';
+import { UpstreamStreamError } from '../hub/index.ts';
 import type { HubResponse, HubToolCall, HubUsage } from '../hub/index.ts';
 import { finishToHub, GEMINI_USAGE } from './common.ts';
 import type { GeminiErrorFields, GeminiFunctionCall, GeminiResponse } from './types.ts';
@@ -55,7 +56,10 @@ export function responseToHub(rawBody: unknown, model: string): HubResponse {
     let reasoning = '';
     const calls: HubToolCall[] = [];
     for (const p of c.content?.parts ?? []) {
-      if (p.functionCall) calls.push(callToHub(p.functionCall));
+      // Switchboard's answer tool (structured output beside tools: structured-output.ts) is the answer's text.
+      if (p.functionCall && isAnswerTool(p.functionCall.name))
+        text += answerText(p.functionCall.name, p.functionCall.args);
+      else if (p.functionCall) calls.push(callToHub(p.functionCall));
       else if (typeof p.text === 'string') {
         if (p.thought) reasoning += p.text;
         else text += p.text;

@@ -110,14 +110,22 @@ describe('provider side: Gemini SSE streams as hub chunks', () => {
     ).toThrow(UpstreamStreamError);
   });
 
-  it('raises an empty stream, and ends a stream without finishReason with a finish chunk', () => {
+  it('raises an empty stream, and a stream that ends cleanly before its finishReason (a cut reply)', () => {
     expect(() => geminiFormat.streamDecoder('m').end()).toThrow(UpstreamStreamError);
     const dec = geminiFormat.streamDecoder('m');
-    const chunks = [...dec.push(`data: ${JSON.stringify(events[0])}\r\n\r\n`), ...dec.end()];
-    expect(chunks.at(-1)).toMatchObject({
-      choices: [{ index: 0, delta: {}, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 9 },
-    });
+    const got = dec.push(`data: ${JSON.stringify(events[0])}\r\n\r\n`);
+    expect(got.map((c) => c.choices[0]!.delta.content)).toEqual(['', 'Let me']);
+    expect(() => dec.end()).toThrow(/ended before its finishReason/);
+  });
+
+  it('raises a stream cut after a whole functionCall part but before the finishReason', () => {
+    const dec = geminiFormat.streamDecoder('m');
+    const call = { functionCall: { name: 'Read', args: { file_path: '/home/u' } } };
+    const got = dec.push(
+      `data: ${JSON.stringify({ candidates: [{ content: { parts: [call], role: 'model' } }] })}\r\n\r\n`,
+    );
+    expect(got.at(-1)!.choices[0]!.delta.tool_calls).toHaveLength(1);
+    expect(() => dec.end()).toThrow(/ended before its finishReason/);
   });
 
   it('reads a blocked prompt as content_filter', () => {
@@ -136,14 +144,19 @@ describe('provider side: Gemini SSE streams as hub chunks', () => {
 
 describe('provider side: the shared SSE-JSON decoder rules', () => {
   const event = (o: unknown) => `data: ${JSON.stringify(o)}\r\n\r\n`;
-  const text = (t: string) => ({
-    candidates: [{ content: { parts: [{ text: t }], role: 'model' }, index: 0 }],
+  const text = (t: string, finishReason?: string) => ({
+    candidates: [
+      { content: { parts: [{ text: t }], role: 'model' }, index: 0, ...(finishReason ? { finishReason } : {}) },
+    ],
     responseId: 'r',
   });
 
   it('skips empty and [DONE] events', () => {
     const dec = geminiFormat.streamDecoder('m');
-    const folded = foldChunks([...dec.push(`data: \r\n\r\n${event(text('a'))}data: [DONE]\r\n\r\n`), ...dec.end()]);
+    const folded = foldChunks([
+      ...dec.push(`data: \r\n\r\n${event(text('a', 'STOP'))}data: [DONE]\r\n\r\n`),
+      ...dec.end(),
+    ]);
     expect(folded.choices[0]).toMatchObject({ message: { content: 'a' }, finish_reason: 'stop' });
   });
 

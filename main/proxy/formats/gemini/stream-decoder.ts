@@ -1,5 +1,6 @@
 // Provider side: Gemini's `alt=sse` stream as hub chunks, on the shared SSE-JSON decoder (../hub/sse-json.ts).
-import { hubChunk, newId, nowSeconds, SseJsonDecoder, UpstreamStreamError } from '../hub/index.ts';
+import { answerText, hubChunk, isAnswerTool, newId, nowSeconds, SseJsonDecoder } from '../hub/index.ts';
+import { UpstreamStreamError } from '../hub/index.ts';
 import type { FinishReason, HubChunk, HubChunkToolCall, HubUsage, Json } from '../hub/index.ts';
 import { finishToHub } from './common.ts';
 import { callToHub, errorOf, upstreamError, usageToHub } from './response-to-hub.ts';
@@ -58,7 +59,10 @@ export class GeminiStreamDecoder extends SseJsonDecoder {
       const index = c.index ?? k;
       this.seen.add(index);
       for (const p of c.content?.parts ?? []) {
-        if (p.functionCall) {
+        // Switchboard's answer tool (structured output beside tools: structured-output.ts) is the answer's text.
+        if (p.functionCall && isAnswerTool(p.functionCall.name)) {
+          out.push(this.chunk(index, { content: answerText(p.functionCall.name, p.functionCall.args) }));
+        } else if (p.functionCall) {
           const n = this.callCount.get(index) ?? 0;
           this.callCount.set(index, n + 1);
           const call = callToHub(p.functionCall);
@@ -99,14 +103,18 @@ export class GeminiStreamDecoder extends SseJsonDecoder {
     if (err) this.fail(upstreamError(err));
   }
 
+  /**
+   * The end of the bytes: every candidate that came must have given its finishReason (Gemini's last event carries
+   * it). A stream that stops before is cut, raised as UpstreamStreamError: never a reply, or a function call, taken
+   * as whole when it is not.
+   */
   protected override finish(): void {
     if (!this.started) throw new UpstreamStreamError('Gemini ended the stream without sending a response.');
-    // A stream that ended without a finishReason still ends its candidates.
     const open = [...this.seen].filter((i) => !this.finished.has(i));
-    open.forEach((index, k) => {
-      const chunk = this.finishChunk(index, undefined);
-      if (k === open.length - 1 && this.usage && !this.usageSent) chunk.usage = this.usage;
-      this.out.push(chunk);
-    });
+    if (open.length > 0 || this.finished.size === 0) {
+      throw new UpstreamStreamError('The Gemini stream ended before its finishReason: the reply is incomplete.');
+    }
+    // Usage that came only after the finish.
+    if (this.usage && !this.usageSent) this.out.push({ ...this.chunk(0, {}), choices: [], usage: this.usage });
   }
 }

@@ -97,6 +97,36 @@ describe('provider side: the hub reasoning fields as thinkingConfig', () => {
     });
   });
 
+  // Issue 32, item 5: gemini-2.5-pro refuses thinkingBudget 0 ("Budget 0 is invalid. This model only works in
+  // thinking mode."): "no thinking" is its least budget, 128, and no thoughts are asked for.
+  it('sends "no thinking" to gemini-2.5-pro as its least budget (it cannot turn thinking off), and keeps budgets in range', () => {
+    expect(thinkingOf(req('gemini-2.5-pro', { reasoning_effort: 'none' }))).toEqual({ thinkingBudget: 128 });
+    expect(
+      thinkingOf(req('models/gemini-2.5-pro-preview-06-05', { reasoning_effort: 'none', reasoning_budget: 0 })),
+    ).toEqual({
+      thinkingBudget: 128,
+    });
+    expect(thinkingOf(req('gemini-2.5-pro', { reasoning_effort: 'minimal', reasoning_budget: 50 }))).toEqual({
+      thinkingBudget: 128,
+      includeThoughts: true,
+    });
+    expect(thinkingOf(req('gemini-2.5-pro', { reasoning_effort: 'high', reasoning_budget: 60000 }))).toEqual({
+      thinkingBudget: 32768,
+      includeThoughts: true,
+    });
+    expect(thinkingOf(req('gemini-2.5-pro', { reasoning_effort: 'medium', reasoning_budget: -1 }))).toMatchObject({
+      thinkingBudget: -1,
+    });
+    // Flash and Flash-Lite can turn thinking off; Flash-Lite thinks at least 512 tokens when it thinks.
+    expect(thinkingOf(req('gemini-2.5-flash-lite', { reasoning_effort: 'none' }))).toEqual({ thinkingBudget: 0 });
+    expect(thinkingOf(req('gemini-2.5-flash-lite', { reasoning_effort: 'minimal', reasoning_budget: 100 }))).toEqual({
+      thinkingBudget: 512,
+      includeThoughts: true,
+    });
+    // Gemini 3 keeps its levels.
+    expect(thinkingOf(req('gemini-3-pro-preview', { reasoning_effort: 'none' }))).toEqual({ thinkingLevel: 'LOW' });
+  });
+
   it('sends no thinkingConfig when the hub asks for no reasoning', () => {
     expect(thinkingOf(req('gemini-2.5-flash', {}))).toBeUndefined();
   });

@@ -90,18 +90,38 @@ function levelFromEffort(effort: ReasoningEffort, model: string): string {
 }
 
 /**
+ * The thinking budgets a Gemini 2.5 model takes (Google's "Thinking" guide): Pro cannot think less than 128 tokens
+ * nor turn thinking off ("Budget 0 is invalid. This model only works in thinking mode."); Flash-Lite takes 512 and
+ * up, or 0; Flash 0 and up. A budget outside its range is refused by the model.
+ */
+const BUDGET_RANGES: { model: RegExp; min: number; max: number; canTurnOff: boolean }[] = [
+  { model: /^(models\/)?gemini-2\.5-pro/i, min: 128, max: 32768, canTurnOff: false },
+  { model: /^(models\/)?gemini-2\.5-flash-lite/i, min: 512, max: 24576, canTurnOff: true },
+  { model: /^(models\/)?gemini-2\.5-flash/i, min: 1, max: 24576, canTurnOff: true },
+];
+
+/** A budget the model takes: "no thinking" as the least a model that always thinks can do, others kept in range. */
+function budgetForModel(budget: number, model: string): number {
+  const range = BUDGET_RANGES.find((r) => r.model.test(model));
+  if (!range || budget === -1 || (budget === 0 && range.canTurnOff)) return budget;
+  return Math.min(Math.max(budget, range.min), range.max);
+}
+
+/**
  * Provider side: the hub's reasoning as thinkingConfig. The client's own budget goes as thinkingBudget; an effort
  * alone goes as a budget to Gemini 1.x/2.x (the hub's scale, kept below maxOutputTokens) and as thinkingLevel to
- * later models. Thoughts are asked for (includeThoughts) whenever thinking is on, so they reach the client as
- * reasoning.
+ * later models. A budget is kept in the range the model takes: "no thinking" to a model that cannot turn it off
+ * (gemini-2.5-pro) is its least budget, 128 (as Gemini 3's "none" is its lowest level). Thoughts are asked for
+ * (includeThoughts) whenever the client wants thinking, so they reach it as reasoning.
  */
 export function thinkingFromHub(req: HubRequest, wire: Json): void {
   const { reasoning_budget: budget, reasoning_effort: effort } = req;
   if (budget === undefined && effort === undefined) return;
   const config: Json = {};
-  if (budget !== undefined) config.thinkingBudget = budget;
-  else if (takesBudget(req.model)) config.thinkingBudget = budgetFromEffort(effort!, maxTokensOf(req));
-  else config.thinkingLevel = levelFromEffort(effort!, req.model);
+  if (budget !== undefined) config.thinkingBudget = budgetForModel(budget, req.model);
+  else if (takesBudget(req.model)) {
+    config.thinkingBudget = budgetForModel(budgetFromEffort(effort!, maxTokensOf(req)), req.model);
+  } else config.thinkingLevel = levelFromEffort(effort!, req.model);
   const thinks = budget !== undefined ? budget !== 0 : effort !== 'none';
   if (thinks) config.includeThoughts = true;
   writePath(wire, PATH, config);

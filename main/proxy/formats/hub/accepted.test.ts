@@ -7,6 +7,7 @@ import type { HubRequest } from './types.ts';
 const TABLE: AcceptedFields = {
   label: 'a test provider',
   strictTools: 'no strict schemas here',
+  reasoningHistory: 'no reasoning history here',
   fields: {
     ...TRANSLATING_DEFAULTS,
     tools: translated,
@@ -14,7 +15,13 @@ const TABLE: AcceptedFields = {
     n: refused('one choice only', 'Send n: 1.', (v) => typeof v === 'number' && v > 1),
   },
 };
-const CARRIER: AcceptedFields = { label: 'a carrier', carriesUnknown: true, strictTools: 'translated', fields: {} };
+const CARRIER: AcceptedFields = {
+  label: 'a carrier',
+  carriesUnknown: true,
+  strictTools: 'translated',
+  reasoningHistory: 'translated',
+  fields: {},
+};
 
 const names = (r: HubRequest, table = TABLE) => auditRequest(table, r).dropped.map((d) => d.field);
 
@@ -25,6 +32,20 @@ const req = (extra: Partial<HubRequest> = {}): HubRequest => ({
 });
 
 describe('auditRequest', () => {
+  it("lists an earlier turn's reasoning a format does not read back (issue 32: Gemini thought parts went unsaid)", () => {
+    const turn = (reasoning_content: string): HubRequest['messages'][number] => ({
+      role: 'assistant',
+      content: 'Listing.',
+      reasoning_content,
+    });
+    expect(names(req({ messages: [{ role: 'user', content: 'hi' }, turn('**Listing the folder**')] }))).toEqual([
+      'messages[].reasoning_content',
+    ]);
+    expect(auditRequest(TABLE, req({ messages: [turn('x')] })).dropped[0]!.why).toBe('no reasoning history here');
+    expect(names(req({ messages: [turn('')] }))).toEqual([]);
+    expect(names(req({ messages: [turn('x')] }), { ...TABLE, reasoningHistory: 'translated' })).toEqual([]);
+  });
+
   it('lists dropped fields in the request’s order, unknown ones included, and skips null values', () => {
     const audit = auditRequest(TABLE, req({ transforms: ['middle-out'], seed: 7, logprobs: null, store: true }));
     expect(audit.refusal).toBeNull();

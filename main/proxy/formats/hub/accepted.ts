@@ -32,6 +32,11 @@ export type AcceptedFields = {
   fields: Readonly<Record<string, FieldRules>>;
   /** What `tools[].function.strict: true` becomes: translated, or the reason it is dropped. */
   strictTools: 'translated' | string;
+  /**
+   * What an earlier assistant turn's reasoning (`messages[].reasoning_content`: a Gemini client's thought parts, an
+   * Ollama client's thinking, a reasoning item) becomes: translated, or the reason it is dropped.
+   */
+  reasoningHistory: 'translated' | string;
 };
 
 /** Where the hub request's content can hold what only OpenAI-compatible providers read (checked when translating). */
@@ -123,6 +128,10 @@ function auditContent(table: AcceptedFields, req: HubRequest, out: Audit): void 
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i] as unknown as Record<string, unknown>;
     for (const key in message) if (!MESSAGE_KEYS.has(key) && !empty(message[key])) drop(out, `messages[].${key}`);
+    const reasoning = message.reasoning_content;
+    if (table.reasoningHistory !== 'translated' && typeof reasoning === 'string' && reasoning !== '') {
+      drop(out, 'messages[].reasoning_content', table.reasoningHistory);
+    }
     const content = message.content;
     if (!Array.isArray(content)) continue;
     for (let j = 0; j < content.length; j++) {

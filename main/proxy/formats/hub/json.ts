@@ -76,6 +76,26 @@ export function writePath(obj: Json, path: string, value: unknown): void {
   at[keys.at(-1)!] = value;
 }
 
+/** Why a field no table knows is left out of a translated request (a newer client's field: never a 400). */
+export const UNKNOWN_FIELD =
+  "a field Switchboard does not know (newer than its tables): a provider of the client's own format gets it " +
+  'untouched; translated, it has no equivalent';
+
+/**
+ * Notes on the client's context every field of `obj` that `known` does not list (at `at`, a dotted path), as dropped
+ * with UNKNOWN_FIELD: a tool's new field is said, never refused and never lost without a word.
+ */
+export function noteUnknownFields(
+  ctx: ClientContext | undefined,
+  obj: Record<string, unknown>,
+  known: ReadonlySet<string> | Readonly<Record<string, unknown>>,
+  at = '',
+): void {
+  if (!ctx) return;
+  const has = known instanceof Set ? (k: string) => known.has(k) : (k: string) => Object.hasOwn(known, k);
+  for (const key in obj) if (!has(key) && !absent(obj[key])) noteDropped(ctx, at ? `${at}.${key}` : key, UNKNOWN_FIELD);
+}
+
 /** Notes on the client's context a field of its request that is left out, and why (ClientContext.dropped). */
 export function noteDropped(ctx: ClientContext | undefined, field: string, why: string): void {
   if (!ctx) return;

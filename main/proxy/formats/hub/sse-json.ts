@@ -1,11 +1,14 @@
 // The base of every decoder of a provider's SSE stream whose events carry JSON (OpenAI, Anthropic, Gemini,
 // Responses). One set of rules for all of them:
-// - An event whose data is empty or `[DONE]` is skipped. An event whose data is not JSON raises UpstreamStreamError,
-//   as the vendors' own SDKs raise on it: a stream that cannot be read is failed over (or ended with an error event
-//   once the reply has started), never quietly shortened.
+// - An event whose data is empty is skipped; `[DONE]` is told to the subclass (doneEvent: OpenAI's end of stream).
+//   An event whose data is not JSON raises UpstreamStreamError, as the vendors' own SDKs raise on it: a stream that
+//   cannot be read is failed over (or ended with an error event once the reply has started), never quietly shortened.
 // - A failure (the format's error event, unreadable data, a stream cut before its end) never loses the chunks decoded
 //   before it: push() returns them and throws at the next call; end() attaches them to the error (`error.chunks`).
 // - After the failure or the format's own end of stream, later events are ignored.
+// - A stream whose bytes end cleanly before the format's own end (OpenAI's finish_reason or [DONE], Anthropic's
+//   message_stop, Gemini's finishReason, Responses' response.completed) is cut: each decoder's finish() raises, so
+//   the client gets its format's error, never a partial answer marked finished (a tool call with cut arguments).
 // - A stream that carried no event at all (an HTML page, a JSON body answered to a stream request, nothing) is a
 //   failure too, with the first of its text in the message: never an empty successful answer.
 import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser';
@@ -43,6 +46,9 @@ export abstract class SseJsonDecoder implements StreamDecoder {
   /** A line that is not SSE (some servers answer a plain JSON error body on a stream): ignored unless overridden. */
   protected strayLine(_line: string): void {}
 
+  /** The `[DONE]` event (OpenAI's end of stream): skipped unless overridden. */
+  protected doneEvent(): void {}
+
   /** Records a failure found outside an event (e.g. in stray lines): raised once the chunks before it are out. */
   protected fail(err: UpstreamStreamError): void {
     this.failure ??= err;
@@ -51,7 +57,8 @@ export abstract class SseJsonDecoder implements StreamDecoder {
   private onEvent(e: EventSourceMessage): void {
     if (this.failure || this.done) return;
     const text = e.data.trim();
-    if (text === '' || text === '[DONE]') return;
+    if (text === '') return;
+    if (text === '[DONE]') return this.doneEvent();
     let data: unknown;
     try {
       data = JSON.parse(text);

@@ -14,6 +14,7 @@ import {
 export const OLLAMA_ACCEPTED: AcceptedFields = {
   label: 'an Ollama provider',
   strictTools: 'Ollama tools have no strict flag',
+  reasoningHistory: 'translated',
   fields: {
     ...TRANSLATING_DEFAULTS,
     stream: translated,

@@ -3,7 +3,7 @@
 // the answer) or dropped (the reason is given here and in DECISIONS.md). Fields these tables do not list are
 // ignored, as Ollama itself ignores fields it does not know. None of this applies to an Ollama provider: it gets the
 // client's bytes untranslated.
-import { absent, invalid, noteDropped, type Json } from '../hub/index.ts';
+import { absent, invalid, noteDropped, noteUnknownFields, type Json } from '../hub/index.ts';
 import type { ClientContext } from '../hub/index.ts';
 
 export type FieldRule =
@@ -103,6 +103,7 @@ export const OPTION_FIELDS: Record<string, FieldRule> = {
 
 /** The body's fields against a table: a refused one is a 400 naming it (an Ollama provider still takes it as is). */
 export function checkFields(body: Json, table: Record<string, FieldRule>, ctx?: ClientContext, at = ''): void {
+  noteUnknownFields(ctx, body, table, at);
   for (const [key, v] of Object.entries(body)) {
     const rule = table[key];
     if (!rule || absent(v)) continue;

@@ -58,7 +58,14 @@ describe('ollama provider side: NDJSON stream → hub chunks', () => {
     expect(foldChunks(chunks).usage).toEqual({ prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 });
   });
 
-  it('skips blank and non-JSON lines (as the Ollama client does), reads CRLF and thinking', () => {
+  it('raises a line that is not JSON (issue 32: it was skipped without a word), after the chunks before it', () => {
+    const dec = ollamaFormat.streamDecoder('m');
+    const out = dec.push('{"message":{"content":"Hel"},"done":false}\n<html>502 Bad Gateway</html>\n');
+    expect(out.map((c) => c.choices[0]?.delta.content)).toEqual(['', 'Hel']);
+    expect(() => dec.end()).toThrow(/not JSON: <html>502 Bad Gateway/);
+  });
+
+  it('skips blank lines and keep-alive comments, reads CRLF and thinking', () => {
     const text =
       '\r\n: keep-alive\r\n{"message":{"role":"assistant","content":"","thinking":"Hmm"},"done":false}\r\n' +
       '{"message":{"content":"Hi"},"done":true,"done_reason":"stop"}\r\n';

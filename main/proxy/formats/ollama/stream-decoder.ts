@@ -6,10 +6,11 @@ import { finishToHub, OLLAMA_USAGE } from './common.ts';
 
 /**
  * Ollama NDJSON → hub chunks. Not SSE, but the rules of hub/sse-json.ts for failures: lines may arrive cut anywhere
- * (text is buffered to each newline); a line that is not JSON is skipped (as the Ollama client does); an
- * `{"error": …}` line raises UpstreamStreamError, and a stream that ends without its `done: true` line is incomplete
- * and raises too. Chunks decoded before a failure are never lost: push() returns them and throws at the next call,
- * and end() attaches the ones it decoded to the error (`error.chunks`).
+ * (text is buffered to each newline); blank lines and `: keep-alive` comments are skipped; any other line that is
+ * not JSON raises UpstreamStreamError (as Ollama's Go client does; the JS client skips it, which would shorten the
+ * reply without a word); an `{"error": …}` line raises UpstreamStreamError, and a stream that ends without its
+ * `done: true` line is incomplete and raises too. Chunks decoded before a failure are never lost: push() returns
+ * them and throws at the next call, and end() attaches the ones it decoded to the error (`error.chunks`).
  */
 export class OllamaStreamDecoder implements StreamDecoder {
   private readonly head: { id: string; created: number; model: string };
@@ -30,11 +31,16 @@ export class OllamaStreamDecoder implements StreamDecoder {
   private readLine(text: string, out: HubChunk[]): void {
     if (this.done || this.failure) return;
     const trimmed = text.trim();
-    if (trimmed === '') return;
+    // Blank lines, and a keep-alive comment some proxies put in a stream (SSE's `: …`), carry nothing.
+    if (trimmed === '' || trimmed.startsWith(':')) return;
     let json: unknown;
     try {
       json = JSON.parse(trimmed);
     } catch {
+      // As Ollama's own Go client does (and the SSE decoders): a stream that cannot be read fails, never shortened.
+      this.failure = new UpstreamStreamError(
+        `The Ollama provider sent a stream line that is not JSON: ${trimmed.slice(0, 200)}`,
+      );
       return;
     }
     if (!isObject(json)) return;

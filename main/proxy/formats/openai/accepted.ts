@@ -7,6 +7,7 @@ export const OPENAI_ACCEPTED: AcceptedFields = {
   label: 'an OpenAI-compatible provider',
   carriesUnknown: true,
   strictTools: 'translated',
+  reasoningHistory: 'translated',
   fields: {
     top_k: dropped('OpenAI has no top_k (it refuses the field)'),
     reasoning_budget: elsewhere('as reasoning_effort, which the hub carries beside it'),

@@ -32,6 +32,49 @@ describe('openai stream decoder', () => {
     expect(() => bad.end()).toThrow(/not JSON/);
   });
 
+  it('raises a stream whose bytes end cleanly before its finish_reason and [DONE] (a cut reply)', () => {
+    const dec = openaiFormat.streamDecoder('m');
+    expect(dec.push(event(chunk('Hel')) + event(chunk('lo')))).toHaveLength(2);
+    expect(() => dec.end()).toThrow(/ended before its finish_reason and \[DONE\]/);
+  });
+
+  it('raises a stream cut inside a tool call, its partial arguments handed over but never finished', () => {
+    const call = (args: string, head = false): HubChunk => ({
+      ...chunk(''),
+      choices: [
+        {
+          index: 0,
+          delta: {
+            tool_calls: [
+              head
+                ? { index: 0, id: 'call_1', type: 'function', function: { name: 'Read', arguments: args } }
+                : { index: 0, function: { arguments: args } },
+            ],
+          },
+          finish_reason: null,
+        },
+      ],
+    });
+    const dec = openaiFormat.streamDecoder('m');
+    const got = dec.push(event(call('', true)) + event(call('{"file_path":"/home/u')));
+    expect(got.every((c) => c.choices[0]!.finish_reason === null)).toBe(true);
+    expect(() => dec.end()).toThrow(UpstreamStreamError);
+  });
+
+  it('takes a finish_reason without [DONE] as the end (some servers never send [DONE]), and [DONE] alone too', () => {
+    const finished = openaiFormat.streamDecoder('m');
+    finished.push(
+      event(chunk('Hi')) + event({ ...chunk(''), choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+    );
+    finished.push(
+      event({ ...chunk(''), choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
+    );
+    expect(() => finished.end()).not.toThrow();
+    const done = openaiFormat.streamDecoder('m');
+    done.push(event(chunk('Hi')) + 'data: [DONE]\n\n');
+    expect(() => done.end()).not.toThrow();
+  });
+
   it('round-trips a stream through the encoder', () => {
     const enc = openaiFormat.streamEncoder({ model: 'm' });
     const text =
@@ -90,7 +133,7 @@ describe('reasoning from OpenAI-compatible providers', () => {
       reasoning_details: details,
     });
     expect(got[1]!.choices[0]!.delta).toEqual({ content: 'Hi', reasoning: null });
-    expect(foldChunks([...got, ...dec.end()]).choices[0]!.message).toMatchObject({
+    expect(foldChunks([...got, ...dec.push('data: [DONE]\n\n'), ...dec.end()]).choices[0]!.message).toMatchObject({
       content: 'Hi',
       reasoning_content: 'Think',
     });

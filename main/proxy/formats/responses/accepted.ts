@@ -14,6 +14,7 @@ import {
 export const RESPONSES_ACCEPTED: AcceptedFields = {
   label: 'a Responses provider',
   strictTools: 'translated',
+  reasoningHistory: "an earlier turn's reasoning: a Responses provider reads back only its own reasoning items",
   fields: {
     ...TRANSLATING_DEFAULTS,
     stream: translated,

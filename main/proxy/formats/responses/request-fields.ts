@@ -1,6 +1,14 @@
 // Client side, request: the top-level fields of a Responses request other than input and tools, each translated,
 // refused with a 400 that names it, or dropped for a reason DECISIONS.md lists ("Every request field").
-import { absent, invalid, isObject, noteDropped, optionalString, paramsToHub } from '../hub/index.ts';
+import {
+  absent,
+  invalid,
+  isObject,
+  noteDropped,
+  noteUnknownFields,
+  optionalString,
+  paramsToHub,
+} from '../hub/index.ts';
 import type { ClientContext, HubRequest, Json, ReasoningEffort } from '../hub/index.ts';
 import { RESPONSES_PARAMS } from './common.ts';
 
@@ -24,6 +32,8 @@ const DROPPED: Record<string, string> = {
   include: 'asks for extra output items OpenAI adds (e.g. encrypted reasoning); a chat provider has none',
   prompt_cache_key: "OpenAI's prompt-cache routing hint; other providers cache on their own",
   prompt_cache_retention: "OpenAI's prompt-cache lifetime",
+  prompt_cache_options: "OpenAI's prompt-cache options; other providers cache on their own",
+  stream_options: "options of OpenAI's own event stream (obfuscation); the translated stream is Switchboard's",
   service_tier: "OpenAI's processing tier",
   metadata: 'tags OpenAI stores with the response; Switchboard stores none',
   truncation: "OpenAI's server-side truncation of the conversation; the provider gets it whole",
@@ -32,6 +42,29 @@ const DROPPED: Record<string, string> = {
   context_management: "OpenAI's server-side context editing; the provider gets the conversation as sent",
   client_metadata: 'tags for OpenAI',
 };
+/** Every top-level field the Responses door reads, refuses or drops by name; any other is noted as unknown. */
+const KNOWN_FIELDS: ReadonlySet<string> = new Set([
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'stream',
+  'parallel_tool_calls',
+  'temperature',
+  'top_p',
+  'max_output_tokens',
+  'reasoning',
+  'text',
+  'user',
+  'safety_identifier',
+  'previous_response_id',
+  'conversation',
+  'background',
+  'prompt',
+  'moderation',
+  ...Object.keys(DROPPED),
+]);
 const DROPPED_VERBOSITY = 'a GPT-5 setting other providers do not share';
 const DROPPED_SUMMARY = "reasoning summaries; the provider's reasoning (if any) comes back whole";
 
@@ -116,11 +149,13 @@ function textFormatToHub(text: unknown): HubRequest['response_format'] {
  * previous_response_id, conversation, background: true, prompt, moderation. Every other field is dropped (the reasons
  * are in DECISIONS.md): store, include, prompt_cache_key, prompt_cache_retention, prompt_cache_options,
  * service_tier, metadata, truncation, max_tool_calls, top_logprobs, stream_options, context_management,
- * text.verbosity, reasoning.summary / context / mode, client_metadata, and fields newer than this list.
+ * text.verbosity, reasoning.summary / context / mode, client_metadata, and fields newer than this list (noted as
+ * unknown: KNOWN_FIELDS).
  */
 export function fieldsToHub(body: Json, hub: HubRequest, ctx?: ClientContext): void {
   refuseStored(body);
   for (const [field, why] of Object.entries(DROPPED)) if (!absent(body[field])) noteDropped(ctx, field, why);
+  noteUnknownFields(ctx, body, KNOWN_FIELDS);
   if (isObject(body.text) && !absent(body.text.verbosity)) noteDropped(ctx, 'text.verbosity', DROPPED_VERBOSITY);
   if (isObject(body.reasoning) && !absent(body.reasoning.summary))
     noteDropped(ctx, 'reasoning.summary', DROPPED_SUMMARY);

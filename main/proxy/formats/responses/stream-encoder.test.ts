@@ -97,7 +97,7 @@ describe('responses client side: hub chunks → SSE events', () => {
     ]);
   });
 
-  it('writes function calls as items whose arguments arrive in deltas, keeping every piece', () => {
+  it('writes function calls as items whose arguments arrive in deltas, one item at a time, keeping every piece', () => {
     const h = { id: 'c', created: 1700000000, model: 'x' };
     const chunk = chunkMaker(h);
     const chunks = [
@@ -127,12 +127,12 @@ describe('responses client side: hub chunks → SSE events', () => {
       'response.output_item.done',
       'response.output_item.added',
       'response.function_call_arguments.delta',
-      'response.output_item.added',
-      'response.function_call_arguments.delta',
-      'response.function_call_arguments.delta',
+      // The second call waits while the first is open (its late piece still streams): one item at a time.
       'response.function_call_arguments.delta',
       'response.function_call_arguments.done',
       'response.output_item.done',
+      'response.output_item.added',
+      'response.function_call_arguments.delta',
       'response.function_call_arguments.done',
       'response.output_item.done',
       'response.completed',
@@ -150,9 +150,9 @@ describe('responses client side: hub chunks → SSE events', () => {
         status: 'in_progress',
       },
     });
-    expect(list[14]![1]).toEqual({
+    expect(list[11]![1]).toEqual({
       type: 'response.function_call_arguments.done',
-      sequence_number: 14,
+      sequence_number: 11,
       item_id: 'fc_1',
       output_index: 1,
       name: 'get_weather',
@@ -173,6 +173,49 @@ describe('responses client side: hub chunks → SSE events', () => {
     ]);
     expect(final.usage).toEqual(responsesUsage);
     expect(list.map(([, d]) => d.sequence_number)).toEqual(list.map((_, i) => i));
+  });
+
+  it("closes each call's item before the next call's item is added (issue 32: Codex reads item by item)", () => {
+    const chunk = chunkMaker({ id: 'c', created: 1, model: 'x' });
+    const call = (index: number, name: string, args: string[]) => [
+      chunk({ tool_calls: [{ index, id: `call_${name}`, type: 'function', function: { name, arguments: '' } }] }),
+      ...args.map((a) => chunk({ tool_calls: [{ index, function: { arguments: a } }] })),
+    ];
+    const list = events(
+      encode([
+        ...call(0, 'Read', ['{"file_path":', '"/a"}']),
+        ...call(1, 'Grep', ['{"pattern":', '"x"}']),
+        chunk({}, 'tool_calls'),
+      ]),
+    );
+    const items = list
+      .filter(([t]) => t === 'response.output_item.added' || t === 'response.output_item.done')
+      .map(([t, d]) => `${t.slice('response.output_item.'.length)} ${d.item.name}`);
+    expect(items).toEqual(['added Read', 'done Read', 'added Grep', 'done Grep']);
+    const done = list.filter(([t]) => t === 'response.output_item.done').map(([, d]) => d.item);
+    expect(done.map((i: any) => [i.arguments, i.status])).toEqual([
+      ['{"file_path":"/a"}', 'completed'],
+      ['{"pattern":"x"}', 'completed'],
+    ]);
+  });
+
+  it('never marks a call still open when the stream fails completed: no done event, incomplete in response.failed', () => {
+    const chunk = chunkMaker({ id: 'c', created: 1, model: 'x' });
+    const enc = responsesFormat.streamEncoder(ctx);
+    let text = enc.chunk(
+      chunk({ tool_calls: [{ index: 0, id: 'call_r', type: 'function', function: { name: 'Read', arguments: '' } }] }),
+    );
+    text += enc.chunk(chunk({ tool_calls: [{ index: 0, function: { arguments: '{"file_path":"/home/u' } }] }));
+    text += enc.error(upstreamError('Provider "x" failed mid-stream: cut.'));
+    const list = events(text);
+    expect(list.some(([t]) => t === 'response.output_item.done' || t === 'response.function_call_arguments.done')).toBe(
+      false,
+    );
+    const failed = list.at(-1)!;
+    expect(failed[0]).toBe('response.failed');
+    expect(failed[1].response.output).toEqual([
+      expect.objectContaining({ type: 'function_call', arguments: '{"file_path":"/home/u', status: 'incomplete' }),
+    ]);
   });
 
   it('holds a call until its name arrives, then sends the arguments that came first', () => {

@@ -60,11 +60,22 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return item ? textDone(this.emit, item, this.itemStatus()) : '';
   }
 
+  /** Closes the calls still open (done events, in output order) before a text item starts after them. */
+  private closeOpenCalls(): string {
+    let out = '';
+    for (const item of this.items) {
+      if (item.kind !== 'call' || item.done || !item.name) continue;
+      item.id ||= newId('call_');
+      out += callDone(this.emit, item);
+    }
+    return out;
+  }
+
   private appendText(kind: TextItem['kind'], delta: string): string {
     let out = '';
     let item = this.current;
     if (item?.kind !== kind || item.done) {
-      out += this.closeCurrent();
+      out += this.closeCurrent() + this.closeOpenCalls();
       const id = newId(kind === 'message' ? 'msg_' : 'rs_');
       item = { kind, id, outputIndex: this.items.length, text: '', done: false };
       this.items.push(item);
@@ -82,6 +93,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (isNew) this.items.push(call);
     // Arguments after the call closed cannot be streamed any more: the assembler keeps them for the final object.
     if (call.done) return out;
+    // One call streams at a time: a call that starts while another is open waits, its arguments gathered, and goes
+    // out whole when the open one closes (at the finish). Each item's output_item.done then comes before the next
+    // one's output_item.added, as OpenAI streams them, and a provider that interleaves two calls' arguments never
+    // gets a call closed (done, "completed") before its last piece.
+    if (!call.added && this.items.some((i) => i !== call && i.kind === 'call' && i.added && !i.done)) return out;
     if (!call.added) {
       // Held until the name is known; the arguments that came first go out with the announcement.
       if (call.name) {

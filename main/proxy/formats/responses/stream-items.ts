@@ -26,7 +26,7 @@ export type CallExtra = {
   input?: CustomInputStream;
 };
 
-/** A tool call item: announced once its name is known, open until the finish. */
+/** A tool call item: announced once its name is known, open until the next item starts or the finish. */
 type CallItem = AssembledCall & CallExtra;
 
 export type StreamItem = TextItem | CallItem;
@@ -121,11 +121,14 @@ export function callDone(emit: Emit, call: CallItem): string {
   return out + emit('response.output_item.done', { output_index: call.outputIndex, item });
 }
 
-/** The item as the final Response shows it (calls are always completed: their arguments are all there). */
+/**
+ * The item as the final Response shows it. A call is completed once it was closed (its arguments are all there); a
+ * call still open when the stream failed is incomplete: its arguments may be cut, and no client may run it.
+ */
 export function finalItem(item: StreamItem, status: ItemStatus): OutputItem {
   if (item.kind === 'call') {
     const ids = { itemId: itemIdOf(item), callId: item.id };
-    return callItemFromHub(toolOf(item), ids, item.name, item.arguments, 'completed');
+    return callItemFromHub(toolOf(item), ids, item.name, item.arguments, item.done ? 'completed' : 'incomplete');
   }
   return item.kind === 'message' ? messageItem(item.id, item.text, status) : reasoningItem(item.id, item.text, status);
 }
