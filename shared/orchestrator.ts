@@ -65,6 +65,15 @@ export type ResponseFormat = z.infer<typeof ResponseFormatSchema>;
 export const TASK_TIMEOUT_MAX_S = 86_400;
 export const WAIT_TIMEOUT = { default_s: 30, max_s: 300 } as const;
 
+/**
+ * The Idempotency-Key header of POST /agents/:id/run (as payment and LLM APIs take it): 1-255 printable ASCII
+ * characters. A retry with the same key within IDEMPOTENCY_TTL_MS gets the first run's task back.
+ */
+export const IdempotencyKeySchema = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1-255 printable ASCII characters without spaces (e.g. a UUID)');
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
 export const RunTaskSchema = z.strictObject({
   message: z.string().min(1).max(1_000_000),
   context: z
@@ -132,6 +141,8 @@ export type Task = {
   thread_id?: string;
   /** The task's deadline in seconds, when the run gave one. */
   timeout_s?: number;
+  /** The run's Idempotency-Key header, when it had one (a retry with the same key gets this task back). */
+  idempotency_key?: string;
 };
 
 /** One message of a thread: what the model saw and said (hub form: OpenAI chat), and the task that added it. */
@@ -167,6 +178,8 @@ export const EVENT_TYPES = [
   'stopped',
   'approval_required',
   'approval_decided',
+  // Redis mode: a task waiting for an approval goes on on another instance (the one running it was gone).
+  'resumed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -13,6 +13,7 @@ import { RequestLog } from '../observability/request-log.ts';
 import { Engine } from '../proxy/engine.ts';
 import { nodeFs, openWal, type OpenMode, type WalFile, type WalFs } from '../wal/index.ts';
 import { Orchestrator } from './orchestrator.ts';
+import type { EmbeddedStore } from './store/embedded.ts';
 
 const dir = useTempDir('executor');
 let mock: MockProvider;
@@ -92,7 +93,7 @@ it('a task whose first answer is final: queued, running and its end (with its ou
     o.store.subscribe((e) => seen.push(e));
     const seq0 = wal.info().lastSeq;
     const batches0 = wal.info().durableBatches;
-    const queued = await o.tasks.run(agent.id, RunTaskSchema.parse({ message: 'hi' }), 'acme');
+    const { task: queued } = await o.tasks.run(agent.id, RunTaskSchema.parse({ message: 'hi' }), 'acme');
     const done = (await o.tasks.waitForTask(queued.task_id)) as Task;
 
     expect(done.error).toBeNull();
@@ -118,8 +119,8 @@ it("frees the worker once the task's end is on its way to the disk: the next tas
   const { o, agent, close } = await start({ run_window_ms: 0, workers: 1 }, fs);
   try {
     mock.setBehavior({ script: [{ firstByteDelayMs: 300 }] }); // the first task's model call takes a while
-    const first = await o.tasks.run(agent.id, RunTaskSchema.parse({ message: 'one' }), 'acme');
-    const second = await o.tasks.run(agent.id, RunTaskSchema.parse({ message: 'two' }), 'acme');
+    const { task: first } = await o.tasks.run(agent.id, RunTaskSchema.parse({ message: 'one' }), 'acme');
+    const { task: second } = await o.tasks.run(agent.id, RunTaskSchema.parse({ message: 'two' }), 'acme');
     await until(() => o.store.tasks.get(first.task_id)?.status === 'running', 'the first task runs');
     expect(o.tasks.isRunning(second.task_id)).toBe(false); // one worker: the second waits
     fs.holdSyncs(); // from here no record becomes durable
@@ -127,7 +128,7 @@ it("frees the worker once the task's end is on its way to the disk: the next tas
     await until(() => fs.waiting > 0, "the first task's end waits for its fsync");
     // The first task's end is not durable, so it is not visible either: still running, no completed event.
     expect(o.store.tasks.get(first.task_id)?.status).toBe('running');
-    expect(o.store.events.some((e) => e.type === 'completed')).toBe(false);
+    expect((o.store as EmbeddedStore).events.some((e) => e.type === 'completed')).toBe(false);
     fs.releaseSyncs();
     expect(await o.tasks.waitForTask(first.task_id)).toMatchObject({ status: 'completed' });
     expect(await o.tasks.waitForTask(second.task_id)).toMatchObject({ status: 'completed' });
