@@ -4,6 +4,7 @@ import type { Config } from '../shared/config.ts';
 import { configWarnings, effectiveStore, problemToText } from '../shared/config.ts';
 import { loadAdminToken } from './config/admin-token.ts';
 import { keysOfferedByEnv } from './config/defaults.ts';
+import { clearListening, writeListening } from './config/listening.ts';
 import { ConfigStore } from './config/store.ts';
 import { logger } from './observability/logger.ts';
 import { addSecretSource } from './observability/redact.ts';
@@ -134,6 +135,7 @@ export class Switchboard {
       this.options.port ?? this.store.config.listen_port,
       this.options.host ?? this.store.config.listen_host,
     );
+    await this.recordListening();
     this.health = new HealthChecker(this.engine);
     this.health.start();
     // A burst's heap back once it is over (nothing allocates after it, so V8 alone would keep it).
@@ -189,6 +191,7 @@ export class Switchboard {
       try {
         await this.listener.listen(next.listen_port, this.options.host ?? next.listen_host, () => settle(null));
         logger.info(`now listening on ${this.listener.url}`);
+        await this.recordListening();
       } catch (err) {
         settle((err as Error).message);
         logger.error(
@@ -196,6 +199,14 @@ export class Switchboard {
         );
       }
     }
+  }
+
+  /** listening.json beside config.json: where this Switchboard listens, for `switchboard mcp list` (and the like). */
+  private async recordListening(): Promise<void> {
+    const { url, port } = this.listener;
+    await writeListening(this.store.dir, { url, port, host: this.listener.host }).catch((err: Error) =>
+      logger.warn(`could not write listening.json in ${this.store.dir}: ${err.message}`),
+    );
   }
 
   private configureRequestLog(cfg: Config): void {
@@ -219,6 +230,7 @@ export class Switchboard {
   }
 
   async stop(): Promise<void> {
+    if (this.store) await clearListening(this.store.dir).catch(() => undefined);
     this.store?.close();
     this.health?.stop();
     this.memoryTrim?.stop();

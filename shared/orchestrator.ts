@@ -17,10 +17,31 @@ export const AgentConfigSchema = z.strictObject({
   max_iterations: z.number().int().min(1).max(100).default(10),
 });
 
+/**
+ * A required text field whose errors say what it is for: zod's own wording for a missing field ("Invalid input:
+ * expected string, received undefined") names neither the problem nor the fix.
+ */
+const requiredText = (what: string) =>
+  z.string({
+    error: (iss) =>
+      iss.code === 'invalid_type'
+        ? iss.input === undefined
+          ? `is required: ${what}`
+          : `must be text: ${what}`
+        : undefined,
+  });
+
 export const CreateAgentSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: requiredText('the agent\'s name, unique among your agents (e.g. "researcher")')
+    .trim()
+    .min(1, 'must not be empty')
+    .max(200),
   system_prompt: z.string().max(100_000).default(''),
-  model: z.string().min(1).max(200),
+  model: requiredText(
+    'the model the agent\'s calls use, e.g. "gpt-4o-mini" (routed like any request: by a routing rule or to the default provider)',
+  )
+    .min(1, 'must not be empty')
+    .max(200),
   tools: z.array(z.string().min(1)).max(50).default([]),
   /** Tool name or glob → auto | ask | deny, before config.json's orchestrator.approvals (README, "Approval"). */
   approvals: ApprovalsSchema.default({}),
@@ -75,7 +96,7 @@ export const IdempotencyKeySchema = z
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export const RunTaskSchema = z.strictObject({
-  message: z.string().min(1).max(1_000_000),
+  message: requiredText('what the agent is asked to do, as text').min(1, 'must not be empty').max(1_000_000),
   context: z
     .looseObject({
       output_format: z.string().max(100).optional(),
