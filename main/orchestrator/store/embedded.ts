@@ -36,8 +36,9 @@ type SnapshotData = {
   approvals?: StoredApproval[];
 };
 
-/** How often retention runs on its own (it also runs at start). */
-const SWEEP_EVERY_MS = 60_000;
+/** How often the retention period is applied (at most every minute; the count cap applies as tasks end). */
+export const sweepEveryMs = (rule: RetentionRule): number =>
+  rule.finishedDays > 0 ? Math.min(60_000, Math.max(100, (rule.finishedDays * 86_400_000) / 4)) : 60_000;
 const RESOLVED = Promise.resolve();
 
 type Handler = (d: Delivery) => void | Promise<void>;
@@ -103,7 +104,14 @@ export class EmbeddedStore extends OrchestratorState implements OrchestratorStor
     this.settleAgents();
     this.sweep();
     for (const t of this.taskMap.values()) this.rememberKey(t);
-    this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
+    this.scheduleSweep();
+  }
+
+  private scheduleSweep(): void {
+    this.sweeper = setTimeout(() => {
+      this.sweep();
+      this.scheduleSweep();
+    }, sweepEveryMs(this.retentionRule()));
     this.sweeper.unref();
   }
 
@@ -194,7 +202,7 @@ export class EmbeddedStore extends OrchestratorState implements OrchestratorStor
   }
 
   async close(): Promise<void> {
-    if (this.sweeper) clearInterval(this.sweeper);
+    if (this.sweeper) clearTimeout(this.sweeper);
     this.sweeper = null;
   }
 
@@ -258,6 +266,18 @@ export class EmbeddedStore extends OrchestratorState implements OrchestratorStor
     if (record === 'run') return this.runMap.get(id)?.status ?? null;
     if (record === 'swarm_task') return this.swarmTaskMap.get(id)?.status ?? null;
     return this.approvalMap.get(id)?.status ?? null;
+  }
+
+  /** A task that leaves (deleted, or by retention) frees its Idempotency-Key: a retry then makes a new task. */
+  protected override dropTask(id: string): void {
+    const t = this.taskMap.get(id);
+    if (t?.idempotency_key) this.idempotent.delete(`idem:${t.tenant}:${t.agent_id}:${t.idempotency_key}`);
+    super.dropTask(id);
+  }
+
+  override sweep(now = Date.now()): number {
+    for (const [k, v] of this.idempotent) if (v.until <= now) this.idempotent.delete(k);
+    return super.sweep(now);
   }
 
   /** A task made under an Idempotency-Key keeps the key taken until its time is up. */

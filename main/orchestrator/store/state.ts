@@ -100,6 +100,8 @@ export abstract class OrchestratorState {
   private readonly activeByThread = new Map<string, Set<string>>();
   /** Each tenant's tasks, oldest first (GET /tasks pages walk it without sorting). */
   private readonly order = new Map<string, Task[]>();
+  /** Each tenant's finished tasks in the order they ended (the count cap drops from the front). */
+  private readonly ended = new Map<string, { ids: string[]; head: number; live: number }>();
   private readonly listeners = new Set<(e: StreamEvent) => void>();
   private readonly enders = new Map<(e: StreamEvent) => void, () => void>();
   private readonly appliedHooks = new Set<(r: OrchestratorRecord) => void>();
@@ -283,6 +285,36 @@ export abstract class OrchestratorState {
       if (t.thread_id) add(this.activeByThread, t.thread_id, t.task_id);
     }
     this.refreshAgent(t.agent_id, prev && isActiveStatus(prev.status) && !active ? t : null);
+    if (!active && (!prev || isActiveStatus(prev.status))) this.countEnded(t);
+  }
+
+  /**
+   * A task ended: it joins its tenant's finished tasks, and past orchestrator.retention.max_finished_tasks the
+   * oldest finished ones leave the state at once (the rule depends on the records' order only, so every replay and
+   * every replica drops the same ones).
+   */
+  private countEnded(t: Task): void {
+    let e = this.ended.get(t.tenant);
+    if (!e) this.ended.set(t.tenant, (e = { ids: [], head: 0, live: 0 }));
+    e.ids.push(t.task_id);
+    e.live++;
+    const cap = this.retentionRule().maxFinishedTasks;
+    if (cap <= 0) return;
+    while (e.live > cap && e.head < e.ids.length) {
+      const id = e.ids[e.head++] as string;
+      const old = this.taskMap.get(id);
+      if (old && !isActiveStatus(old.status)) this.expireTask(id);
+    }
+    if (e.head > 1024 && e.head * 2 > e.ids.length) {
+      e.ids = e.ids.slice(e.head);
+      e.head = 0;
+    }
+  }
+
+  /** A finished task leaves the state by retention: with its approvals. */
+  private expireTask(id: string): void {
+    this.dropTask(id);
+    for (const [key, a] of this.approvalMap) if (a.task_id === id) this.approvalMap.delete(key);
   }
 
   /** Removes a task (deleted, or past retention): its record, its indexes, its place in the order. */
@@ -291,6 +323,10 @@ export abstract class OrchestratorState {
     if (!t) return;
     this.unindex(t);
     this.taskMap.delete(id);
+    if (!isActiveStatus(t.status)) {
+      const e = this.ended.get(t.tenant);
+      if (e) e.live--;
+    }
     const list = this.order.get(t.tenant);
     const i = list ? list.lastIndexOf(t) : -1;
     if (list && i >= 0) list.splice(i, 1);
@@ -357,23 +393,25 @@ export abstract class OrchestratorState {
     const { finishedDays, maxFinishedTasks } = this.retentionRule();
     const cutoff = finishedDays > 0 ? new Date(now - finishedDays * DAY_MS).toISOString() : null;
     let dropped = 0;
-    const gone: string[] = [];
-    const finished: Task[] = [];
-    for (const t of this.taskMap.values()) {
-      if (isActiveStatus(t.status)) continue;
-      const at = t.finished_at ?? t.created_at;
-      if (cutoff !== null && at < cutoff) gone.push(t.task_id);
-      else finished.push(t);
+    if (cutoff !== null) {
+      for (const t of [...this.taskMap.values()]) {
+        if (isActiveStatus(t.status) || (t.finished_at ?? t.created_at) >= cutoff) continue;
+        this.expireTask(t.task_id);
+        dropped++;
+      }
     }
-    if (maxFinishedTasks > 0 && finished.length > maxFinishedTasks) {
-      finished.sort((a, b) => ((a.finished_at ?? '') < (b.finished_at ?? '') ? -1 : 1));
-      for (const t of finished.slice(0, finished.length - maxFinishedTasks)) gone.push(t.task_id);
-    }
-    if (gone.length) {
-      const ids = new Set(gone);
-      for (const id of gone) this.dropTask(id);
-      for (const [key, a] of this.approvalMap) if (ids.has(a.task_id)) this.approvalMap.delete(key);
-      dropped += gone.length;
+    // A cap lowered since the tasks ended (a config change) applies here.
+    if (maxFinishedTasks > 0) {
+      for (const [tenant, e] of this.ended) {
+        while (e.live > maxFinishedTasks && e.head < e.ids.length) {
+          const id = e.ids[e.head++] as string;
+          const t = this.taskMap.get(id);
+          if (t && t.tenant === tenant && !isActiveStatus(t.status)) {
+            this.expireTask(id);
+            dropped++;
+          }
+        }
+      }
     }
     if (cutoff === null) return dropped;
     for (const [id, t] of this.threadMap) {
@@ -388,8 +426,8 @@ export abstract class OrchestratorState {
         dropped++;
       }
     }
-    for (const [id, s] of this.swarmTaskMap) {
-      if (s.status !== 'running' && (s.finished_at ?? s.created_at) < cutoff) {
+    for (const [id, st] of this.swarmTaskMap) {
+      if (st.status !== 'running' && (st.finished_at ?? st.created_at) < cutoff) {
         this.swarmTaskMap.delete(id);
         dropped++;
       }
