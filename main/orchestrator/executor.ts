@@ -228,7 +228,8 @@ export class TaskExecutor {
         try {
           await this.store.commitWith({ as: item, claims: [queued] }, { type: 'task.put', data: started });
         } catch (err) {
-          if (err instanceof ClaimRefused) return;
+          // Stopped (or started elsewhere) meanwhile: let the delivery go, and run nothing.
+          if (err instanceof ClaimRefused) return void (await this.store.commitWith({ done: item }).catch(() => {}));
           throw err;
         }
       }

@@ -1,7 +1,7 @@
 // Tasks: the dispatch queue, runs (the 15 s window, Idempotency-Key, backpressure), internal tasks, stop, lists, and
 // the spec's rule for tasks whose holder is gone (a restart, or in Redis mode an instance whose lease ran out). It is
 // the TaskHost workflows and swarms run on; the TaskExecutor runs each task to its end.
-import type { RunTask, Task, TaskOrigin, Thread } from '../../shared/orchestrator.ts';
+import { IDEMPOTENCY_TTL_MS, type RunTask, type Task, type TaskOrigin, type Thread } from '../../shared/orchestrator.ts';
 import { ApiError, invalidRequest } from '../errors.ts';
 import type { AgentRef, AgentService } from './agents.ts';
 import { queueFull, zeroUsage } from './common.ts';
@@ -80,6 +80,8 @@ export class TaskService implements TaskHost {
     );
     store.onControl((c) => {
       if (c.kind === 'stop_task' && this.executor.isRunning(c.id)) void this.stop(c.id, c.tenant).catch(() => {});
+      // Taken over by another instance (this one paused past its lease): stop here, writing nothing more.
+      if (c.kind === 'lease_lost' && c.item === 'task') void this.executor.abort(c.id);
     });
   }
 
@@ -88,9 +90,9 @@ export class TaskService implements TaskHost {
   }
 
   /** True when new submissions are refused: the dispatch queue is 80 % full or more (Redis: the tenant's queue). */
-  saturatedFor(tenant: string): boolean {
-    if (this.store.kind === 'embedded') return this.queue.saturated;
-    return this.store.queueDepth(tenant) >= 0.8 * this.deps.config().queue_capacity;
+  saturatedFor(_tenant: string): boolean {
+    // Redis: the team's queue is counted atomically with each run's write (a queue_room claim).
+    return this.store.kind === 'embedded' && this.queue.saturated;
   }
 
   get saturated(): boolean {
@@ -264,8 +266,9 @@ export class TaskService implements TaskHost {
     const claims: Claim[] = [];
     if (thread) claims.push({ kind: 'thread_idle', tenant, thread_id: thread.id, task_id: task.task_id });
     if (windowed) claims.push({ kind: 'run_window', tenant, agent_id: id, ms: windowMs });
+    if (this.store.kind === 'redis') claims.push({ kind: 'queue_room', tenant, capacity: this.deps.config().queue_capacity });
     if (idempotencyKey)
-      claims.push({ kind: 'idempotency', tenant, agent_id: id, key: idempotencyKey, task_id: task.task_id, ttl_ms: 0 });
+      claims.push({ kind: 'idempotency', tenant, agent_id: id, key: idempotencyKey, task_id: task.task_id, ttl_ms: IDEMPOTENCY_TTL_MS });
     // A new thread moves the agent's last_run_at (the window counts from it); a thread's next turn does not.
     const records: OrchestratorRecord[] = [
       ...(fresh ? [{ type: 'thread.put', data: fresh } as const] : []),
@@ -279,6 +282,8 @@ export class TaskService implements TaskHost {
       if (!(err instanceof ClaimRefused)) throw err;
       if (err.claim.kind === 'idempotency')
         return { task: this.sameRun(await this.landed(err.holder, tenant), body), replayed: true };
+      if (err.claim.kind === 'queue_room')
+        throw queueFull({ capacity: this.deps.config().queue_capacity, scope: 'the team queue of this tenant' });
       if (err.claim.kind === 'thread_idle' && thread)
         throw this.threadBusy(id, thread, this.store.tasks.get(err.holder ?? ''));
       throw this.busy(id, err.retryAfterMs ?? windowMs);
@@ -293,7 +298,7 @@ export class TaskService implements TaskHost {
   /** The task an earlier run of the agent made under this Idempotency-Key (within the key's time), if any. */
   private byIdempotencyKey(agentId: string, tenant: string, key: string): Task | undefined {
     const all = this.store.tasksOf(tenant);
-    const since = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
+    const since = new Date(Date.now() - IDEMPOTENCY_TTL_MS).toISOString();
     for (let i = all.length - 1; i >= 0; i--) {
       const t = all[i] as Task;
       if (t.created_at < since) break;
@@ -444,5 +449,5 @@ export class TaskService implements TaskHost {
   }
 }
 
-/** How far back a run's Idempotency-Key is looked for among the tenant's tasks (the key's time). */
-const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+

@@ -2,6 +2,7 @@
 // GatedFs), its model calls going to a mock provider, with one agent "a" of tenant "acme".
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ORCHESTRATOR_DEFAULTS, type OrchestratorConfig } from '../../shared/config.ts';
 import { CreateAgentSchema } from '../../shared/orchestrator.ts';
 import { ConfigStore } from '../../main/config/store.ts';
 import { RequestLog } from '../../main/observability/request-log.ts';
@@ -35,4 +36,9 @@ export async function startOrchestrator(
     store.close();
   };
   return { o, wal, agent, close };
+}
+
+/** orchestrator's settings at their defaults, with a short lease (tests of the Redis store) and what `extra` says. */
+export function orchestratorConfig(extra: Partial<OrchestratorConfig> = {}): OrchestratorConfig {
+  return { ...(ORCHESTRATOR_DEFAULTS as OrchestratorConfig), lease_ms: 600, ...extra };
 }

@@ -161,6 +161,7 @@ export function orchestratorStoreContract(name: string, factory: OrchestratorSto
           const next = agent('same-name');
           const claim = { kind: 'agent_name', tenant: T, name: 'same-name', agent_id: next.id } as const;
           await stores[k - 1]!.commitWith({ claims: [claim] }, { type: 'agent.put', data: next });
+          await stores[0]!.sync(T); // a change is made on what the instance has read (the API syncs first)
           await stores[0]!.commit({ type: 'agent.deleted', data: { id: next.id } });
         }),
         { numRuns: 8 },

@@ -9,6 +9,7 @@ import type { WalLog } from '../../wal/index.ts';
 import { approvalKey, isoNow, type Control, type NewEvent, type OrchestratorRecord } from './records.ts';
 import type { StoredApproval } from './records.ts';
 import { EventHistory, isActiveStatus, OrchestratorState } from './state.ts';
+import { sweepEveryMs } from './retention.ts';
 import type {
   Claim,
   CommitOptions,
@@ -36,9 +37,6 @@ type SnapshotData = {
   approvals?: StoredApproval[];
 };
 
-/** How often the retention period is applied (at most every minute; the count cap applies as tasks end). */
-export const sweepEveryMs = (rule: RetentionRule): number =>
-  rule.finishedDays > 0 ? Math.min(60_000, Math.max(100, (rule.finishedDays * 86_400_000) / 4)) : 60_000;
 const RESOLVED = Promise.resolve();
 
 type Handler = (d: Delivery) => void | Promise<void>;
@@ -139,6 +137,7 @@ export class EmbeddedStore extends OrchestratorState implements OrchestratorStor
   }
 
   async commitWith(opts: CommitOptions, ...records: OrchestratorRecord[]): Promise<void> {
+    if (records.length === 0 && !opts.claims?.length) return; // work released: nothing to write in one process
     const held = opts.claims?.length ? this.reserve(opts.claims) : null;
     try {
       const { lastSeq } = await this.wal.append(records);
@@ -246,6 +245,8 @@ export class EmbeddedStore extends OrchestratorState implements OrchestratorStor
           keys.push([key, c.id]);
           break;
         }
+        case 'queue_room':
+          break; // the dispatch queue is this process's: the task service counts it (tasks.ts)
         case 'idempotency': {
           const key = `idem:${c.tenant}:${c.agent_id}:${c.key}`;
           const known = this.idempotent.get(key);

@@ -30,7 +30,9 @@ export type AgentPatch = Partial<Omit<Agent, 'id' | 'tenant' | 'created_at' | 's
 export type Control =
   | { kind: 'stop_task'; tenant: string; id: string }
   | { kind: 'cancel_run'; tenant: string; id: string }
-  | { kind: 'stop_swarm_task'; tenant: string; id: string };
+  | { kind: 'stop_swarm_task'; tenant: string; id: string }
+  /** Told by the store to this instance only: another instance took this work over (its lease ran out here). */
+  | { kind: 'lease_lost'; tenant: string; id: string; item: 'task' | 'run' | 'swarm_task' };
 
 export type OrchestratorRecord =
   | { type: 'agent.put'; data: Agent }

@@ -29,7 +29,12 @@ export type Claim =
       in: readonly string[];
     }
   /** The first run of the agent under this Idempotency-Key (kept `ttl_ms`); refused with the task made under it. */
-  | { kind: 'idempotency'; tenant: string; agent_id: string; key: string; task_id: string; ttl_ms: number };
+  | { kind: 'idempotency'; tenant: string; agent_id: string; key: string; task_id: string; ttl_ms: number }
+  /**
+   * The tenant's task queue is under 80 % of `capacity` (Redis: the team's queue, counted with the write; embedded:
+   * the queue is this process's and the task service counts it, so the embedded store takes this as held).
+   */
+  | { kind: 'queue_room'; tenant: string; capacity: number };
 
 /** A claim that did not hold; `holder` names what holds it (the other agent, the running task, the earlier task). */
 export class ClaimRefused extends Error {
