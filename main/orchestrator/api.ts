@@ -110,8 +110,12 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
       .pool.all()
       .map((p) => p.status());
     const count = (s: string) => providers.filter((p) => p.state === s).length;
+    // Where the agent state lives (embedded WAL, or the team's Redis), whether it is up, and what an acknowledged
+    // change survives there (issue 35).
+    const store = o.store.status();
     return c.json({
-      status: wal.status === 'ok' ? 'ok' : 'degraded',
+      status: wal.status === 'ok' && store.up ? 'ok' : 'degraded',
+      store,
       version: deps.version,
       time: new Date().toISOString(),
       uptime_s: Math.round(process.uptime()),

@@ -1,7 +1,13 @@
 // Tasks: the dispatch queue, runs (the 15 s window, Idempotency-Key, backpressure), internal tasks, stop, lists, and
 // the spec's rule for tasks whose holder is gone (a restart, or in Redis mode an instance whose lease ran out). It is
 // the TaskHost workflows and swarms run on; the TaskExecutor runs each task to its end.
-import { IDEMPOTENCY_TTL_MS, type RunTask, type Task, type TaskOrigin, type Thread } from '../../shared/orchestrator.ts';
+import {
+  IDEMPOTENCY_TTL_MS,
+  type RunTask,
+  type Task,
+  type TaskOrigin,
+  type Thread,
+} from '../../shared/orchestrator.ts';
 import { ApiError, invalidRequest } from '../errors.ts';
 import type { AgentRef, AgentService } from './agents.ts';
 import { queueFull, zeroUsage } from './common.ts';
@@ -266,9 +272,17 @@ export class TaskService implements TaskHost {
     const claims: Claim[] = [];
     if (thread) claims.push({ kind: 'thread_idle', tenant, thread_id: thread.id, task_id: task.task_id });
     if (windowed) claims.push({ kind: 'run_window', tenant, agent_id: id, ms: windowMs });
-    if (this.store.kind === 'redis') claims.push({ kind: 'queue_room', tenant, capacity: this.deps.config().queue_capacity });
+    if (this.store.kind === 'redis')
+      claims.push({ kind: 'queue_room', tenant, capacity: this.deps.config().queue_capacity });
     if (idempotencyKey)
-      claims.push({ kind: 'idempotency', tenant, agent_id: id, key: idempotencyKey, task_id: task.task_id, ttl_ms: IDEMPOTENCY_TTL_MS });
+      claims.push({
+        kind: 'idempotency',
+        tenant,
+        agent_id: id,
+        key: idempotencyKey,
+        task_id: task.task_id,
+        ttl_ms: IDEMPOTENCY_TTL_MS,
+      });
     // A new thread moves the agent's last_run_at (the window counts from it); a thread's next turn does not.
     const records: OrchestratorRecord[] = [
       ...(fresh ? [{ type: 'thread.put', data: fresh } as const] : []),
@@ -448,6 +462,3 @@ export class TaskService implements TaskHost {
     return this.store.tasks.get(id) as Task;
   }
 }
-
-
-

@@ -102,6 +102,10 @@ export class RedisConnection {
 }
 
 /** The process's connection for a Redis store config (one per config: the caller keeps it). */
-export function connectRedis(config: RedisStoreConfig, options?: RedisOptions, words?: ConnectionWords): RedisConnection {
+export function connectRedis(
+  config: RedisStoreConfig,
+  options?: RedisOptions,
+  words?: ConnectionWords,
+): RedisConnection {
   return new RedisConnection(config, options, words);
 }

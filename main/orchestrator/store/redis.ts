@@ -134,12 +134,28 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
 
   // ---- loading and following tenants
 
-  /** Waits for Redis (a start while Redis is down waits for it), checks durability, loads every known tenant. */
+  /**
+   * Loads every tenant the team has and checks what an acknowledged change survives; starts the feed reader. Redis
+   * down at start does not hold the start up: the agent API answers 503 until it is back, and the load is retried.
+   */
   async load(): Promise<void> {
-    await this.until(async () => {
-      const tenants = await this.r.smembers(this.tenantsKey);
-      await Promise.all(tenants.map((t) => this.follow(t)));
-    });
+    for (let i = 0; i < 100 && !this.conn.isUp(); i++) await sleep(20); // the connection is made in the background
+    try {
+      await this.loadAll();
+    } catch (err) {
+      logger.warn(
+        `agent state: Redis (${this.conn.safeUrl}) is not reachable at start (${(err as Error).message}); the agent API answers 503 store_unavailable until it is`,
+      );
+      void this.until(() => this.loadAll());
+    }
+    void this.readFeeds();
+    this.sweep();
+    this.scheduleSweep();
+  }
+
+  private async loadAll(): Promise<void> {
+    const tenants = await this.r.smembers(this.tenantsKey);
+    await Promise.all(tenants.map((t) => this.follow(t)));
     this.durability = await checkDurability(this.r, this.opts.config().wait_replicas);
     const said = `agent state in Redis (${this.conn.safeUrl}): ${this.durability.text}`;
     if (this.durability.level === 'fsync' || this.durability.level === 'replica') logger.info(said);
@@ -147,20 +163,14 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
       logger.warn(
         `${said} To keep "durable before the answer": appendonly yes and appendfsync always (deploy/docker-compose.yml), or orchestrator.wait_replicas with a replica.`,
       );
-    void this.readFeeds();
-    this.sweep();
-    this.scheduleSweep();
   }
 
-  /** Retries `fn` until Redis answers (a few seconds at most per try), or the store closes. */
+  /** Retries `fn` until Redis answers, or the store closes. */
   private async until(fn: () => Promise<void>): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0; !this.closed; attempt++) {
       try {
         return await fn();
-      } catch (err) {
-        if (this.closed) throw err;
-        if (attempt === 10)
-          logger.warn(`agent state: waiting for Redis (${this.conn.safeUrl}): ${(err as Error).message}`);
+      } catch {
         await sleep(Math.min(2000, 100 * (attempt + 1)));
       }
     }
