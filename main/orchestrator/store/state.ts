@@ -305,10 +305,37 @@ export abstract class OrchestratorState {
       const old = this.taskMap.get(id);
       if (old && !isActiveStatus(old.status)) this.expireTask(id);
     }
+    // Threads are capped in bulk, once there are a tenth more than the cap (a sort each time would be O(n) per task).
+    if (this.threadMap.size > cap + Math.max(10, cap / 10)) this.capThreads(cap);
     if (e.head > 1024 && e.head * 2 > e.ids.length) {
       e.ids = e.ids.slice(e.head);
       e.head = 0;
     }
+  }
+
+  /**
+   * The count cap holds for each tenant's idle threads too (every client run has its thread): past it, the threads
+   * changed longest ago with nothing queued or running leave the state.
+   */
+  private capThreads(cap: number): number {
+    if (cap <= 0 || this.threadMap.size <= cap) return 0;
+    const byTenant = new Map<string, Thread[]>();
+    for (const t of this.threadMap.values()) {
+      if (this.activeOfThread(t.id).size > 0) continue;
+      const list = byTenant.get(t.tenant);
+      if (list) list.push(t);
+      else byTenant.set(t.tenant, [t]);
+    }
+    let dropped = 0;
+    for (const list of byTenant.values()) {
+      if (list.length <= cap) continue;
+      list.sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : 0));
+      for (const t of list.slice(0, list.length - cap)) {
+        this.threadMap.delete(t.id);
+        dropped++;
+      }
+    }
+    return dropped;
   }
 
   /** A finished task leaves the state by retention: with its approvals. */
@@ -413,6 +440,7 @@ export abstract class OrchestratorState {
         }
       }
     }
+    dropped += this.capThreads(maxFinishedTasks);
     if (cutoff === null) return dropped;
     for (const [id, t] of this.threadMap) {
       if (t.updated_at < cutoff && this.activeOfThread(id).size === 0) {
