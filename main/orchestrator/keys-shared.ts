@@ -20,6 +20,8 @@ export interface SharedAgentKeys {
   isRevoked(id: string): boolean;
   /** Called with the id of each key revoked anywhere in the team. */
   onRevoked(fn: (id: string) => void): () => void;
+  /** Called each time Redis is reachable again (an instance then shares its own keys again). */
+  onUp(fn: () => void): void;
   close(): Promise<void>;
 }
 
@@ -108,6 +110,10 @@ export class RedisAgentKeys implements SharedAgentKeys {
   onRevoked(fn: (id: string) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
+  }
+
+  onUp(fn: () => void): void {
+    this.conn.onChange((up) => up && fn());
   }
 
   async close(): Promise<void> {

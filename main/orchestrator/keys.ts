@@ -146,8 +146,10 @@ export class KeyRing {
       this.hashes.clear();
       this.tellRevoked();
     });
+    const share = () => team.add([...this.index.values()]).catch(() => undefined);
+    team.onUp(() => void share()); // Redis down at start, or restarted empty: shared again when it is back
     await this.index.refresh().catch(() => undefined);
-    await team.add([...this.index.values()]).catch(() => undefined);
+    await share();
   }
 
   /** The key's id and tenant, or null when it is malformed, unknown or revoked. */

@@ -62,8 +62,9 @@ export function fieldsOf(obj: object): [string, string][] {
   return out;
 }
 
-/** A stored hash back as its record. */
+/** A stored hash back as its record: the whole record in `j`, or (agents, threads) one field per property. */
 export function recordOfHash(hash: Record<string, string>): Record<string, unknown> {
+  if (hash.j !== undefined) return JSON.parse(hash.j) as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(hash)) out[k] = JSON.parse(v);
   return out;
@@ -193,11 +194,27 @@ export class CommitCall {
     }
   }
 
+  /** An agent or a thread: one field per property (a patch sets some, a turn appends to `messages`). */
   private put(id: string, obj: object, extra: Op = {}): void {
     const f: (string | number)[] = [];
     for (const [name, json] of fieldsOf(obj)) f.push(name, this.text(json));
     this.ops.w.push({ op: 'put', k: this.key(this.ctx.keys.rec(id)), id, f, ...extra });
   }
+
+  /**
+   * Any other record: stored whole (`j`, and `status` beside it for status claims), its one text also the record's
+   * part of the feed entry (the script wraps it: one serialisation, sent once).
+   */
+  private putWhole(r: OrchestratorRecord, data: object & { status?: string }, id: string, extra: Op = {}): void {
+    const j = this.text(JSON.stringify(data));
+    const f: (string | number)[] = ['j', j];
+    if (data.status !== undefined) f.push('status', this.text(JSON.stringify(data.status)));
+    this.ops.w.push({ op: 'put', k: this.key(this.ctx.keys.rec(id)), id, f, ...extra });
+    this.ops.f.push({ d: j, ty: r.type });
+    this.local.push(r);
+    this.fed = true;
+  }
+  private fed = false;
 
   private del(id: string): void {
     this.ops.w.push({ op: 'del', k: this.key(this.ctx.keys.rec(id)), id });
@@ -236,7 +253,7 @@ export class CommitCall {
         const ended = !isActiveStatus(t.status);
         const prev = s.tasks.get(t.task_id);
         const newlyEnded = ended && (!prev || isActiveStatus(prev.status));
-        this.put(t.task_id, t, ended ? { ttl, ...(newlyEnded ? { ended: true } : {}) } : {});
+        this.putWhole(r, t, t.task_id, ended ? { ttl, ...(newlyEnded ? { ended: true } : {}) } : {});
         if (ended && t.thread_id) this.delIf(k.thread(t.thread_id), t.task_id);
         break;
       }
@@ -265,29 +282,30 @@ export class CommitCall {
         this.del(r.data.id);
         break;
       case 'workflow.put':
-        this.put(r.data.id, r.data);
+        this.putWhole(r, r.data, r.data.id);
         break;
       case 'workflow.deleted':
         this.del(r.data.id);
         for (const run of s.runs.values()) if (run.workflow_id === r.data.id) this.del(run.run_id);
         break;
       case 'run.put':
-        this.put(r.data.run_id, r.data, r.data.status === 'running' ? {} : { ttl });
+        this.putWhole(r, r.data, r.data.run_id, r.data.status === 'running' ? {} : { ttl });
         break;
       case 'swarm.put':
-        this.put(r.data.id, r.data);
+        this.putWhole(r, r.data, r.data.id);
         break;
       case 'swarm.deleted':
         this.del(r.data.id);
         for (const st of s.swarmTasks.values()) if (st.swarm_id === r.data.id) this.del(st.id);
         break;
       case 'swarm_task.put':
-        this.put(r.data.id, r.data, r.data.status === 'running' ? {} : { ttl });
+        this.putWhole(r, r.data, r.data.id, r.data.status === 'running' ? {} : { ttl });
         break;
       case 'approval.put':
-        this.put(
-          `apr:${approvalKey(r.data.task_id, r.data.call_id)}`,
+        this.putWhole(
+          r,
           r.data,
+          `apr:${approvalKey(r.data.task_id, r.data.call_id)}`,
           r.data.status === 'pending' ? {} : { ttl },
         );
         break;
@@ -296,7 +314,8 @@ export class CommitCall {
       case 'control':
         break;
     }
-    this.feed(r);
+    if (this.fed) this.fed = false;
+    else this.feed(r);
   }
 
   /** The record in the feed entry: events without their ids (the script numbers them), the rest as it is. */

@@ -137,6 +137,7 @@ local first = ev
 local parts = {}
 for _, p in ipairs(ops.f) do
   if p.t then parts[#parts + 1] = ARGV[p.t]
+  elseif p.d then parts[#parts + 1] = '{"type":"' .. p.ty .. '","data":' .. ARGV[p.d] .. '}'
   elseif p.e then
     parts[#parts + 1] = '{"type":"event","data":{"id":' .. ev .. ',' .. ARGV[p.e] .. '}'
     ev = ev + 1

@@ -453,7 +453,8 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
       this.holding.delete(itemName(opts.done));
       this.delivered.delete(itemName(opts.done));
     }
-    if (Number(seq) > 0) {
+    if (Number(seq) > 0 && f.seq < Number(seq)) {
+      // (Already applied: the feed reader brought the entry back before the script's answer came.)
       if (!f.loading && f.seq === Number(seq) - 1) {
         // Nothing between: applied here at once (the feed brings it back to this instance too; skipped then).
         for (const r of call.numbered(Number(firstEvent))) this.apply(r, true);
@@ -587,7 +588,8 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
         failures = 0;
         for (const [key, entries] of res ?? []) {
           const f = feeds[keys.indexOf(key)] as Feed;
-          for (const [entry, fields] of entries) await this.deliver(f, entry, fields[1] as string, which);
+          await this.catchUp(f).catch(() => undefined); // once for the batch: the entries' records are here then
+          for (const [entry, fields] of entries) await this.deliver(f, entry, fields[1] as string, which, true);
         }
       } catch {
         if (this.closed) break;
@@ -602,14 +604,13 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
     entry: string,
     name: string,
     which: 'task' | 'drivers',
-    reclaimed?: string,
+    caughtUp = false,
   ): Promise<void> {
     const item = itemOf(f.tenant, name);
     if (!item) return;
     this.delivered.set(name, { stream: which === 'task' ? 8 : 9, entry });
-    await this.catchUp(f).catch(() => undefined);
-    const d: Delivery = reclaimed === undefined ? item : { ...item, reclaimed: { from: reclaimed } };
-    await this.handlers.get(item.kind)?.(d);
+    if (!caughtUp) await this.catchUp(f).catch(() => undefined);
+    await this.handlers.get(item.kind)?.(item);
   }
 
   /**
