@@ -253,6 +253,49 @@ describe('an instance killed (-9)', () => {
     await serve(holder);
   });
 
+  it('a task waiting for an approval moves to another instance when its own dies, says so, and goes on from the call', async () => {
+    const a = (
+      await call(`${via()}/agents`, key, 'POST', { name: 'mover', model: 'mock-model', tools: ['write_file'] })
+    ).body;
+    mock.setBehavior({
+      script: [{ toolCall: { name: 'write_file', arguments: { path: 'moved.txt', content: 'x' } } }],
+      tokens: ['moved'],
+    });
+    const run = await call(`${via()}/agents/${a.id}/run`, key, 'POST', { message: 'marker-moving-task' });
+    const pending = await eventually(async () => {
+      const list = (await call(`${via()}/approvals?status=pending&task_id=${run.body.task_id}`, key)).body.data;
+      expect(list).toHaveLength(1);
+      return list[0];
+    }, 10_000);
+    const holder = await holderOf(`task:${run.body.task_id}`);
+    expect(holder).toBeGreaterThanOrEqual(0);
+    const gone = (await call(`${api(holder)}/health`, null)).body.store.instance as string;
+    await kill9(holder);
+    const other = (holder + 1) % N;
+    const stream = await openEvents(`${api(other)}/events`, key, 0);
+    const seen = await stream.waitFor(
+      (e) => e.some((x) => x.type === ('resumed' as never) && x.task_id === run.body.task_id),
+      LEASE_MS * 6,
+    );
+    const resumed = seen.find((x) => x.type === ('resumed' as never) && x.task_id === run.body.task_id)!;
+    expect(resumed.content).toContain(`${gone}, which was running it, is gone`);
+    // Still the same approval (not asked again), decided through yet another instance; the task goes on from it.
+    const third = (holder + 2) % N;
+    const decided = await call(`${api(third)}/tasks/${run.body.task_id}/approvals/${pending.call_id}`, key, 'POST', {
+      decision: 'approve',
+    });
+    expect(decided.body.status).toBe('approved');
+    const done = await call(`${api(other)}/tasks/${run.body.task_id}/wait?timeout_s=20`, key);
+    expect(done.body).toMatchObject({ status: 'completed', result: 'moved' });
+    stream.close();
+    // The model was asked twice in all: before the call (on the instance that died) and after it (here); the task
+    // did not start over.
+    expect(runsOf('marker-moving-task')).toBe(2);
+    expect((await call(`${api(other)}/approvals?task_id=${run.body.task_id}`, key)).body.data).toHaveLength(1);
+    mock.setBehavior({});
+    await serve(holder);
+  });
+
   it('a workflow run goes on at its step on another instance', async () => {
     await call(`${via()}/agents`, key, 'POST', { name: 'stepper', model: 'mock-model' });
     const wf = {

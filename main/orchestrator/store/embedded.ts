@@ -162,14 +162,6 @@ export class EmbeddedStore extends OrchestratorState implements OrchestratorStor
 
   workFreed(): void {}
 
-  queueDepth(_tenant: string): number {
-    return 0;
-  }
-
-  held(_item: WorkItem): boolean {
-    return true;
-  }
-
   /**
    * After a start, what the previous process left unfinished is handed out as reclaimed (the spec's rule: tasks.ts,
    * workflows.ts, swarms.ts): its tasks in the order they were made, then its workflow runs, then its swarm tasks.

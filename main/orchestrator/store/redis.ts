@@ -525,14 +525,6 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
     this.wakeAll();
   }
 
-  queueDepth(_tenant: string): number {
-    return 0;
-  }
-
-  held(item: WorkItem): boolean {
-    return this.holding.has(itemName(item));
-  }
-
   /** Starts the queue readers, the lease renewals and the reaper. */
   async startWork(): Promise<void> {
     if (this.working) return;

@@ -150,10 +150,6 @@ export interface OrchestratorStore {
   onWork(kind: WorkItem['kind'], handler: (d: Delivery) => void, capacity?: () => number): void;
   /** A task worker freed a slot: more work may be taken (Redis mode reads the queue again). */
   workFreed(): void;
-  /** Tasks queued and not yet taken by an instance, in the tenant (backpressure: queue_full). */
-  queueDepth(tenant: string): number;
-  /** Work this instance holds, and the rest of its lease (Redis mode) */
-  held(item: WorkItem): boolean;
 
   // ---- lifecycle
   /** Loads the state (embedded: snapshot + WAL; Redis: the records and the feed) and starts taking work. */
