@@ -164,6 +164,33 @@ describe('agents across instances', () => {
     mock.setBehavior({});
   });
 
+  it('a swarm task and a workflow run started through one instance are driven to their end and read through the others', async () => {
+    for (const name of ['lead', 'member'])
+      expect((await call(`${via()}/agents`, key, 'POST', { name, model: 'mock-model' })).status).toBe(201);
+    const swarm = { name: 'panel', coordinator: 'lead', agents: ['member'], config: { consensus_required: true } };
+    expect((await call(`${via()}/swarms`, key, 'POST', swarm)).status).toBe(201);
+    // The coordinator delegates to the member (its task runs in the coordinator's worker), proposes, the member votes.
+    mock.setBehavior({
+      script: [
+        { toolCall: { name: 'delegate', arguments: { agent: 'member', task: 'check' } } },
+        { tokens: ['checked'] },
+      ],
+      tokens: ['APPROVE: fine'],
+    });
+    const st = await call(`${api(0)}/swarms/panel/tasks`, key, 'POST', { message: 'decide' });
+    expect(st.status).toBe(202);
+    const done = await call(`${api(1)}/swarms/panel/tasks/${st.body.task_id}/wait?timeout_s=20`, key);
+    expect(done.body).toMatchObject({ done: true, status: 'completed', consensus: true });
+    expect(done.body.rounds[0].contributions[0]).toMatchObject({ agent: 'member', status: 'completed' });
+    expect((await call(`${api(2)}/swarms/panel/tasks/${st.body.id}`, key)).body.status).toBe('completed');
+    mock.setBehavior({});
+    const wf = { name: 'one-step', steps: [{ name: 'only', agent: 'lead', prompt: 'say {{input.word}}' }] };
+    expect((await call(`${via()}/workflows`, key, 'POST', wf)).status).toBe(201);
+    const run = (await call(`${api(2)}/workflows/one-step/run`, key, 'POST', { input: { word: 'hi' } })).body;
+    const ran = await call(`${api(0)}/workflows/one-step/runs/${run.run_id}/wait?timeout_s=20`, key);
+    expect(ran.body).toMatchObject({ done: true, status: 'completed' });
+  });
+
   it('approvals are decided through any instance: asked on one, approved through another, the task goes on', async () => {
     const a = (
       await call(`${via()}/agents`, key, 'POST', { name: 'asker', model: 'mock-model', tools: ['write_file'] })
