@@ -629,12 +629,25 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
           const prev = String(taken[i + 1] ?? '');
           const item = itemOf(f.tenant, name);
           if (!item) continue;
-          this.holding.set(name, { item, fence: Number(taken[i + 2]) });
+          const fence = Number(taken[i + 2]);
+          this.holding.set(name, { item, fence });
           const from = prev.slice(prev.indexOf('|') + 1) || 'an instance that is gone';
+          // The rule is applied on the record as the feed has it now (the takeover comes after every write of the old
+          // holder in the feed); when the feed cannot be read, the work is given up again, for the next tick.
+          const fresh = await this.catchUp(f).then(
+            () => true,
+            () => false,
+          );
+          if (!fresh) {
+            this.holding.delete(name);
+            await this.r
+              .sbOrchRenew(f.keys.leases, f.keys.owners, this.instance, 0, name, String(fence))
+              .catch(() => []);
+            continue;
+          }
           logger.warn(
             `agent state: took over ${item.kind} ${item.id} of tenant "${f.tenant}" from ${from} (its lease ran out)`,
           );
-          await this.catchUp(f).catch(() => undefined);
           await this.handlers.get(item.kind)?.({ ...item, reclaimed: { from } });
         }
         for (const [q, which] of [
