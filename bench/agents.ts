@@ -9,18 +9,28 @@
 //   (2) event fan-out: events/s delivered to 100 SSE subscribers against 1 in the same run;
 //   (3) long answers with their output deltas coalesced in the WAL (orchestrator.event_flush_ms, default 50) against
 //       one WAL record per delta (event_flush_ms 0, the mode before issue 16): WAL records per answer and tasks/s,
-//       each mode on its own Switchboard.
+//       each mode on its own Switchboard;
+//   (4) the orchestrator's two stores (issue 35): tasks/s and CPU per task with the embedded store (the WAL, fsynced)
+//       against the Redis store (a real redis-server on loopback, append-only with appendfsync always: as durable),
+//       each on its own Switchboard, rounds interleaved; Redis's own CPU per task (INFO cpu) beside it;
+//   (5) retention (issue 35): the state's memory per 10,000 finished tasks run, and its load time at start, with
+//       orchestrator.retention off against its default (10,000 finished tasks kept), in this process on the store's
+//       own classes (a WAL of 30,000 finished tasks as the executor writes them, loaded once each way).
 // Run: npm run bench -- agents. Knobs: AGENTS_BENCH_TASKS (default 2000 per round), AGENTS_BENCH_ROUNDS (5),
 // AGENTS_BENCH_CONCURRENCY (client requests at once, 64), AGENTS_BENCH_WORKERS (orchestrator.workers, 64; the config's
 // default is 4), AGENTS_BENCH_ANSWERS (40) answers of AGENTS_BENCH_TOKENS (1000) deltas for (3);
-// AGENTS_BENCH_PROFILE=<dir> starts the main Switchboard with --cpu-prof into that folder and runs only task rounds.
+// AGENTS_BENCH_PROFILE=<dir> starts the main Switchboard with --cpu-prof into that folder and runs only task rounds;
+// AGENTS_BENCH_PROFILE_REDIS=<dir> profiles the Switchboard on the Redis store the same way (its task rounds only).
 import fs from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Redis } from 'ioredis';
 import { createKey, keysFile } from '../main/orchestrator/keys.ts';
+import { startRedis, type TestRedis } from '../test/support/redis.ts';
+import { retentionMemory, type RetentionMemory } from './agents-retention.ts';
 import type { MockBehavior } from '../test/support/mock-provider.ts';
 import { configFor } from '../test/support/serve-process.ts';
 import { nodeArgs, startChild, type BenchChild } from './processes.ts';
@@ -173,11 +183,15 @@ async function startSwitchboard(
   orchestrator: Record<string, unknown>,
   agents: number,
   extraNodeArgs: string[] = [],
+  store: Record<string, unknown> = { kind: 'embedded' },
 ): Promise<Sb> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'switchboard-agents-bench-'));
   const configPath = path.join(dir, 'config.json');
   const own = { queue_capacity: 100_000, workers: WORKERS, run_window_ms: 0, event_retention: 10_000 };
-  const config = configFor({ mock: mockUrl }, { log_requests: false, orchestrator: { ...own, ...orchestrator } });
+  const config = configFor(
+    { mock: mockUrl },
+    { log_requests: false, store, orchestrator: { ...own, ...orchestrator } },
+  );
   await fs.writeFile(configPath, JSON.stringify(config));
   const { key } = await createKey(keysFile(dir), 'bench');
   const args = [...extraNodeArgs, ...nodeArgs('switchboard', ['serve', '--config', configPath, '--port', '0'])];
@@ -276,6 +290,69 @@ async function longAnswers(mockUrl: string, flushMs: number, answers: number, to
   }
 }
 
+/** Redis's own CPU so far (user + sys), in µs. */
+async function redisCpuMicros(client: Redis): Promise<number> {
+  const info = await client.info('cpu');
+  const get = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+  return (get('used_cpu_user') + get('used_cpu_sys')) * 1e6;
+}
+
+type StoreSide = Side & { redisCpuMicrosEach: number };
+/** The three sides: the WAL, Redis fsyncing before it answers (the promise kept), Redis fsyncing every second. */
+const STORE_SIDES = ['embedded', 'always', 'everysec'] as const;
+type StoreKind = (typeof STORE_SIDES)[number];
+type Stores = Record<StoreKind, StoreSide[]> & { durability: Record<StoreKind, string> };
+
+/**
+ * The same task rounds on a Switchboard with the embedded store, one on a Redis with appendfsync always (as durable
+ * as the WAL: what deploy/docker-compose.yml ships) and one on a Redis with appendfsync everysec (what an
+ * acknowledged task then risks, the Switchboard says), interleaved, the order rotated each round.
+ */
+async function storeRounds(mockUrl: string, rounds: number, tasks: number, concurrency: number): Promise<Stores> {
+  const redis: Partial<Record<StoreKind, TestRedis>> = {};
+  const clients: Partial<Record<StoreKind, Redis>> = {};
+  const sides: Partial<Record<StoreKind, Sb>> = {};
+  const agents = Math.max(AGENTS, concurrency);
+  const profile = process.env.AGENTS_BENCH_PROFILE_REDIS;
+  try {
+    const out = { embedded: [], always: [], everysec: [], durability: {} } as unknown as Stores;
+    for (const kind of STORE_SIDES) {
+      if (kind === 'embedded') {
+        sides.embedded = await startSwitchboard(mockUrl, {}, agents);
+        out.durability.embedded = 'the WAL, fsynced before the answer';
+        continue;
+      }
+      const r = await startRedis({ args: ['--appendonly', 'yes', '--appendfsync', kind] });
+      redis[kind] = r;
+      const c = new Redis(r.url, { maxRetriesPerRequest: 1 });
+      c.on('error', () => {});
+      clients[kind] = c;
+      const prof = profile && kind === 'always' ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : [];
+      const store = { kind: 'redis', url: r.url, prefix: 'bench:' };
+      const sb = await startSwitchboard(mockUrl, {}, agents, prof, store);
+      sides[kind] = sb;
+      out.durability[kind] = String((await sb.client.json('GET', '/api/v1/health')).store?.durability?.level ?? '');
+    }
+    const kinds = (r: number): readonly StoreKind[] =>
+      profile ? ['always'] : [...STORE_SIDES.slice(r % 3), ...STORE_SIDES.slice(0, r % 3)];
+    for (const kind of kinds(0)) await taskRound(sides[kind] as Sb, Math.min(500, tasks), concurrency);
+    for (let r = 0; r < rounds; r++) {
+      for (const kind of kinds(r)) {
+        const c = clients[kind];
+        const r0 = c ? await redisCpuMicros(c) : 0;
+        const side = await taskRound(sides[kind] as Sb, tasks, concurrency);
+        const r1 = c ? await redisCpuMicros(c) : 0;
+        out[kind].push({ ...side, redisCpuMicrosEach: (r1 - r0) / tasks });
+      }
+    }
+    return out;
+  } finally {
+    for (const sb of Object.values(sides)) if (sb) await stopSwitchboard(sb);
+    for (const c of Object.values(clients)) c?.disconnect();
+    for (const r of Object.values(redis)) await r?.stop();
+  }
+}
+
 export async function main(): Promise<{
   table: string;
   pass: boolean;
@@ -298,6 +375,17 @@ export async function main(): Promise<{
     // Warm-up (JIT, sockets, the mock's keep-alive pool), not counted.
     await chatRound(sb, Math.min(500, tasks), concurrency);
     await taskRound(sb, Math.min(500, tasks), concurrency);
+    if (process.env.AGENTS_BENCH_PROFILE_REDIS) {
+      await stopSwitchboard(sb);
+      sb = null;
+      await storeRounds(mockUrl, rounds, tasks, concurrency);
+      return {
+        table: `Profiled the Redis store's Switchboard into ${process.env.AGENTS_BENCH_PROFILE_REDIS}`,
+        pass: true,
+        rows: {},
+        targets: [],
+      };
+    }
     if (profileDir) {
       // Profiling: task rounds only, so that the profile is of the tasks' path alone.
       for (let r = 0; r < rounds; r++) await taskRound(sb, tasks, concurrency);
@@ -327,6 +415,11 @@ export async function main(): Promise<{
     const hundred = await taskRound(sb, fanTasks, concurrency, 100);
     await stopSwitchboard(sb);
     sb = null;
+
+    // The two stores of the orchestrator, side by side (issue 35).
+    const stores = await storeRounds(mockUrl, rounds, tasks, concurrency);
+    // Retention: memory and load time of the state, with and without it.
+    const memory: RetentionMemory = await retentionMemory();
 
     // Long answers: the same work with one WAL record per delta (the old mode), then coalesced.
     await setMockBehavior(mock, { tokens: Array.from({ length: tokens }, (_, i) => `w${i} `) });
@@ -358,7 +451,23 @@ export async function main(): Promise<{
       long_tasks_per_sec_per_delta: perDelta.tasksPerSec,
       long_tasks_per_sec_coalesced: coalesced.tasksPerSec,
       long_tasks_gain: coalesced.tasksPerSec / perDelta.tasksPerSec,
+      embedded_tasks_per_sec: median(stores.embedded.map((x) => x.perSec)),
+      redis_tasks_per_sec: median(stores.always.map((x) => x.perSec)),
+      redis_everysec_tasks_per_sec: median(stores.everysec.map((x) => x.perSec)),
+      embedded_tasks_per_sec_rounds: stores.embedded.map((x) => x.perSec),
+      redis_tasks_per_sec_rounds: stores.always.map((x) => x.perSec),
+      redis_everysec_tasks_per_sec_rounds: stores.everysec.map((x) => x.perSec),
+      embedded_cpu_us_per_task: median(stores.embedded.map((x) => x.cpuMicrosEach)),
+      redis_cpu_us_per_task: median(stores.always.map((x) => x.cpuMicrosEach)),
+      redis_everysec_cpu_us_per_task: median(stores.everysec.map((x) => x.cpuMicrosEach)),
+      redis_server_cpu_us_per_task: median(stores.always.map((x) => x.redisCpuMicrosEach)),
+      redis_everysec_server_cpu_us_per_task: median(stores.everysec.map((x) => x.redisCpuMicrosEach)),
+      mib_per_10k_finished_retention_off: memory.off.mibPer10k,
+      mib_per_10k_finished_retention_on: memory.on.mibPer10k,
+      load_ms_retention_off: memory.off.loadMs,
+      load_ms_retention_on: memory.on.loadMs,
     };
+    const vsEmbedded = (x: number, base = rows.embedded_tasks_per_sec) => `${(x / base).toFixed(2)}×`;
     const f = (n: number) => (n >= 100 ? n.toFixed(0) : n.toFixed(2));
     const spread = (xs: number[]) => `${f(Math.min(...xs))}–${f(Math.max(...xs))}`;
     const targets = [
@@ -386,6 +495,22 @@ export async function main(): Promise<{
       '|---|--:|--:|--:|',
       `| WAL records per answer | ${f(perDelta.recordsPerAnswer)} | ${f(coalesced.recordsPerAnswer)} | ${rows.records_ratio.toFixed(3)}× |`,
       `| tasks/s | ${f(perDelta.tasksPerSec)} | ${f(coalesced.tasksPerSec)} | ${rows.long_tasks_gain.toFixed(2)}× |`,
+      '',
+      `Stores (issue 35): the same ${rounds} rounds of ${tasks} tasks (interleaved, the order rotated each round; medians) on three Switchboards: the embedded store (${stores.durability.embedded}), the Redis store on a redis-server on loopback with appendfsync always (durability ${stores.durability.always}: what deploy/docker-compose.yml ships), and one with appendfsync everysec (durability ${stores.durability.everysec}); ratios to the embedded store`,
+      '',
+      '| measure | embedded | Redis, always | ratio | Redis, everysec | ratio |',
+      '|---|--:|--:|--:|--:|--:|',
+      `| tasks/s | ${f(rows.embedded_tasks_per_sec)} (${spread(rows.embedded_tasks_per_sec_rounds)}) | ${f(rows.redis_tasks_per_sec)} (${spread(rows.redis_tasks_per_sec_rounds)}) | ${vsEmbedded(rows.redis_tasks_per_sec)} | ${f(rows.redis_everysec_tasks_per_sec)} (${spread(rows.redis_everysec_tasks_per_sec_rounds)}) | ${vsEmbedded(rows.redis_everysec_tasks_per_sec)} |`,
+      `| Switchboard CPU per task (µs) | ${f(rows.embedded_cpu_us_per_task)} | ${f(rows.redis_cpu_us_per_task)} | ${vsEmbedded(rows.redis_cpu_us_per_task, rows.embedded_cpu_us_per_task)} | ${f(rows.redis_everysec_cpu_us_per_task)} | ${vsEmbedded(rows.redis_everysec_cpu_us_per_task, rows.embedded_cpu_us_per_task)} |`,
+      `| + Redis's own CPU per task (µs) | — | ${f(rows.redis_cpu_us_per_task + rows.redis_server_cpu_us_per_task)} | ${vsEmbedded(rows.redis_cpu_us_per_task + rows.redis_server_cpu_us_per_task, rows.embedded_cpu_us_per_task)} | ${f(rows.redis_everysec_cpu_us_per_task + rows.redis_everysec_server_cpu_us_per_task)} | ${vsEmbedded(rows.redis_everysec_cpu_us_per_task + rows.redis_everysec_server_cpu_us_per_task, rows.embedded_cpu_us_per_task)} |`,
+      '',
+      `Retention (issue 35): the state of ${memory.tasks.toLocaleString('en')} finished tasks run (as the executor writes them: task, thread turn, output and completed events), loaded from the WAL in this process`,
+      '',
+      '| measure | retention off | default retention (10,000 kept) | ratio |',
+      '|---|--:|--:|--:|',
+      `| heap per 10,000 finished tasks run (MiB) | ${f(memory.off.mibPer10k)} | ${f(memory.on.mibPer10k)} | ${(memory.on.mibPer10k / memory.off.mibPer10k).toFixed(2)}× |`,
+      `| tasks in memory after the load | ${memory.off.kept.toLocaleString('en')} | ${memory.on.kept.toLocaleString('en')} | ${(memory.on.kept / memory.off.kept).toFixed(2)}× |`,
+      `| load at start (ms) | ${f(memory.off.loadMs)} | ${f(memory.on.loadMs)} | ${(memory.on.loadMs / memory.off.loadMs).toFixed(2)}× |`,
       '',
     ].join('\n');
     return { table, pass: true, rows, targets };

@@ -4,6 +4,7 @@ import type { Config } from '../shared/config.ts';
 import { configWarnings, effectiveStore, problemToText } from '../shared/config.ts';
 import { loadAdminToken } from './config/admin-token.ts';
 import { keysOfferedByEnv } from './config/defaults.ts';
+import { clearListening, writeListening } from './config/listening.ts';
 import { ConfigStore } from './config/store.ts';
 import { logger } from './observability/logger.ts';
 import { addSecretSource } from './observability/redact.ts';
@@ -16,6 +17,8 @@ import { Listener } from './server/listener.ts';
 import { Metrics } from './observability/metrics.ts';
 import { KeyRing, keysFile } from './orchestrator/keys.ts';
 import { Orchestrator } from './orchestrator/orchestrator.ts';
+import { openRedisOrchestratorStore } from './orchestrator/store/index.ts';
+import type { SharedAgentKeys } from './orchestrator/keys-shared.ts';
 import { defaultWalDir, openWal, type WalLog } from './wal/index.ts';
 import { NOTIFICATION_DEFAULTS } from '../shared/usage.ts';
 import { Notifier } from './usage/notifier.ts';
@@ -50,6 +53,8 @@ export class Switchboard {
   private health!: HealthChecker;
   /** Store "redis": the team's request log (main/store/team-log.ts). */
   private teamLog: { close(): Promise<void> } | null = null;
+  /** Store "redis": the team's agent keys (main/orchestrator/keys-shared.ts). */
+  private teamKeys: SharedAgentKeys | null = null;
   private memoryTrim: { stop(): void } | null = null;
   private forgetAdminToken: (() => void) | null = null;
   private forgetApprovals: (() => void) | null = null;
@@ -79,7 +84,11 @@ export class Switchboard {
     this.configureRequestLog(this.store.config);
     const dataDir = defaultWalDir(this.store.file);
     this.wal = await openWal({ dir: dataDir, onError: (err) => logger.error({ err }, 'WAL background work failed') });
+    // Store "redis": the orchestrator's state is the team's (every instance serves every agent call); else the WAL's.
+    const teamStore = effectiveStore(this.store.config.store, process.env.SWITCHBOARD_REDIS_URL);
+    const orchestratorConfig = () => this.store.config.orchestrator;
     this.orchestrator = new Orchestrator({
+      ...(teamStore.kind === 'redis' ? { store: await openRedisOrchestratorStore(teamStore, orchestratorConfig) } : {}),
       wal: this.wal,
       engine: () => this.engine,
       config: () => this.store.config.orchestrator,
@@ -96,7 +105,6 @@ export class Switchboard {
       notifier: this.notifications,
     });
     // Store "redis": the team's request log and usage through a Redis stream (loaded only then: no ioredis otherwise).
-    const teamStore = effectiveStore(this.store.config.store, process.env.SWITCHBOARD_REDIS_URL);
     if (teamStore.kind === 'redis') {
       const { startTeamLog } = await import('./store/team-log.ts');
       this.teamLog = await startTeamLog(teamStore, this.requestLog, () => this.usage.store.raw.backward());
@@ -115,6 +123,14 @@ export class Switchboard {
       config: () => this.store.config,
     });
     this.requestLog.subscribe((e) => this.metrics.observeProxy(e));
+    const agentKeys = new KeyRing(keysFile(this.store.dir));
+    if (teamStore.kind === 'redis') {
+      const { openSharedAgentKeys } = await import('./orchestrator/keys-shared.ts');
+      const team = openSharedAgentKeys(teamStore);
+      team.start();
+      this.teamKeys = team;
+      await agentKeys.shareWith(team);
+    }
     const listener = buildRequestListener({
       engine: () => this.engine,
       store: this.store,
@@ -124,7 +140,7 @@ export class Switchboard {
       agents: {
         orchestrator: this.orchestrator,
         wal: this.wal,
-        keys: new KeyRing(keysFile(this.store.dir)),
+        keys: agentKeys,
         metrics: this.metrics,
         heartbeatMs: () => this.store.config.orchestrator.sse_heartbeat_ms,
       },
@@ -134,6 +150,7 @@ export class Switchboard {
       this.options.port ?? this.store.config.listen_port,
       this.options.host ?? this.store.config.listen_host,
     );
+    await this.recordListening();
     this.health = new HealthChecker(this.engine);
     this.health.start();
     // A burst's heap back once it is over (nothing allocates after it, so V8 alone would keep it).
@@ -189,6 +206,7 @@ export class Switchboard {
       try {
         await this.listener.listen(next.listen_port, this.options.host ?? next.listen_host, () => settle(null));
         logger.info(`now listening on ${this.listener.url}`);
+        await this.recordListening();
       } catch (err) {
         settle((err as Error).message);
         logger.error(
@@ -196,6 +214,14 @@ export class Switchboard {
         );
       }
     }
+  }
+
+  /** listening.json beside config.json: where this Switchboard listens, for `switchboard mcp list` (and the like). */
+  private async recordListening(): Promise<void> {
+    const { url, port } = this.listener;
+    await writeListening(this.store.dir, { url, port, host: this.listener.host }).catch((err: Error) =>
+      logger.warn(`could not write listening.json in ${this.store.dir}: ${err.message}`),
+    );
   }
 
   private configureRequestLog(cfg: Config): void {
@@ -219,6 +245,7 @@ export class Switchboard {
   }
 
   async stop(): Promise<void> {
+    if (this.store) await clearListening(this.store.dir).catch(() => undefined);
     this.store?.close();
     this.health?.stop();
     this.memoryTrim?.stop();
@@ -229,6 +256,7 @@ export class Switchboard {
     this.requestLog.deliver();
     if (this.engine) await closeGateway(this.engine); // its shared store's Redis connections, in Redis mode
     await this.teamLog?.close();
+    await this.teamKeys?.close();
     await this.usage?.close();
     await this.wal?.close();
     await this.engine?.close();

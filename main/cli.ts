@@ -122,26 +122,47 @@ async function keys(
   label: string | undefined,
 ): Promise<void> {
   const file = keysFile(path.dirname(configPath));
+  // Store "redis": the command acts on the team's agent keys too (main/orchestrator/keys-team.ts).
+  const teamOf = async () => (await import('./orchestrator/keys-team.ts')).teamKeysOf(configPath);
   if (sub === 'create') {
     const { key, record } = await createKey(file, tenant, label).catch((err: Error) => fail(err.message, 2));
     process.stdout.write(`${key}\n`);
     process.stderr.write(
       `created key ${record.id} for tenant "${record.tenant}" in ${file}; it is shown only now, store it safely\n`,
     );
+    const { team, note } = await teamOf();
+    await team?.add([record]);
+    await team?.close();
+    if (team) process.stderr.write(`shared with every instance of the team through Redis\n`);
+    process.stderr.write(note);
     return;
   }
   if (sub === 'list') {
     const all = await readKeys(file);
-    if (all.length === 0)
+    const { team, note } = await teamOf();
+    const mine = new Set(all.map((k) => k.id));
+    const others = team ? (await team.all()).filter((k) => !mine.has(k.id)) : [];
+    await team?.close();
+    process.stderr.write(note);
+    if (all.length === 0 && others.length === 0)
       return void process.stdout.write(`no keys in ${file}; create one with: switchboard keys create\n`);
-    // id, tenant, created, label (empty when none; the UI's own key says "Switchboard UI").
+    // id, tenant, created, label (empty when none; the UI's own key says "Switchboard UI"); keys made on another
+    // instance of the team last, their label marked.
     for (const k of all) process.stdout.write(`${k.id}\t${k.tenant}\t${k.created_at}\t${k.label ?? ''}\n`);
+    for (const k of others)
+      process.stdout.write(`${k.id}\t${k.tenant}\t${k.created_at}\t${k.label ?? ''} (made on another instance)\n`);
     return;
   }
   if (sub === 'revoke') {
     if (!id) fail('usage: switchboard keys revoke <id> (ids are shown by: switchboard keys list)', 2);
-    if (!(await revokeKey(file, id))) fail(`no key "${id}" in ${file}; see: switchboard keys list`, 2);
-    process.stdout.write(`revoked ${id}\n`);
+    const here = await revokeKey(file, id);
+    const { team, note } = await teamOf();
+    const there = team ? await team.revoke(id) : false;
+    await team?.close();
+    process.stderr.write(note);
+    if (!here && !there)
+      fail(`no key "${id}" in ${file}${team ? " or in the team's keys" : ''}; see: switchboard keys list`, 2);
+    process.stdout.write(`revoked ${id}${team ? ' (on every instance of the team)' : ''}\n`);
     return;
   }
   fail(`Unknown keys command "${sub ?? ''}"; use create, list or revoke.\n\n${HELP}`, 2);

@@ -59,6 +59,7 @@ const ACTIONS: Record<ErrorCode, string> = {
   swarm_task_not_running: 'Nothing to do: the swarm task is over.',
   approval_not_found: "List the task's approvals with GET /api/v1/tasks/<task_id>/approvals.",
   approval_not_pending: 'Nothing to do: a call is decided once.',
+  idempotency_key_reused: 'Send a new Idempotency-Key for a new run; a retry sends the same body as the first request.',
   rate_limit_exceeded: 'Wait for the time in Retry-After, or raise the limits in config.json.',
   request_over_tpm_limit: 'Send a smaller request, or raise the TPM limit in config.json; retrying will not help.',
   budget_exceeded:

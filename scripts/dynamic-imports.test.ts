@@ -21,6 +21,9 @@ const LAZY = 'test/shipped/lazy-paths.serve.test.ts';
 const MCP_STDIO = `${LAZY} > an agent uses a tool of @modelcontextprotocol/server-everything over stdio`;
 const STRUCTURED = `${LAZY} > checks a structured answer against a draft-07 schema (ajv) and a 2020-12 one (ajv/dist/2020.js)`;
 const CONNECT_API = 'main/server/connect.serve.test.ts';
+const AGENTS_TEAM = 'test/agents-team.serve.test.ts';
+const TEAM_RUN = `${AGENTS_TEAM} > an agent created through the balancer is read, renamed and run through every instance`;
+const TEAM_KEYS = `${AGENTS_TEAM} > an agent key made on one instance works on all; revoked through another, it ends on all`;
 
 /** Each lazily loaded module → the as-shipped tests (`file > title`) that run it through the compiled build. */
 export const FEATURE_TESTS: Record<string, string[]> = {
@@ -58,6 +61,11 @@ export const FEATURE_TESTS: Record<string, string[]> = {
   'main/store/team-log.ts': [
     "test/team-gateway.serve.test.ts > the UI's usage and log endpoints of instance B show the requests served through instance A",
   ],
+  // Store "redis": the orchestrator's state and the agent keys of the team (issue 35).
+  'main/orchestrator/store/redis.ts': [TEAM_RUN],
+  'main/store/redis-connection.ts': [TEAM_RUN],
+  'main/orchestrator/keys-shared.ts': [TEAM_KEYS],
+  'main/orchestrator/keys-team.ts': [TEAM_KEYS],
   '@modelcontextprotocol/sdk/client/index.js': [MCP_STDIO],
   '@modelcontextprotocol/sdk/client/stdio.js': [MCP_STDIO],
   '@modelcontextprotocol/sdk/types.js': [MCP_STDIO],

@@ -147,6 +147,20 @@ export type StatusResponse = {
   limits: LimitsStatus;
   /** Where the team gateway's shared state lives (README, "Shared state"); absent from older servers. */
   store?: StoreStatus;
+  /**
+   * Where the agent API's state lives (README, "Agents across instances"): embedded (the WAL) or the team's Redis,
+   * whether it is up, and what an acknowledged change survives there; absent from older servers.
+   */
+  agent_store?: AgentStoreStatus;
+};
+
+export type AgentStoreStatus = StoreStatus & {
+  durability: {
+    level: 'fsync' | 'os-crash-loses-1s' | 'replica' | 'snapshot' | 'none' | 'unknown';
+    text: string;
+  };
+  /** Redis: this instance's name (leases say which instance holds a task). */
+  instance?: string;
 };
 
 /** The admin status's `store`: embedded (this process), or Redis and whether it is up, since when. */

@@ -82,6 +82,9 @@ export const ORCHESTRATOR_DEFAULTS = {
   workspace_root: '',
   approvals: {} as Record<string, ApprovalPolicy>,
   approval_timeout_s: 600,
+  retention: { finished_days: 30, max_finished_tasks: 10_000 },
+  lease_ms: 15_000,
+  wait_replicas: 0,
 };
 
 /** What happens when an agent calls a tool (README, "Approval"): run it, ask a person first, or refuse it. */
@@ -111,6 +114,28 @@ export const OrchestratorConfigSchema = z.strictObject({
   workspace_root: z.string().default(''),
   approvals: ApprovalsSchema.default({}),
   approval_timeout_s: z.number().int().min(1).max(604_800).default(ORCHESTRATOR_DEFAULTS.approval_timeout_s),
+  /**
+   * How long finished work is kept: finished tasks, workflow runs and swarm tasks, and threads without a change, for
+   * `finished_days` (0: no limit); and at most the last `max_finished_tasks` finished tasks (0: no cap).
+   */
+  retention: z
+    .strictObject({
+      finished_days: z.number().min(0).max(36_500).default(ORCHESTRATOR_DEFAULTS.retention.finished_days),
+      max_finished_tasks: z
+        .number()
+        .int()
+        .min(0)
+        .max(10_000_000)
+        .default(ORCHESTRATOR_DEFAULTS.retention.max_finished_tasks),
+    })
+    .default(ORCHESTRATOR_DEFAULTS.retention),
+  /**
+   * Store "redis": how long an instance holds a task, workflow run or swarm task without renewing it before another
+   * instance takes it over (renewed every third of it while the instance lives).
+   */
+  lease_ms: z.number().int().min(300).max(600_000).default(ORCHESTRATOR_DEFAULTS.lease_ms),
+  /** Store "redis": every change waits for this many replicas to have it (Redis WAIT) before it is acknowledged. */
+  wait_replicas: z.number().int().min(0).max(10).default(ORCHESTRATOR_DEFAULTS.wait_replicas),
 });
 export type OrchestratorConfig = z.infer<typeof OrchestratorConfigSchema>;
 

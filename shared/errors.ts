@@ -70,6 +70,8 @@ export const ERROR_CODES = {
   // Approvals (issue 16): a tool call waiting for a person's decision.
   approval_not_found: { status: 404, type: 'not_found_error' },
   approval_not_pending: { status: 409, type: 'invalid_request_error' },
+  // Issue 35: an Idempotency-Key sent again with another body (IETF draft-ietf-httpapi-idempotency-key-header: 422).
+  idempotency_key_reused: { status: 422, type: 'invalid_request_error' },
   // The gateway (issue 8): limits, keys, video tasks.
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
   // 429 as the spec says of every limit; x-should-retry: false and no Retry-After tell the SDKs not to retry (issue 31).

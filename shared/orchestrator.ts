@@ -17,10 +17,31 @@ export const AgentConfigSchema = z.strictObject({
   max_iterations: z.number().int().min(1).max(100).default(10),
 });
 
+/**
+ * A required text field whose errors say what it is for: zod's own wording for a missing field ("Invalid input:
+ * expected string, received undefined") names neither the problem nor the fix.
+ */
+const requiredText = (what: string) =>
+  z.string({
+    error: (iss) =>
+      iss.code === 'invalid_type'
+        ? iss.input === undefined
+          ? `is required: ${what}`
+          : `must be text: ${what}`
+        : undefined,
+  });
+
 export const CreateAgentSchema = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: requiredText('the agent\'s name, unique among your agents (e.g. "researcher")')
+    .trim()
+    .min(1, 'must not be empty')
+    .max(200),
   system_prompt: z.string().max(100_000).default(''),
-  model: z.string().min(1).max(200),
+  model: requiredText(
+    'the model the agent\'s calls use, e.g. "gpt-4o-mini" (routed like any request: by a routing rule or to the default provider)',
+  )
+    .min(1, 'must not be empty')
+    .max(200),
   tools: z.array(z.string().min(1)).max(50).default([]),
   /** Tool name or glob → auto | ask | deny, before config.json's orchestrator.approvals (README, "Approval"). */
   approvals: ApprovalsSchema.default({}),
@@ -65,8 +86,17 @@ export type ResponseFormat = z.infer<typeof ResponseFormatSchema>;
 export const TASK_TIMEOUT_MAX_S = 86_400;
 export const WAIT_TIMEOUT = { default_s: 30, max_s: 300 } as const;
 
+/**
+ * The Idempotency-Key header of POST /agents/:id/run (as payment and LLM APIs take it): 1-255 printable ASCII
+ * characters. A retry with the same key within IDEMPOTENCY_TTL_MS gets the first run's task back.
+ */
+export const IdempotencyKeySchema = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1-255 printable ASCII characters without spaces (e.g. a UUID)');
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
 export const RunTaskSchema = z.strictObject({
-  message: z.string().min(1).max(1_000_000),
+  message: requiredText('what the agent is asked to do, as text').min(1, 'must not be empty').max(1_000_000),
   context: z
     .looseObject({
       output_format: z.string().max(100).optional(),
@@ -132,6 +162,8 @@ export type Task = {
   thread_id?: string;
   /** The task's deadline in seconds, when the run gave one. */
   timeout_s?: number;
+  /** The run's Idempotency-Key header, when it had one (a retry with the same key gets this task back). */
+  idempotency_key?: string;
 };
 
 /** One message of a thread: what the model saw and said (hub form: OpenAI chat), and the task that added it. */
@@ -167,6 +199,8 @@ export const EVENT_TYPES = [
   'stopped',
   'approval_required',
   'approval_decided',
+  // Redis mode: a task waiting for an approval goes on on another instance (the one running it was gone).
+  'resumed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -4,6 +4,7 @@
 // without a credential; deploy/config.json is a valid config.json in gateway mode on Redis; the systemd unit has its
 // sections, an EnvironmentFile and the same command. (`docker compose config` and `systemd-analyze verify` are not
 // assumed to exist where the tests run.)
+import { durabilityOf } from '../main/orchestrator/store/durability.ts';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -50,6 +51,17 @@ describe('deploy/', () => {
     expect(dataVolumes.size).toBe(3); // never one folder for two instances
     for (const v of dataVolumes) expect(compose.volumes).toHaveProperty(v);
     expect(compose.services.caddy!.volumes).toContain('./Caddyfile:/etc/caddy/Caddyfile:ro');
+    // Issue 35: the Redis it ships keeps "durable before the answer" for the agents' tasks (fsync before it answers).
+    const redisArgs = compose.services.redis!.command as string[];
+    const arg = (name: string) => redisArgs[redisArgs.indexOf(`--${name}`) + 1] ?? null;
+    const said = durabilityOf({
+      appendonly: arg('appendonly'),
+      appendfsync: arg('appendfsync'),
+      save: null,
+      replicas: 0,
+      waitReplicas: 0,
+    });
+    expect(said.level).toBe('fsync');
     await fs.access(path.join(DEPLOY, 'Dockerfile'));
     await fs.access(path.join(DEPLOY, '.env.example'));
   });
@@ -59,6 +71,8 @@ describe('deploy/', () => {
     expect(caddy).toMatch(/reverse_proxy switchboard-1:11434 switchboard-2:11434 switchboard-3:11434/);
     expect(caddy).toMatch(/health_uri \/api\/v1\/health/);
     expect(caddy).toMatch(/flush_interval -1/);
+    // Every route to every instance, the agent API included (issue 35): no path kept to one instance, no stickiness.
+    expect(caddy).not.toMatch(/handle_path|handle \/api|lb_policy (cookie|ip_hash|header)/);
   });
 
   it('config.json: a valid config in gateway mode with the Redis store and no key in it', async () => {
@@ -88,5 +102,7 @@ describe('deploy/', () => {
     const doc = await fs.readFile(path.resolve(DEPLOY, '../docs/DEPLOYMENT.md'), 'utf8');
     for (const f of await fs.readdir(DEPLOY)) expect(doc).toContain(`\`${f}\``);
     expect(doc).toContain('/api/v1/health');
+    expect(doc).toContain('appendfsync always');
+    expect(doc).not.toMatch(/agent API[^.]*is per instance/);
   });
 });

@@ -2,7 +2,8 @@
 import type { Agent, CreateAgent, Task, UpdateAgent } from '../../shared/orchestrator.ts';
 import { ApiError } from '../errors.ts';
 import { agentId } from './ids.ts';
-import type { OrchestratorStore } from './store.ts';
+import type { AgentPatch } from './store/records.ts';
+import { ClaimRefused, type OrchestratorStore } from './store/types.ts';
 
 export type AgentRef = { agent: Agent } | { problem: string };
 
@@ -50,13 +51,32 @@ export class AgentService {
    */
   private assertNameFree(name: string, tenant: string, self?: string): void {
     const other = [...this.store.agents.values()].find((a) => a.tenant === tenant && a.name === name && a.id !== self);
-    if (!other) return;
-    throw new ApiError(
+    if (other) throw this.nameTaken(name, other.id);
+  }
+
+  private nameTaken(name: string, holder: string | null): ApiError {
+    const which = holder ?? 'another agent';
+    return new ApiError(
       'agent_exists',
-      `An agent named "${name}" exists already (${other.id}).`,
-      `Choose another name, or change that agent (PUT /api/v1/agents/${other.id}).`,
-      { name, agent_id: other.id },
+      `An agent named "${name}" exists already (${which}).`,
+      `Choose another name, or change that agent (PUT /api/v1/agents/${which}).`,
+      { name, agent_id: holder },
     );
+  }
+
+  /** Commits a change that takes `name` for the agent: the name is claimed with the write (unique across instances). */
+  private async withName(
+    name: string,
+    tenant: string,
+    id: string,
+    ...records: Parameters<OrchestratorStore['commit']>
+  ) {
+    try {
+      await this.store.commitWith({ claims: [{ kind: 'agent_name', tenant, name, agent_id: id }] }, ...records);
+    } catch (err) {
+      if (err instanceof ClaimRefused) throw this.nameTaken(name, err.holder);
+      throw err;
+    }
   }
 
   async create(body: CreateAgent, tenant: string): Promise<Agent> {
@@ -71,7 +91,7 @@ export class AgentService {
       updated_at: now,
       last_run_at: null,
     };
-    await this.store.commit({ type: 'agent.put', data: agent });
+    await this.withName(agent.name, tenant, agent.id, { type: 'agent.put', data: agent });
     return agent;
   }
 
@@ -80,13 +100,17 @@ export class AgentService {
     return { data: all.slice(offset, offset + limit), total: all.length, limit, offset };
   }
 
+  /** PUT: the fields given change (config fields merge), as a patch: a run's change of the agent meanwhile stays. */
   async update(id: string, body: UpdateAgent, tenant: string): Promise<Agent> {
     const a = this.get(id, tenant);
-    if (body.name !== undefined && body.name !== a.name) this.assertNameFree(body.name, tenant, id);
-    const config = { ...a.config, ...body.config };
-    const next: Agent = { ...a, ...body, config, updated_at: new Date().toISOString() };
-    await this.store.commit({ type: 'agent.put', data: next });
-    return next;
+    const renamed = body.name !== undefined && body.name !== a.name;
+    if (renamed) this.assertNameFree(body.name as string, tenant, id);
+    const fields: AgentPatch = { ...body, updated_at: new Date().toISOString() } as AgentPatch;
+    if (body.config) fields.config = { ...a.config, ...body.config };
+    const record = { type: 'agent.patch', data: { id, fields } } as const;
+    if (renamed) await this.withName(body.name as string, tenant, id, record);
+    else await this.store.commit(record);
+    return this.get(id, tenant);
   }
 
   async delete(id: string, tenant: string): Promise<void> {

@@ -139,6 +139,26 @@ describe('agents', () => {
   });
 });
 
+// Issue 35: a missing model was told in zod's words ("Invalid input: expected string, received undefined").
+it('a missing name, model or message says it is required and what it is for', async () => {
+  const noModel = await call(`${api}/agents`, keyA, 'POST', { name: 'modelless' });
+  expect(noModel.status).toBe(400);
+  const problem = noModel.body.error.details.find((d: { field: string }) => d.field === 'model');
+  expect(problem.message).toMatch(/^is required: the model the agent's calls use, e\.g\. "gpt-4o-mini"/);
+  expect(noModel.body.error.message).not.toContain('expected string');
+  const noName = await call(`${api}/agents`, keyA, 'POST', { model: 'm' });
+  expect(noName.body.error.details[0]).toMatchObject({ field: 'name', message: expect.stringMatching(/^is required/) });
+  const wrongType = await call(`${api}/agents`, keyA, 'POST', { name: 'x', model: 7 });
+  expect(wrongType.body.error.details[0].message).toMatch(/^must be text: the model/);
+  const a = (await call(`${api}/agents`, keyA, 'POST', agentBody('messageless'))).body;
+  const noMessage = await call(`${api}/agents/${a.id}/run`, keyA, 'POST', { context: {} });
+  expect(noMessage.body.error.details[0]).toMatchObject({
+    field: 'message',
+    message: expect.stringMatching(/^is required/),
+  });
+  await call(`${api}/agents/${a.id}`, keyA, 'DELETE');
+});
+
 describe('tasks and events', () => {
   let firstEventId = 0;
   let taskId = '';

@@ -3,7 +3,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type Context } from 'hono';
-import { AGENT_STATUSES, CreateAgentSchema, RunTaskSchema } from '../../shared/orchestrator.ts';
+import { AGENT_STATUSES, CreateAgentSchema, IdempotencyKeySchema, RunTaskSchema } from '../../shared/orchestrator.ts';
 import { TASK_STATUSES, UpdateAgentSchema } from '../../shared/orchestrator.ts';
 import type { StreamEvent } from '../../shared/orchestrator.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -47,6 +47,20 @@ function intQuery(c: Context<Env>, name: string, def: number, min: number, max: 
     return def;
   }
   return n;
+}
+
+/** The Idempotency-Key header checked (shared/orchestrator.ts), or undefined when absent. */
+function idempotencyKeyOf(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const r = IdempotencyKeySchema.safeParse(raw);
+  if (!r.success) {
+    const message = r.error.issues[0]?.message ?? 'is not valid';
+    throw invalidRequest(
+      [{ field: 'Idempotency-Key', message }],
+      'Send a new UUID as the Idempotency-Key of each run.',
+    );
+  }
+  return r.data;
 }
 
 function enumQuery(c: Context<Env>, name: string, values: readonly string[], problems: Problems): string | undefined {
@@ -96,8 +110,12 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
       .pool.all()
       .map((p) => p.status());
     const count = (s: string) => providers.filter((p) => p.state === s).length;
+    // Where the agent state lives (embedded WAL, or the team's Redis), whether it is up, and what an acknowledged
+    // change survives there (issue 35).
+    const store = o.store.status();
     return c.json({
-      status: wal.status === 'ok' ? 'ok' : 'degraded',
+      status: wal.status === 'ok' && store.up ? 'ok' : 'degraded',
+      store,
       version: deps.version,
       time: new Date().toISOString(),
       uptime_s: Math.round(process.uptime()),
@@ -128,6 +146,10 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
     c.set('tenant', key.tenant);
     c.set('keyId', key.id);
     c.set('revocations', deps.keys); // a long wait (waiting.ts) ends when its key is revoked
+    // Redis mode: this instance's state is brought up to every change acknowledged before this request (on any
+    // instance), so what a client wrote through one instance is what it reads through the next; 503 when Redis is
+    // down (no local state that would diverge). Embedded: nothing to wait for.
+    if (o.store.kind === 'redis') await o.store.sync(key.tenant);
     await next();
   });
 
@@ -158,10 +180,13 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
   app.post('/agents/:id/run', async (c) => {
     o.agents.get(c.req.param('id'), c.get('tenant'));
     const ask = waitAsked(c, false);
+    const idempotencyKey = idempotencyKeyOf(c.req.header('idempotency-key'));
     const b = await parseBody(c, RunTaskSchema, FIX);
     const schema = schemaProblems(b.context.response_format);
     if (schema.length) throw invalidRequest(schema, FIX);
-    const t = await o.tasks.run(c.req.param('id'), b, c.get('tenant'));
+    const { task: t, replayed } = await o.tasks.run(c.req.param('id'), b, c.get('tenant'), idempotencyKey);
+    // A retry with the same Idempotency-Key answers the first run's task, and says so (as Stripe's API does).
+    if (replayed) c.header('idempotent-replayed', 'true');
     if (ask) return replyWithTask(c, o, t, c.get('tenant'), ask);
     const { status } = shownTask(o, t);
     return c.json({ task_id: t.task_id, status, agent_id: t.agent_id, thread_id: t.thread_id ?? null });
@@ -200,6 +225,21 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
     const last = lastRaw !== undefined && /^\d+$/.test(lastRaw) ? Number(lastRaw) : null;
     const named = (byId: ReadonlyMap<string, { name: string }>, id: string | null | undefined, q: string) =>
       !!id && (id === q || byId.get(id)?.name === q);
+    // A filter that names nothing would stream nothing, forever: 404, as GET /workflows/:name answers.
+    const exists = (byId: ReadonlyMap<string, { id: string; name: string; tenant: string }>, q: string) =>
+      [...byId.values()].some((d) => d.tenant === tenant && (d.id === q || d.name === q));
+    if (wfQuery && !exists(o.store.workflows, wfQuery))
+      throw new ApiError(
+        'workflow_not_found',
+        `No workflow "${wfQuery}" (workflow_id takes a workflow's id or name).`,
+        'List workflows with GET /api/v1/workflows.',
+      );
+    if (swarmQuery && !exists(o.store.swarms, swarmQuery))
+      throw new ApiError(
+        'swarm_not_found',
+        `No swarm "${swarmQuery}" (swarm_id takes a swarm's id or name).`,
+        'List swarms with GET /api/v1/swarms.',
+      );
     const wanted = (e: StreamEvent) =>
       e.tenant === tenant &&
       (!wfQuery || named(o.store.workflows, e.workflow_id, wfQuery)) &&
@@ -221,11 +261,9 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
     };
     // Replay and subscribe in one synchronous step: no event can fall between them.
     if (last !== null) {
-      const first = o.store.events[0];
-      if (first && first.id > last + 1) {
-        res.write(`: events ${last + 1}..${first.id - 1} are past the retention window and cannot be replayed\n\n`);
-      }
-      for (const e of o.store.events) if (e.id > last) send(e);
+      const { lost, events } = o.store.replay(tenant, last);
+      if (lost) res.write(`: events ${lost[0]}..${lost[1]} are past the retention window and cannot be replayed\n\n`);
+      for (const e of events) send(e);
     }
     let open = true;
     const stop = () => {

@@ -7,13 +7,10 @@ import type { OrchestratorConfig } from '../../shared/config.ts';
 import type { AgentEvent, Approval, ApprovalDecision, ApprovalStatus, Task } from '../../shared/orchestrator.ts';
 import { ApiError, invalidRequest } from '../errors.ts';
 import { logger } from '../observability/logger.ts';
-import type { NewEvent, OrchestratorStore } from './store.ts';
+import { approvalKey, type NewEvent, type StoredApproval } from './store/records.ts';
+import { ClaimRefused, type Claim, type OrchestratorStore, type WorkItem } from './store/types.ts';
 
-/**
- * An approval as stored: with the state the task resumes from after a restart, while it is pending, and after a
- * decision that came while the task was not running (until the resumed task takes it).
- */
-export type StoredApproval = Approval & { resume?: unknown };
+export { approvalKey, type StoredApproval } from './store/records.ts';
 
 export type Verdict =
   | { approved: true; arguments: Record<string, unknown>; edited: boolean; reason: string | null }
@@ -21,7 +18,16 @@ export type Verdict =
 
 type EventPart = Pick<AgentEvent, 'type'> & Partial<AgentEvent>;
 
-export const approvalKey = (taskId: string, callId: string): string => `${taskId}/${callId}`;
+/** A task waiting here for a decision: how to go on, and the task (its writes are fenced by its lease). */
+type Waiting = { resolve: (v: Verdict) => void; reject: (err: unknown) => void; item: WorkItem };
+
+const pendingClaim = (a: StoredApproval): Claim => ({
+  kind: 'status',
+  tenant: a.tenant,
+  record: 'approval',
+  id: approvalKey(a.task_id, a.call_id),
+  in: ['pending'],
+});
 
 /** What the API shows of an approval (the resume state stays inside). */
 export function publicApproval(a: StoredApproval): Approval {
@@ -42,7 +48,7 @@ function verdictOf(a: StoredApproval): Verdict {
 
 export class ApprovalService {
   /** Tasks waiting in this process, by approval key. */
-  private readonly waiting = new Map<string, (v: Verdict) => void>();
+  private readonly waiting = new Map<string, Waiting>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Approvals whose decision is on its way to disk (a second decision is refused). */
   private readonly settling = new Set<string>();
@@ -55,7 +61,23 @@ export class ApprovalService {
     private readonly eventOf: (t: Task, e: EventPart) => NewEvent,
     /** True while the service shuts down: an aborted wait then stays pending, for the restart. */
     private readonly closed: () => boolean,
-  ) {}
+  ) {
+    // A decision made on any instance (Redis mode: heard through the feed) reaches the task waiting here.
+    store.onApplied((r) => {
+      if (r.type !== 'approval.put' || r.data.status === 'pending') return;
+      const key = approvalKey(r.data.task_id, r.data.call_id);
+      const w = this.waiting.get(key);
+      if (!w) return;
+      if (r.data.resume === undefined) return w.resolve(verdictOf(r.data));
+      // Decided by another instance while the task waits here: taken first (its resume state dropped, so a takeover
+      // of this task after a crash cannot run the call a second time), then the task goes on.
+      const { resume: _resume, ...taken } = r.data;
+      this.store.commitWith({ as: w.item }, { type: 'approval.put', data: taken }).then(
+        () => w.resolve(verdictOf(taken)),
+        (err: unknown) => w.reject(err),
+      );
+    });
+  }
 
   /** The task's pending approval (a task waits for one call at a time). */
   pendingOf(taskId: string): StoredApproval | undefined {
@@ -93,6 +115,7 @@ export class ApprovalService {
     call: { call_id: string; tool: string; arguments: Record<string, unknown> },
     resume: unknown,
     signal: AbortSignal,
+    item: WorkItem = { kind: 'task', tenant: task.tenant, id: task.task_id },
   ): Promise<Verdict> {
     signal.throwIfAborted();
     const resumed = this.resuming.get(task.task_id);
@@ -102,7 +125,7 @@ export class ApprovalService {
       // Decided while the task was not running: taken now, and its resume state dropped (it must not run twice).
       logger.info(`approval ${was.call_id} of task ${was.task_id} was ${was.status} while the task waited to go on`);
       const { resume: _resume, ...taken } = was;
-      await this.store.commit({ type: 'approval.put', data: taken });
+      await this.store.commitWith({ as: item }, { type: 'approval.put', data: taken });
       return verdictOf(taken);
     }
     let a = was ?? this.pendingOf(task.task_id);
@@ -127,9 +150,9 @@ export class ApprovalService {
       };
       const { call_id, tool, arguments: args } = a;
       const event = this.eventOf(task, { type: 'approval_required', call_id, tool, arguments: args, expires_at });
-      await this.store.commit({ type: 'approval.put', data: a }, this.store.event(event));
+      await this.store.commitWith({ as: item }, { type: 'approval.put', data: a }, this.store.event(event));
     }
-    return this.wait(a, signal);
+    return this.wait(a, signal, item);
   }
 
   /** POST /tasks/:id/approvals/:call_id: approve (with edited arguments, maybe) or deny a pending call. */
@@ -158,7 +181,17 @@ export class ApprovalService {
         'Leave out "arguments" to deny, or send "decision": "approve".',
       );
     const status = body.decision === 'approve' ? 'approved' : 'denied';
-    return publicApproval(await this.settle(a, status, body.reason ?? null, body.arguments ?? null));
+    try {
+      return publicApproval(await this.settle(a, status, body.reason ?? null, body.arguments ?? null));
+    } catch (err) {
+      if (!(err instanceof ClaimRefused)) throw err;
+      throw new ApiError(
+        'approval_not_pending',
+        `The approval "${callId}" of task "${taskId}" is ${err.holder ?? 'decided'} already.`,
+        'Nothing to do: a call is decided once.',
+        { task_id: taskId, call_id: callId, status: err.holder },
+      );
+    }
   }
 
   /** Cancels the task's pending approval, if any (a task that will not go on). */
@@ -173,7 +206,7 @@ export class ApprovalService {
     this.timers.clear();
   }
 
-  private wait(a: StoredApproval, signal: AbortSignal): Promise<Verdict> {
+  private wait(a: StoredApproval, signal: AbortSignal, item: WorkItem): Promise<Verdict> {
     const key = approvalKey(a.task_id, a.call_id);
     const current = this.store.approvals.get(key) ?? a;
     if (current.status !== 'pending') return Promise.resolve(verdictOf(current)); // decided while we restarted
@@ -196,9 +229,16 @@ export class ApprovalService {
       };
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      this.waiting.set(key, (v) => {
-        cleanup();
-        resolve(v);
+      this.waiting.set(key, {
+        resolve: (v) => {
+          cleanup();
+          resolve(v);
+        },
+        reject: (err) => {
+          cleanup();
+          reject(err);
+        },
+        item,
       });
       const ms = Math.max(0, Date.parse(current.expires_at) - Date.now());
       const timer = setTimeout(() => {
@@ -249,8 +289,8 @@ export class ApprovalService {
             ),
           ]
         : [];
-      await this.store.commit({ type: 'approval.put', data: next }, ...event);
-      this.waiting.get(key)?.(verdictOf(next));
+      await this.store.commitWith({ claims: [pendingClaim(a)] }, { type: 'approval.put', data: next }, ...event);
+      this.waiting.get(key)?.resolve(verdictOf(next));
       return next;
     } finally {
       this.settling.delete(key);

@@ -2,7 +2,8 @@
 // the run-level events of workflow runs and swarm tasks.
 import type { RunEvent, SwarmTask, TokenUsage, WorkflowRun } from '../../shared/orchestrator.ts';
 import { ApiError, type FieldProblem } from '../errors.ts';
-import type { NewEvent, OrchestratorStore } from './store.ts';
+import type { NewEvent } from './store/records.ts';
+import type { OrchestratorStore } from './store/types.ts';
 
 /** A run-level event's own fields (the store adds id and time; workflowEvent/swarmEvent add where it comes from). */
 export type RunEventPart = Pick<RunEvent, 'type'> &

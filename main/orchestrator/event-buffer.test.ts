@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { useTempDir } from '../../test/support/wal/temp-dir.ts';
 import { openWal } from '../wal/index.ts';
 import { EventBuffer } from './event-buffer.ts';
-import { OrchestratorStore } from './store.ts';
+import { EmbeddedStore as OrchestratorStore } from './store/embedded.ts';
 
 const dir = useTempDir('event-buffer');
 const delta = (content: string) =>

@@ -5,7 +5,8 @@
 // they hold MAX_CHARS of text. Every other record of the task (a tool call, progress) waits for drain(), so the log
 // keeps the task's order; the task's end takes the deltas not yet flushed into its own batch (takeRest()).
 import { performance } from 'node:perf_hooks';
-import { isoNow, type NewEvent, type OrchestratorStore } from './store.ts';
+import { isoNow, type NewEvent } from './store/records.ts';
+import type { OrchestratorStore } from './store/types.ts';
 
 /** Buffered text past which a flush starts without waiting for the interval. */
 const MAX_CHARS = 16 * 1024;

@@ -1,18 +1,14 @@
 // The records a task writes (in-process: the WAL's batches are counted): a task whose first answer is final writes its
 // progress (iterations, usage) with its end rather than in a batch of its own, and its last output deltas go first in
 // the end's batch, before its completed event.
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CreateAgentSchema, RunTaskSchema, type StreamEvent, type Task } from '../../shared/orchestrator.ts';
+import { RunTaskSchema, type StreamEvent, type Task } from '../../shared/orchestrator.ts';
+import { startOrchestrator } from '../../test/support/orchestrator.ts';
 import { startMockProvider, type MockProvider } from '../../test/support/mock-provider.ts';
-import { configFor } from '../../test/support/serve-process.ts';
 import { useTempDir } from '../../test/support/wal/temp-dir.ts';
-import { ConfigStore } from '../config/store.ts';
-import { RequestLog } from '../observability/request-log.ts';
-import { Engine } from '../proxy/engine.ts';
-import { nodeFs, openWal, type OpenMode, type WalFile, type WalFs } from '../wal/index.ts';
-import { Orchestrator } from './orchestrator.ts';
+import { GatedFs } from '../../test/support/wal/gated-fs.ts';
+import type { WalFs } from '../wal/index.ts';
+import type { EmbeddedStore } from './store/embedded.ts';
 
 const dir = useTempDir('executor');
 let mock: MockProvider;
@@ -21,61 +17,9 @@ beforeAll(async () => {
 });
 afterAll(() => mock.close());
 
-/** The log's file system with a gate on fdatasync: between holdSyncs() and releaseSyncs() every fsync waits. */
-class GatedFs implements WalFs {
-  private gate: Promise<void> | null = null;
-  private openGate: () => void = () => {};
-  /** fsyncs waiting at the gate now. */
-  waiting = 0;
-  holdSyncs(): void {
-    this.gate = new Promise((r) => (this.openGate = r));
-  }
-  releaseSyncs(): void {
-    this.gate = null;
-    this.openGate();
-  }
-  mkdirp = (dir: string) => nodeFs.mkdirp(dir);
-  readdir = (dir: string) => nodeFs.readdir(dir);
-  readFile = (p: string) => nodeFs.readFile(p);
-  rename = (a: string, b: string) => nodeFs.rename(a, b);
-  link = (a: string, b: string) => nodeFs.link(a, b);
-  unlink = (p: string) => nodeFs.unlink(p);
-  syncDir = (dir: string) => nodeFs.syncDir(dir);
-  async open(p: string, mode: OpenMode): Promise<WalFile> {
-    const file = await nodeFs.open(p, mode);
-    const datasync = async () => {
-      while (this.gate) {
-        this.waiting++;
-        await this.gate;
-        this.waiting--;
-      }
-      return file.datasync();
-    };
-    return new Proxy(file, { get: (f, k) => (k === 'datasync' ? datasync : Reflect.get(f, k)) });
-  }
-}
-
 /** An orchestrator on a WAL in the test's folder, its model calls going to the mock. */
-async function start(orchestrator: Record<string, unknown>, fs: WalFs = nodeFs) {
-  const file = path.join(dir(), 'config.json');
-  await writeFile(file, JSON.stringify(configFor({ mock: mock.baseUrl }, { orchestrator })));
-  const store = await ConfigStore.open(file);
-  const engine = new Engine(store.config, file, new RequestLog(10));
-  const wal = await openWal({ dir: path.join(dir(), 'data'), fs });
-  const o = new Orchestrator({
-    wal,
-    engine: () => engine,
-    config: () => store.config.orchestrator,
-    dataDir: path.join(dir(), 'data'),
-  });
-  await o.start();
-  const agent = await o.agents.create(CreateAgentSchema.parse({ name: 'a', model: 'mock-model' }), 'acme');
-  const close = async () => {
-    await o.close();
-    await wal.close();
-  };
-  return { o, wal, agent, close };
-}
+const start = (orchestrator: Record<string, unknown>, fs?: WalFs) =>
+  startOrchestrator(dir(), mock.baseUrl, orchestrator, fs);
 
 async function until(check: () => boolean, what: string, ms = 3000): Promise<void> {
   const end = Date.now() + ms;
@@ -92,7 +36,7 @@ it('a task whose first answer is final: queued, running and its end (with its ou
     o.store.subscribe((e) => seen.push(e));
     const seq0 = wal.info().lastSeq;
     const batches0 = wal.info().durableBatches;
-    const queued = await o.tasks.run(agent.id, RunTaskSchema.parse({ message: 'hi' }), 'acme');
+    const { task: queued } = await o.tasks.run(agent.id, RunTaskSchema.parse({ message: 'hi' }), 'acme');
     const done = (await o.tasks.waitForTask(queued.task_id)) as Task;
 
     expect(done.error).toBeNull();
@@ -118,8 +62,8 @@ it("frees the worker once the task's end is on its way to the disk: the next tas
   const { o, agent, close } = await start({ run_window_ms: 0, workers: 1 }, fs);
   try {
     mock.setBehavior({ script: [{ firstByteDelayMs: 300 }] }); // the first task's model call takes a while
-    const first = await o.tasks.run(agent.id, RunTaskSchema.parse({ message: 'one' }), 'acme');
-    const second = await o.tasks.run(agent.id, RunTaskSchema.parse({ message: 'two' }), 'acme');
+    const { task: first } = await o.tasks.run(agent.id, RunTaskSchema.parse({ message: 'one' }), 'acme');
+    const { task: second } = await o.tasks.run(agent.id, RunTaskSchema.parse({ message: 'two' }), 'acme');
     await until(() => o.store.tasks.get(first.task_id)?.status === 'running', 'the first task runs');
     expect(o.tasks.isRunning(second.task_id)).toBe(false); // one worker: the second waits
     fs.holdSyncs(); // from here no record becomes durable
@@ -127,7 +71,7 @@ it("frees the worker once the task's end is on its way to the disk: the next tas
     await until(() => fs.waiting > 0, "the first task's end waits for its fsync");
     // The first task's end is not durable, so it is not visible either: still running, no completed event.
     expect(o.store.tasks.get(first.task_id)?.status).toBe('running');
-    expect(o.store.events.some((e) => e.type === 'completed')).toBe(false);
+    expect((o.store as EmbeddedStore).events.some((e) => e.type === 'completed')).toBe(false);
     fs.releaseSyncs();
     expect(await o.tasks.waitForTask(first.task_id)).toMatchObject({ status: 'completed' });
     expect(await o.tasks.waitForTask(second.task_id)).toMatchObject({ status: 'completed' });

@@ -10,7 +10,8 @@ import { ApprovalService } from './approvals.ts';
 import { EventBuffer } from './event-buffer.ts';
 import type { McpManager } from './mcp/manager.ts';
 import { runAgentLoop, type ExtraTool } from './runner.ts';
-import { isoNow, type NewEvent, type OrchestratorRecord, type OrchestratorStore } from './store.ts';
+import { isoNow, type NewEvent, type OrchestratorRecord } from './store/records.ts';
+import { ClaimRefused, LeaseLost, type Claim, type OrchestratorStore, type WorkItem } from './store/types.ts';
 import type { LoopState } from './tool-calls.ts';
 import { workspaceFor } from './tools/registry.ts';
 
@@ -26,6 +27,20 @@ export type EventPart = Pick<AgentEvent, 'type'> & Partial<AgentEvent>;
 /** done: the task's end is durable (or it failed); release: frees its worker's slot (see execute). */
 type Running = { controller: AbortController; done: Promise<void>; release: () => void };
 
+/** The rest of a task's end: records after and before its own, claims, and whether this instance holds the task. */
+export type FinishOptions = {
+  extra?: OrchestratorRecord[];
+  before?: OrchestratorRecord[];
+  claims?: Claim[];
+  /** false: written by an instance that does not hold the task (a stop of a queued task). */
+  holder?: boolean;
+};
+
+/** Longest wait for a task's end (setTimeout's limit); the store's close ends it sooner. */
+const FOREVER_MS = 2 ** 31 - 1;
+
+const itemOf = (t: Pick<Task, 'tenant' | 'task_id'>): WorkItem => ({ kind: 'task', tenant: t.tenant, id: t.task_id });
+
 const ACTIVE = new Set(['queued', 'running']);
 
 /** Queued or running: the task has not ended yet. */
@@ -40,8 +55,8 @@ class TaskTimeout extends Error {
 
 export class TaskExecutor {
   private readonly running = new Map<string, Running>();
-  /** Callers waiting for a task's end (workflow steps, swarm rounds). */
-  private readonly waiters = new Map<string, ((t: Task | null) => void)[]>();
+  /** Tasks resumed here after the instance that ran them was gone: which one it was (said in an event). */
+  private readonly movedFrom = new Map<string, string>();
   /** Tools given to one task only (a swarm coordinator's `delegate`). */
   private readonly tools = new Map<string, Record<string, ExtraTool>>();
   closed = false;
@@ -78,6 +93,11 @@ export class TaskExecutor {
     this.tools.set(taskId, tools);
   }
 
+  /** The task goes on here after `from`, the instance running it, was gone (its first event says so). */
+  resumedFrom(taskId: string, from: string): void {
+    this.movedFrom.set(taskId, from);
+  }
+
   /**
    * Runs a queued task to its end in the caller's worker slot. The slot is free (the promise resolves) once the task's
    * end record is handed to the WAL: its fsync (and with it the end's being visible: the store applies a record only
@@ -111,66 +131,50 @@ export class TaskExecutor {
     return running?.done;
   }
 
-  /** The task once it is over (completed, failed or stopped); null when it is gone or the service closes. */
-  waitForTask(id: string): Promise<Task | null> {
+  /**
+   * The task once it is over (completed, failed or stopped), wherever it ran (the store tells of every task record
+   * applied); null when it is gone or the service closes.
+   */
+  async waitForTask(id: string): Promise<Task | null> {
     const t = this.store.tasks.get(id);
-    if (!t) return Promise.resolve(null);
-    if (!isActive(t)) return Promise.resolve(t);
-    if (this.closed) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      const list = this.waiters.get(id) ?? [];
-      list.push(resolve);
-      this.waiters.set(id, list);
-    });
+    if (!t) return null;
+    if (!isActive(t)) return t;
+    if (this.closed) return null;
+    const over = () => {
+      const now = this.store.tasks.get(id);
+      return !now || !isActive(now);
+    };
+    const ended = await this.store.waits.wait(id, over, FOREVER_MS);
+    return ended ? (this.store.tasks.get(id) ?? null) : null;
   }
 
-  /** Releases every waiter, aborts the running tasks and waits for them (their records stay as they are). */
+  /** Aborts the running tasks and waits for them (their records stay as they are). */
   async close(): Promise<void> {
     this.closed = true;
     this.approvals.close();
-    for (const [id, waiters] of this.waiters) {
-      this.waiters.delete(id);
-      for (const w of waiters) w(null);
-    }
     for (const r of this.running.values()) r.controller.abort(new Error('shutting down'));
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
   /**
-   * The task's end: task record, its event and the agent's status (and `extra`), in one durable batch; `before`
-   * goes first in it (the task's last output deltas).
+   * The task's end: task record and its event (and `extra`) in one durable batch; `before` goes first in it (the
+   * task's last output deltas). The agent's status follows from it (the store derives it from its tasks).
    */
-  async finish(
-    t: Task,
-    patch: Partial<Task>,
-    event: EventPart,
-    extra: OrchestratorRecord[] = [],
-    before: OrchestratorRecord[] = [],
-  ): Promise<void> {
+  async finish(t: Task, patch: Partial<Task>, event: EventPart, opts: FinishOptions = {}): Promise<void> {
+    const { extra = [], before = [], claims = [], holder = true } = opts;
     const current = this.store.tasks.get(t.task_id) ?? t;
     const done: Task = { ...current, ...patch, finished_at: isoNow() };
-    const agent = this.store.agents.get(t.agent_id);
     const records: OrchestratorRecord[] = [
       ...before,
       { type: 'task.put', data: done } as const,
       this.eventRecord(done, event.type === 'completed' ? { ...event, task_id: t.task_id } : event),
       ...extra,
     ];
-    // completed → the agent is "completed"; failed or stopped → back to "idle". Either may run again (after the
-    // window). An agent running other tasks too (workflows and swarms may share it) stays running until the last ends.
-    const active = this.store.activeOfAgent(t.agent_id);
-    const others = active.size > (active.has(t.task_id) ? 1 : 0);
-    if (agent && !others) {
-      const status = done.status === 'completed' ? 'completed' : 'idle';
-      records.push({ type: 'agent.put', data: { ...agent, status } } as never);
-    }
-    const durable = this.store.commit(...records);
+    const item = itemOf(t);
+    const durable = this.store.commitWith({ claims, ...(holder ? { as: item, done: item } : {}) }, ...records);
     this.running.get(t.task_id)?.release(); // the end is on its way to the disk: the worker may take the next task
     await durable;
     this.tools.delete(t.task_id);
-    const waiters = this.waiters.get(t.task_id);
-    this.waiters.delete(t.task_id);
-    for (const w of waiters ?? []) w(this.store.tasks.get(t.task_id) ?? null);
   }
 
   /** An event of the task, tagged with the workflow run or swarm task it belongs to. */
@@ -191,8 +195,14 @@ export class TaskExecutor {
 
   private async executeRunning(t0: Task, signal: AbortSignal, resume: LoopState | null): Promise<void> {
     const cfg = this.deps.config();
+    const item = itemOf(t0);
+    // Every write while it runs is this instance's, as long as it holds the task (Redis mode: LeaseLost otherwise).
+    const commit = (...records: OrchestratorRecord[]) => this.store.commitWith({ as: item }, ...records);
     // Output and thinking deltas are coalesced into few WAL records (event_flush_ms; 0: one record per delta).
-    const buffer = cfg.event_flush_ms > 0 ? new EventBuffer(this.store, cfg.event_flush_ms) : null;
+    const buffer =
+      cfg.event_flush_ms > 0
+        ? new EventBuffer({ commit, eventBatch: (l) => this.store.eventBatch(l) }, cfg.event_flush_ms)
+        : null;
     let streamed = ''; // the output so far: a stopped task keeps it as its result
     // The last model call's iterations and usage: written with the task's next record (an event, an approval, its
     // end) rather than in a batch of their own, so a task whose first answer is final writes them with its end.
@@ -212,7 +222,23 @@ export class TaskExecutor {
     try {
       // A task resumed after a restart (it was waiting for approval) is running already.
       const started: Task = resume ? t0 : { ...t0, status: 'running', started_at: isoNow() };
-      if (!resume) await this.store.commit({ type: 'task.put', data: started });
+      if (!resume) {
+        // Still queued (a stop may have ended it meanwhile, on any instance): it starts once, here.
+        const queued: Claim = { kind: 'status', tenant: t0.tenant, record: 'task', id: t0.task_id, in: ['queued'] };
+        try {
+          await this.store.commitWith({ as: item, claims: [queued] }, { type: 'task.put', data: started });
+        } catch (err) {
+          // Stopped (or started elsewhere) meanwhile: let the delivery go, and run nothing.
+          if (err instanceof ClaimRefused) return void (await this.store.commitWith({ done: item }).catch(() => {}));
+          throw err;
+        }
+      }
+      const from = this.movedFrom.get(t0.task_id);
+      if (from) {
+        this.movedFrom.delete(t0.task_id);
+        const content = `resumed on this instance: ${from}, which was running it, is gone; it goes on from its approval (its workspace is this instance's)`;
+        await commit(this.eventRecord(started, { type: 'resumed', content }));
+      }
       const agent = this.store.agents.get(t0.agent_id);
       if (!agent) throw new Error('the agent was deleted');
       const workspaceRoot = cfg.workspace_root || path.join(this.deps.dataDir, 'workspaces');
@@ -224,7 +250,7 @@ export class TaskExecutor {
           if (e.type === 'output' && e.content) streamed += e.content;
           if (buffer && (e.type === 'output' || e.type === 'thinking')) return buffer.add(this.eventOf(started, e));
           await buffer?.drain();
-          await this.store.commit(...progressRecords(), this.eventRecord(started, e));
+          await commit(...progressRecords(), this.eventRecord(started, e));
         },
         progress: async (iterations, usage) => {
           progressed = { iterations, usage: { ...usage } };
@@ -237,8 +263,8 @@ export class TaskExecutor {
         approve: async (call, state) => {
           await buffer?.drain(); // the deltas before the call stay before its approval_required event
           const progress = progressRecords();
-          if (progress.length) await this.store.commit(...progress);
-          return this.approvals.request(started, call, state, signal);
+          if (progress.length) await commit(...progress);
+          return this.approvals.request(started, call, state, signal, item);
         },
         ...(resume ? { resume } : {}),
       });
@@ -249,7 +275,7 @@ export class TaskExecutor {
       const { result, stop_reason, turn, error } = outcome;
       if (stop_reason === 'invalid_output') {
         const patch = { ...progressPatch(), status: 'failed', result, error: error ?? null, stop_reason } as const;
-        await this.finish(t0, patch, { type: 'failed', error: error ?? 'invalid output' }, [], before);
+        await this.finish(t0, patch, { type: 'failed', error: error ?? 'invalid output' }, { before });
         return;
       }
       // A completed run of a thread adds its messages to the thread's history, in the task's end record's batch.
@@ -261,9 +287,11 @@ export class TaskExecutor {
           ? [{ type: 'thread.turn', data: { thread_id: t0.thread_id, task_id, messages, at } }]
           : [];
       const patch = { ...progressPatch(), status: 'completed', result, stop_reason } as const;
-      await this.finish(t0, patch, { type: 'completed' }, extra, before);
+      await this.finish(t0, patch, { type: 'completed' }, { extra, before });
     } catch (err) {
       await buffer?.drain().catch(() => undefined);
+      // Another instance took the task over (this one paused past its lease): it writes nothing more.
+      if (err instanceof LeaseLost) return;
       try {
         if (signal.aborted && !this.closed) {
           const timeout = signal.reason instanceof TaskTimeout ? signal.reason : null;

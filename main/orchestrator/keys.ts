@@ -6,6 +6,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import path from 'node:path';
 import { KeyIndex, readKeyFile, updateKeyFile } from '../config/key-file.ts';
 import { keyId } from './ids.ts';
+import type { SharedAgentKeys } from './keys-shared.ts';
 
 export const KEY_PATTERN = /^sk-agent-[a-f0-9]{64}$/;
 export const DEFAULT_TENANT = 'default';
@@ -117,6 +118,9 @@ export class KeyRing {
   /** Who to tell, by key id, when that key is no longer in the file. */
   private readonly holders = new Map<string, Set<() => void>>();
   private timer: NodeJS.Timeout | null = null;
+  /** Store "redis": the team's keys (made on other instances), as read from Redis, by hash. */
+  private readonly teamByHash = new Map<string, StoredKey>();
+  private team: SharedAgentKeys | null = null;
 
   /** `pollMs`: how often the file is checked while someone listens (any request that reads it checks it too). */
   constructor(
@@ -127,7 +131,25 @@ export class KeyRing {
       this.byHash = new Map([...this.index.values()].map((k) => [k.sha256, k]));
       this.hashes.clear();
       this.tellRevoked();
+      void this.team?.add([...this.index.values()]).catch(() => undefined);
     });
+  }
+
+  /**
+   * Store "redis": keys made on any instance of the team work here, and a revocation anywhere ends this instance's
+   * requests and streams of that key. This instance's own keys (its agent-keys.json) are copied into the team's.
+   */
+  async shareWith(team: SharedAgentKeys): Promise<void> {
+    this.team = team;
+    team.onRevoked((id) => {
+      for (const [h, k] of this.teamByHash) if (k.id === id) this.teamByHash.delete(h);
+      this.hashes.clear();
+      this.tellRevoked();
+    });
+    const share = () => team.add([...this.index.values()]).catch(() => undefined);
+    team.onUp(() => void share()); // Redis down at start, or restarted empty: shared again when it is back
+    await this.index.refresh().catch(() => undefined);
+    await share();
   }
 
   /** The key's id and tenant, or null when it is malformed, unknown or revoked. */
@@ -135,7 +157,13 @@ export class KeyRing {
     if (!key || !KEY_PATTERN.test(key)) return null;
     const h = this.hashOf(key);
     await this.refresh();
-    const rec = this.byHash.get(h);
+    let rec = this.byHash.get(h) ?? this.teamByHash.get(h);
+    if (!rec && this.team) {
+      // Made on another instance (a moment ago, maybe): looked up in the team's keys before it is refused.
+      const found = await this.team.get(h).catch(() => null);
+      if (found) this.teamByHash.set(h, (rec = found));
+    }
+    if (rec && this.team?.isRevoked(rec.id)) return null;
     if (!rec || !timingSafeEqual(Buffer.from(rec.sha256), Buffer.from(h))) return null;
     return { id: rec.id, tenant: rec.tenant };
   }
@@ -148,7 +176,7 @@ export class KeyRing {
     const known = this.hashes.get(key);
     if (known !== undefined) return known;
     const h = hash(key);
-    if (this.byHash.has(h)) {
+    if (this.byHash.has(h) || this.teamByHash.has(h)) {
       if (this.hashes.size >= HASHES_KEPT) this.hashes.clear();
       this.hashes.set(key, h);
     }
@@ -191,14 +219,17 @@ export class KeyRing {
   }
 
   private isKnown(id: string): boolean {
+    if (this.team?.isRevoked(id)) return false;
     for (const k of this.index.values()) if (k.id === id) return true;
+    for (const k of this.teamByHash.values()) if (k.id === id) return true;
     return false;
   }
 
   private tellRevoked(): void {
     if (this.holders.size === 0) return;
     const live = new Set<string>();
-    for (const k of this.index.values()) live.add(k.id);
+    for (const k of [...this.index.values(), ...this.teamByHash.values()])
+      if (!this.team?.isRevoked(k.id)) live.add(k.id);
     for (const [id, holders] of [...this.holders]) {
       if (live.has(id)) continue;
       this.holders.delete(id);

@@ -243,10 +243,20 @@ describe('event frames and bugs', () => {
     mock.setBehavior({});
   });
 
-  it('/events?workflow_id=<name> follows a workflow created after the stream opened', async () => {
-    const stream = await openEvents(`${api}/events?workflow_id=made-later`, key);
+  it('/events?workflow_id= naming no workflow (or swarm_id= no swarm) is a 404, not a stream that carries nothing forever', async () => {
+    // Issue 35: before, the stream opened and stayed silent; the client could not tell a typo from a quiet workflow.
+    const early = await call(`${api}/events?workflow_id=made-later`, key);
+    expect(early.status).toBe(404);
+    expect(early.body.error).toMatchObject({ code: 'workflow_not_found', details: null });
+    expect(early.body.error.message).toContain('made-later');
+    const swarm = await call(`${api}/events?swarm_id=swm_000000000000000000000000`, key);
+    expect(swarm.status).toBe(404);
+    expect(swarm.body.error.code).toBe('swarm_not_found');
+    // Once it exists, its name is followed (looked up at each event: a rename keeps the id's events).
     const wf = { name: 'made-later', steps: [step('only', 'alpha')] };
     expect((await call(`${api}/workflows`, key, 'POST', wf)).status).toBe(201);
+    const stream = await openEvents(`${api}/events?workflow_id=made-later`, key);
+    expect(stream.status).toBe(200);
     const run = (await call(`${api}/workflows/made-later/run?wait=true`, key, 'POST', {})).body;
     expect(run.status).toBe('completed');
     const got = await stream.waitFor((e) => e.some((x) => x.type === ('run_completed' as never)));

@@ -186,6 +186,17 @@ describe('MCP tools', () => {
     });
   });
 
+  // Issue 35: a person was asked to approve a call that could not run (its server was known to be down).
+  it('a call to a server known to be unavailable is not put to a person: no approval, the model gets why', async () => {
+    const a = await agent('ghost-asker', ['ghost.search']); // an MCP tool, not read-only: its policy is ask
+    const { task, got, results } = await run(a.id, [{ name: 'ghost__search', arguments: { q: 'x' } }]);
+    expect(task.status).toBe('completed');
+    expect(got.map((e) => e.type)).not.toContain('approval_required');
+    expect(results[0]).toMatch(/^error: the MCP server "ghost" is unavailable \(MCP server "ghost" failed starting/);
+    expect(results[0]).toContain('no approval was asked');
+    expect((await call(`${api}/approvals?task_id=${task.task_id}`, key)).body.data).toEqual([]);
+  });
+
   it('stopping a task cancels its MCP call (the server is told, notifications/cancelled)', async () => {
     const a = await agent('sleeper', ['t.slow']);
     world.mock.setBehavior({ script: [{ toolCall: { name: 't__slow', arguments: { ms: 60_000 } } }] });

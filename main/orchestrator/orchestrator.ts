@@ -1,17 +1,22 @@
-// The orchestrator: one store, the agent and task services, workflows and swarms on the task service; start and close.
+// The orchestrator: one store (embedded WAL, or Redis for a team), the agent and task services, workflows and swarms
+// on the task service; start and close.
 import type { McpServerConfig } from '../../shared/config.ts';
 import type { WalLog } from '../wal/index.ts';
 import { AgentService } from './agents.ts';
 import type { TaskDeps } from './executor.ts';
 import { McpManager } from './mcp/manager.ts';
 import type { DispatchQueue } from './queue.ts';
-import { OrchestratorStore } from './store.ts';
+import { EmbeddedStore } from './store/embedded.ts';
+import { retentionRuleOf } from './store/retention.ts';
+import type { OrchestratorStore } from './store/types.ts';
 import { SwarmService } from './swarms.ts';
 import { TaskService } from './tasks.ts';
 import { WorkflowService } from './workflows.ts';
 
 export type OrchestratorDeps = TaskDeps & {
-  wal: WalLog;
+  /** The store: given (Redis mode, tests), or the embedded one on `wal`. */
+  store?: OrchestratorStore;
+  wal?: WalLog;
   /** config.json's mcp_servers, read at each use (absent: none). */
   mcpServers?: () => Record<string, McpServerConfig>;
   /** Switchboard's version, sent to MCP servers. */
@@ -29,7 +34,14 @@ export class Orchestrator {
 
   constructor(deps: OrchestratorDeps) {
     this.mcp = new McpManager({ servers: deps.mcpServers ?? (() => ({})), version: deps.version ?? '0.0.0' });
-    this.store = new OrchestratorStore(deps.wal, () => deps.config().event_retention);
+    if (deps.store) this.store = deps.store;
+    else if (deps.wal)
+      this.store = new EmbeddedStore(
+        deps.wal,
+        () => deps.config().event_retention,
+        () => retentionRuleOf(deps.config()),
+      );
+    else throw new Error('Orchestrator: give a store or a WAL');
     // Deleting an agent asks the task service whether it is busy; the task service looks agents up here.
     this.agents = new AgentService(this.store, {
       activeTaskOf: (id) => this.tasks.activeTaskOf(id),
@@ -44,12 +56,14 @@ export class Orchestrator {
     return this.tasks.queue;
   }
 
-  /** Rebuilds state from snapshot + WAL; tasks that were running are marked failed, queued ones are queued again. */
+  /**
+   * Loads the state, then hands out the work left unfinished (the spec's rule: a task that was running is failed,
+   * interrupted, unless it waited for an approval; queued tasks are queued again; workflow runs go on at their step;
+   * swarm tasks fail) and starts taking new work.
+   */
   async start(): Promise<void> {
     await this.store.load();
-    await this.tasks.recover();
-    await this.workflows.resume();
-    await this.swarms.resume();
+    await this.store.startWork();
   }
 
   configure(): void {
@@ -61,5 +75,6 @@ export class Orchestrator {
     this.store.endSubscriptions();
     await this.tasks.close();
     await this.mcp.close();
+    await this.store.close();
   }
 }

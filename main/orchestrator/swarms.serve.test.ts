@@ -206,6 +206,21 @@ describe('swarms', () => {
     mock.setBehavior({});
   });
 
+  // Issue 35: a swarm task answered `id` where an agent run answers `task_id`.
+  it('a swarm task answers task_id as an agent run does (and id, as before), on every route that shows it', async () => {
+    await call(`${api}/swarms`, key, 'POST', { name: 'named', coordinator: 'lead', agents: ['researcher'] });
+    mock.setBehavior({ tokens: ['ok'] });
+    const st = await call(`${api}/swarms/named/tasks`, key, 'POST', { message: 'q' });
+    expect(st.status).toBe(202);
+    expect(st.body.task_id).toMatch(/^stk_[a-f0-9]{24}$/);
+    expect(st.body.task_id).toBe(st.body.id);
+    const waited = await call(`${api}/swarms/named/tasks/${st.body.task_id}/wait?timeout_s=20`, key);
+    expect(waited.body).toMatchObject({ task_id: st.body.id, done: true });
+    expect((await call(`${api}/swarms/named/tasks/${st.body.id}`, key)).body.task_id).toBe(st.body.id);
+    expect((await call(`${api}/swarms/named/tasks`, key)).body.data[0].task_id).toBe(st.body.id);
+    mock.setBehavior({});
+  });
+
   it("without consensus_required: one round, the coordinator's answer, consensus null, no votes", async () => {
     mock.setBehavior({ tokens: ['Solo answer'] });
     const from = mock.chatCount();

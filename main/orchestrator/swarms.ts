@@ -11,6 +11,13 @@ import type { ExtraTool } from './runner.ts';
 import { checkSwarm } from './swarms-definition.ts';
 import { bestRound, coordinatorPrompt, parseVote, votePrompt } from './swarms-prompts.ts';
 import type { TaskHost } from './task-host.ts';
+import type { Delivery, WorkItem } from './store/types.ts';
+
+const swarmItem = (t: Pick<SwarmTask, 'tenant' | 'id'>): WorkItem => ({
+  kind: 'swarm_task',
+  tenant: t.tenant,
+  id: t.id,
+});
 
 export { bestRound, parseVote } from './swarms-prompts.ts';
 
@@ -45,8 +52,16 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
   private readonly stopping = new Set<string>();
   private readonly waitingOn = new Map<string, string>();
 
+  /** Swarm tasks this instance drives now. */
+  private readonly driving = new Set<string>();
+
   constructor(private readonly host: TaskHost) {
     super('swarm', host.store.swarms, host.store.swarmTasks, (t) => t.swarm_id);
+    host.store.onWork('swarm_task', (d) => this.onSwarmTask(d));
+    // A stop asked on any instance reaches the one driving the swarm task.
+    host.store.onControl((c) => {
+      if (c.kind === 'stop_swarm_task' && this.driving.has(c.id)) void this.stopHere(c.id, c.tenant);
+    });
   }
 
   /** PUT /swarms/:name: a whole new definition (checked as on create); running swarm tasks keep the one they had. */
@@ -81,11 +96,16 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
       const message = `Swarm task "${id}" is ${st.status}; only a running one can be stopped.`;
       throw new ApiError('swarm_task_not_running', message, 'Nothing to do.', { id, status: st.status });
     }
+    await this.host.store.signal({ kind: 'stop_swarm_task', tenant, id });
+    await this.host.store.waits.wait(id, () => this.current(id).status !== 'running', STOP_WAIT_MS);
+    return this.current(id);
+  }
+
+  /** The driver's side of a stop: flagged, and the turn or vote it waits for stopped. */
+  private async stopHere(id: string, tenant: string): Promise<void> {
     this.stopping.add(id);
     const taskId = this.waitingOn.get(id);
     if (taskId) await this.host.stop(taskId, tenant).catch(() => undefined);
-    await this.host.store.waits.wait(id, () => this.current(id).status !== 'running', STOP_WAIT_MS);
-    return this.current(id);
   }
 
   /** Every problem at once (422 swarm_invalid), then 409 swarm_exists when the name is taken. */
@@ -110,7 +130,7 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
       const action = 'Create the swarm again with existing agents.';
       throw new ApiError('swarm_invalid', `Agent ${id} of swarm "${name}" was deleted.`, action, details);
     }
-    if (this.host.saturated) throw queueFull();
+    if (this.host.saturatedFor(tenant)) throw queueFull();
     const now = new Date().toISOString();
     const { message, context } = parsed.data;
     const task: SwarmTask = {
@@ -130,29 +150,44 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
       started_at: now,
       finished_at: null,
     };
-    await this.host.store.commit(
+    // Driven by the instance it is handed to (this one in embedded mode, at once).
+    await this.host.store.commitWith(
+      { enqueue: [swarmItem(task)] },
       { type: 'swarm_task.put', data: task },
       swarmEvent(this.host.store, task, { type: 'run_started' }),
     );
-    void this.drive(task.id)
-      .catch(async (err) => {
-        if (this.host.closed) return;
-        const error = `internal: ${(err as Error).message}`;
-        await this.end(task.id, { status: 'failed', error }).catch(() => undefined);
-      })
-      .finally(() => {
-        this.stopping.delete(task.id);
-        this.waitingOn.delete(task.id);
-      });
     return task;
   }
 
-  /** At start: a swarm task that was going on is failed (interrupted); its queued turns are not run (TaskService). */
-  async resume(): Promise<void> {
-    const error = 'interrupted: Switchboard stopped while this swarm task was running; submit it again';
-    for (const t of this.host.store.swarmTasks.values()) {
-      if (t.status === 'running') await this.end(t.id, { status: 'failed', error });
+  /**
+   * A swarm task handed to this instance: driven through its rounds. One whose driver is gone (a restart, or another
+   * instance's lease that ran out) is failed (interrupted): its turns are not resumed (TaskService fails its queued
+   * ones).
+   */
+  private async onSwarmTask(d: Delivery): Promise<void> {
+    const st = this.host.store.swarmTasks.get(d.id);
+    if (!st || st.status !== 'running') {
+      await this.host.store.commitWith({ done: d }).catch(() => undefined);
+      return;
     }
+    if (this.driving.has(d.id)) return;
+    if (d.reclaimed) {
+      const error = 'interrupted: Switchboard stopped while this swarm task was running; submit it again';
+      await this.end(d.id, { status: 'failed', error });
+      return;
+    }
+    this.driving.add(d.id);
+    void this.drive(d.id)
+      .catch(async (err) => {
+        if (this.host.closed) return;
+        const error = `internal: ${(err as Error).message}`;
+        await this.end(d.id, { status: 'failed', error }).catch(() => undefined);
+      })
+      .finally(() => {
+        this.stopping.delete(d.id);
+        this.waitingOn.delete(d.id);
+        this.driving.delete(d.id);
+      });
   }
 
   private current(id: string): SwarmTask {
@@ -169,7 +204,13 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
   private async save(id: string, change: (t: SwarmTask) => void, events: RunEventPart[] = []): Promise<void> {
     const next = this.changed(id, change);
     const records = events.map((e) => swarmEvent(this.host.store, next, e));
-    await this.host.store.commit({ type: 'swarm_task.put', data: next }, ...records);
+    const item = swarmItem(next);
+    const over = next.status !== 'running';
+    await this.host.store.commitWith(
+      { as: item, ...(over ? { done: item } : {}) },
+      { type: 'swarm_task.put', data: next },
+      ...records,
+    );
   }
 
   /** Its end, and run_completed or run_failed (with the status: failed or stopped). */
@@ -248,6 +289,7 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
     const named = (taskId: string) => this.changed(id, (x) => void (roundOf(x).coordinator_task_id = taskId));
     const body = { message, context: r.st.context };
     const ct = await this.host.submitInternal(r.swarm.coordinator_id, body, r.st.tenant, origin(r, 'coordinator'), {
+      as: swarmItem(r.st),
       tools: { delegate: this.delegateTool(r) },
       records: (t) => [{ type: 'swarm_task.put', data: named(t.task_id) }],
     });
@@ -286,6 +328,7 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
         const body = { message: instruction, context: { swarm_task: r.st.message } };
         const sub = await this.host.submitInternal(member.id, body, r.st.tenant, origin(r, 'member'), {
           nested: true,
+          as: swarmItem(r.st),
           records: (t) => [{ type: 'swarm_task.put', data: added(t.task_id) }],
         });
         // Stopping the coordinator's task stops the member it is waiting for.
@@ -312,7 +355,7 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
     for (const m of r.members) {
       if (this.stopping.has(r.st.id)) return true;
       const body = { message: votePrompt(r.st, proposal), context: {} };
-      const vt = await this.host.submitInternal(m.id, body, r.st.tenant, origin(r, 'vote'));
+      const vt = await this.host.submitInternal(m.id, body, r.st.tenant, origin(r, 'vote'), { as: swarmItem(r.st) });
       const v = await this.follow(r.st.id, vt.task_id);
       if (!v) return false;
       const vote =

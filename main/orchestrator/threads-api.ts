@@ -52,7 +52,7 @@ export function threadRoutes(o: Orchestrator): Hono<Env> {
     const { limit, offset } = page(c.req.query('limit'), c.req.query('offset'));
     return c.json(o.tasks.threads.list(c.get('tenant'), c.req.query('agent_id') || undefined, limit, offset));
   });
-  app.get('/threads/:id', (c) => c.json(o.tasks.threads.get(c.req.param('id'), c.get('tenant'))));
+  app.get('/threads/:id', (c) => c.json(o.tasks.threads.shown(c.req.param('id'), c.get('tenant'))));
   app.delete('/threads/:id', async (c) => {
     await o.tasks.threads.delete(c.req.param('id'), c.get('tenant'));
     return c.json({ id: c.req.param('id'), deleted: true });

@@ -61,6 +61,9 @@ describe('threads', () => {
     const read = await call(`${api}/threads/${thread}`, key);
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ id: thread, agent_id: id, turns: 2, last_task_id: second.body.task_id });
+    // Issue 35: the list said message_count, the thread itself did not.
+    expect(read.body.message_count).toBe(read.body.messages.length);
+    expect(read.body.message_count).toBe(6);
     expect(read.body.messages.map((m: Json) => [m.role, m.task_id])).toEqual([
       ['user', first.body.task_id],
       ['assistant', first.body.task_id],
@@ -129,6 +132,47 @@ describe('threads', () => {
     const next = await run(id, { message: 'next turn', thread_id: a.body.thread_id });
     expect(next.body).toMatchObject({ done: true, status: 'completed' });
     await call(`${api}/tasks/${b.body.task_id}/wait?timeout_s=20`, key);
+  });
+
+  // Issue 35: a client could not retry a run safely, and the window throttled every new conversation of a busy agent.
+  it('Idempotency-Key: a retry gets the same task back (Idempotent-Replayed), new keys are not held to the window, another body is 422', async () => {
+    const id = await agent('keyed');
+    const post = (body: Json, idempotencyKey?: string) =>
+      fetch(`${api}/agents/${id}/run`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': key,
+          'content-type': 'application/json',
+          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+        },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, headers: r.headers, body: (await r.json()) as Json }));
+    const first = await post({ message: 'one' }, 'conv-1');
+    expect(first.status).toBe(200);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    // The same request again (a client that lost the answer): the same task, said to be a replay.
+    const retry = await post({ message: 'one' }, 'conv-1');
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ task_id: first.body.task_id, thread_id: first.body.thread_id });
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    // Other keys are other conversations: not held to the 15 s window of new threads.
+    const second = await post({ message: 'two' }, 'conv-2');
+    const third = await post({ message: 'three' }, 'conv-3');
+    expect([second.status, third.status]).toEqual([200, 200]);
+    expect(new Set([first.body.task_id, second.body.task_id, third.body.task_id]).size).toBe(3);
+    // Without a key the window still holds (the agent started a new thread a moment ago).
+    expect((await post({ message: 'no key' })).status).toBe(409);
+    const reused = await post({ message: 'something else' }, 'conv-1');
+    expect(reused.status).toBe(422);
+    expect(reused.body.error).toMatchObject({
+      code: 'idempotency_key_reused',
+      details: { task_id: first.body.task_id },
+    });
+    const bad = await post({ message: 'x' }, 'has spaces in it');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details[0].field).toBe('Idempotency-Key');
+    expect((await call(`${api}/tasks/${first.body.task_id}`, key)).body.idempotency_key).toBe('conv-1');
+    for (const t of [first, second, third]) await call(`${api}/tasks/${t.body.task_id}/wait?timeout_s=20`, key);
   });
 
   it("refuses an unknown thread (404) and another agent's thread (400); deletes threads, and an agent takes its threads along", async () => {

@@ -4,7 +4,7 @@
 import type { Task, Thread } from '../../shared/orchestrator.ts';
 import { ApiError } from '../errors.ts';
 import { threadId } from './ids.ts';
-import type { OrchestratorStore } from './store.ts';
+import { ClaimRefused, type OrchestratorStore } from './store/types.ts';
 
 /** A thread in a list: everything but the messages, and how many there are. */
 export type ThreadSummary = Omit<Thread, 'messages'> & { message_count: number };
@@ -23,6 +23,12 @@ export class ThreadService {
       throw new ApiError('thread_not_found', `No thread "${id}".`, action);
     }
     return t;
+  }
+
+  /** GET /threads/:id: the thread with its messages, and how many there are (as the list says). */
+  shown(id: string, tenant: string): Thread & { message_count: number } {
+    const t = this.get(id, tenant);
+    return { ...t, message_count: t.messages.length };
   }
 
   /** A new, empty thread of the agent (made durable with the run that starts it). */
@@ -54,15 +60,23 @@ export class ThreadService {
   /** Deletes a thread and its history (its tasks stay); 409 thread_busy while one of its tasks is queued or running. */
   async delete(id: string, tenant: string): Promise<void> {
     this.get(id, tenant);
-    const active = this.activeTaskOf(id);
-    if (active) {
-      throw new ApiError(
+    const busy = (active: Task | undefined, taskId: string) =>
+      new ApiError(
         'thread_busy',
-        `Thread "${id}" has a ${active.status} task (${active.task_id}) and cannot be deleted.`,
-        `Wait for task ${active.task_id} to end, or stop it (POST /api/v1/tasks/${active.task_id}/stop), then retry.`,
-        { thread_id: id, task_id: active.task_id },
+        `Thread "${id}" has a ${active?.status ?? 'queued'} task (${taskId}) and cannot be deleted.`,
+        `Wait for task ${taskId} to end, or stop it (POST /api/v1/tasks/${taskId}/stop), then retry.`,
+        { thread_id: id, task_id: taskId },
       );
+    const active = this.activeTaskOf(id);
+    if (active) throw busy(active, active.task_id);
+    try {
+      // task_id "": only checked (no task of the thread queued or running), not taken.
+      const idle = { kind: 'thread_idle', tenant, thread_id: id, task_id: '' } as const;
+      await this.store.commitWith({ claims: [idle] }, { type: 'thread.deleted', data: { id } });
+    } catch (err) {
+      if (!(err instanceof ClaimRefused)) throw err;
+      const holder = err.holder ?? '';
+      throw busy(this.store.tasks.get(holder), holder);
     }
-    await this.store.commit({ type: 'thread.deleted', data: { id } });
   }
 }

@@ -32,7 +32,7 @@ export type LoopState = {
 type Offered =
   | { kind: 'builtin'; name: string }
   | { kind: 'extra'; name: string; tool: ExtraTool }
-  | { kind: 'mcp'; name: string; server: string; tool: string; readOnly: boolean };
+  | { kind: 'mcp'; name: string; server: string; tool: string; readOnly: boolean; unavailable?: string };
 
 /** The tools a run offers the model, by the name the model calls them, and notes for the model on missing ones. */
 export type ToolSet = { byWire: Map<string, Offered>; schemas: HubTool[]; notes: string[] };
@@ -76,7 +76,14 @@ export async function toolSetFor(
         const tool = entry.slice(u.server.length + 1);
         const wire = wireName(u.server, tool);
         if (set.byWire.has(wire)) continue;
-        set.byWire.set(wire, { kind: 'mcp', name: entry, server: u.server, tool, readOnly: false });
+        set.byWire.set(wire, {
+          kind: 'mcp',
+          name: entry,
+          server: u.server,
+          tool,
+          readOnly: false,
+          unavailable: u.error,
+        });
         const description = `${entry} (MCP; its server is unavailable now: ${u.error})`;
         set.schemas.push({ type: 'function', function: { name: wire, description, parameters: { type: 'object' } } });
       }
@@ -103,6 +110,18 @@ export type CallDeps = {
     state: LoopState,
   ) => Promise<Verdict>;
 };
+
+/** Why an MCP server still cannot be asked (starting it and listing its tools again), or null once it answers. */
+async function stillUnavailable(server: string, deps: CallDeps): Promise<string | null> {
+  if (!deps.mcp) return 'MCP tools are not available here';
+  try {
+    await deps.mcp.refresh(server, deps.signal);
+    return null;
+  } catch (err) {
+    if (deps.signal.aborted) throw err;
+    return (err as Error).message;
+  }
+}
 
 function parseArgs(raw: string): Record<string, unknown> {
   try {
@@ -157,6 +176,13 @@ export async function runCalls(
       if (policy === 'deny')
         return `error: the tool "${name}" may not be used (approval policy "deny", from ${source})`;
       let note = '';
+      // A server known to be unavailable is asked again before a person is: no one is asked to approve a call that
+      // cannot run (issue 35).
+      if (offered.kind === 'mcp' && offered.unavailable && policy === 'ask' && deps.approve) {
+        const down = await stillUnavailable(offered.server, deps);
+        if (down)
+          return `error: the MCP server "${offered.server}" is unavailable (${down}); the call was not run, and no approval was asked for it`;
+      }
       if (policy === 'ask' && deps.approve) {
         const verdict = await deps.approve(
           { call_id: call.id, tool: name, arguments: input },

@@ -28,10 +28,17 @@ async function replyWhenOver<E extends Execution>(
   id: string,
   read: () => E,
   ask: WaitAsk,
+  view: (e: E) => object = (e) => e,
 ): Promise<Response> {
   const done = await waitUntil(c, waits, id, () => read().status !== 'running', ask);
-  return waitReply(c, read(), done);
+  return waitReply(c, view(read()), done);
 }
+
+/**
+ * A swarm task as the API shows it: its id also as `task_id`, the field agent runs answer with, so a client reads
+ * one name for "the task I started" (issue 35); `id` stays for the clients that read it.
+ */
+export const shownSwarmTask = (t: SwarmTask): SwarmTask & { task_id: string } => ({ ...t, task_id: t.id });
 
 /**
  * What workflows and swarms both answer: create, change, delete, list, one by name, and its runs or tasks (the list,
@@ -43,6 +50,7 @@ function catalogRoutes<D, E extends Execution>(
   executions: string,
   s: Routed<D, E>,
   waits: Waits,
+  view: (e: E) => object = (e) => e,
 ): void {
   app.post(path, async (c) => c.json(await s.create(await readJson(c), c.get('tenant')), 201));
   app.get(path, (c) => c.json(s.list(c.get('tenant'))));
@@ -55,14 +63,17 @@ function catalogRoutes<D, E extends Execution>(
     await s.delete(c.req.param('name'), c.get('tenant'));
     return c.json({ name: c.req.param('name'), deleted: true });
   });
-  app.get(`${path}/:name/${executions}`, (c) => c.json(s.executionsOf(c.req.param('name'), c.get('tenant'))));
+  app.get(`${path}/:name/${executions}`, (c) => {
+    const { data, total } = s.executionsOf(c.req.param('name'), c.get('tenant'));
+    return c.json({ data: data.map(view), total });
+  });
   app.get(`${path}/:name/${executions}/:id`, (c) =>
-    c.json(s.execution(c.req.param('name'), c.req.param('id'), c.get('tenant'))),
+    c.json(view(s.execution(c.req.param('name'), c.req.param('id'), c.get('tenant')))),
   );
   app.get(`${path}/:name/${executions}/:id/wait`, (c) => {
     const read = () => s.execution(c.req.param('name'), c.req.param('id'), c.get('tenant'));
     read();
-    return replyWhenOver(c, waits, c.req.param('id'), read, waitAsked(c, true) as WaitAsk);
+    return replyWhenOver(c, waits, c.req.param('id'), read, waitAsked(c, true) as WaitAsk, view);
   });
 }
 
@@ -85,17 +96,17 @@ export function workflowRoutes(w: WorkflowService, waits: Waits): Hono<Env> {
 
 export function swarmRoutes(s: SwarmService, waits: Waits): Hono<Env> {
   const app = new Hono<Env>();
-  catalogRoutes<Swarm, SwarmTask>(app, '/swarms', 'tasks', s, waits);
+  catalogRoutes<Swarm, SwarmTask>(app, '/swarms', 'tasks', s, waits, shownSwarmTask);
   app.post('/swarms/:name/tasks', async (c) => {
     const { name } = c.req.param();
     s.byName(name, c.get('tenant'));
     const ask = waitAsked(c, false);
     const st = await s.submit(name, await readJson(c), c.get('tenant'));
-    if (!ask) return c.json(st, 202);
-    return replyWhenOver(c, waits, st.id, () => s.execution(name, st.id, c.get('tenant')), ask);
+    if (!ask) return c.json(shownSwarmTask(st), 202);
+    return replyWhenOver(c, waits, st.id, () => s.execution(name, st.id, c.get('tenant')), ask, shownSwarmTask);
   });
   app.post('/swarms/:name/tasks/:id/stop', async (c) =>
-    c.json(await s.stop(c.req.param('name'), c.req.param('id'), c.get('tenant'))),
+    c.json(shownSwarmTask(await s.stop(c.req.param('name'), c.req.param('id'), c.get('tenant')))),
   );
   return app;
 }

@@ -68,7 +68,9 @@ describe('workflows', () => {
     ).toBe('workflow_exists');
 
     const byName = await openEvents(`${api}/events?workflow_id=article`, key);
-    const unrelated = await openEvents(`${api}/events?workflow_id=wf_000000000000000000000000`, key);
+    const unrelatedWf = { name: 'unrelated', steps: [{ name: 'a', agent: 'writer', prompt: 'x' }] };
+    expect((await call(`${api}/workflows`, key, 'POST', unrelatedWf)).status).toBe(201);
+    const unrelated = await openEvents(`${api}/events?workflow_id=unrelated`, key);
     mock.setBehavior({ script: [{ tokens: ['OUTLINE-1'] }, { tokens: ['DRAFT', '-1'] }, { tokens: ['FINAL-1'] }] });
     const from = mock.chatCount();
     const run = await call(`${api}/workflows/article/run`, key, 'POST', { input: { topic: 'cats', audience: 'kids' } });

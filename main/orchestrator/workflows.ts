@@ -9,7 +9,8 @@ import type { AgentRef } from './agents.ts';
 import { Catalog } from './catalog.ts';
 import { addUsage, invalidDefinition, queueFull, workflowEvent, zeroUsage, type RunEventPart } from './common.ts';
 import { runId, workflowId } from './ids.ts';
-import type { OrchestratorRecord } from './store.ts';
+import type { OrchestratorRecord } from './store/records.ts';
+import type { Delivery, WorkItem } from './store/types.ts';
 import type { TaskHost } from './task-host.ts';
 import { validateWorkflow, type WorkflowDefinition } from './workflows-definition.ts';
 import { missingInputs, renderTemplate } from './workflows-templates.ts';
@@ -25,6 +26,11 @@ export function backoffMs(failure: number, random = Math.random()): number {
 }
 
 const INTERRUPTED = 'interrupted';
+const runItem = (r: Pick<WorkflowRun, 'tenant' | 'run_id'>): WorkItem => ({
+  kind: 'run',
+  tenant: r.tenant,
+  id: r.run_id,
+});
 const CANCELLED = 'cancelled by request';
 /** How long POST .../cancel waits for the run's end record before answering with the run as it is. */
 const CANCEL_WAIT_MS = 10_000;
@@ -33,6 +39,8 @@ const CANCEL_WAIT_MS = 10_000;
 export class WorkflowService extends Catalog<Workflow, WorkflowRun> {
   /** Runs asked to cancel: their driver ends them `cancelled` at its next step (a backoff ends early). */
   private readonly cancelling = new Map<string, AbortController>();
+  /** Runs this instance drives now. */
+  private readonly driving = new Set<string>();
 
   constructor(
     private readonly host: TaskHost,
@@ -40,6 +48,11 @@ export class WorkflowService extends Catalog<Workflow, WorkflowRun> {
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms).unref()),
   ) {
     super('workflow', host.store.workflows, host.store.runs, (r) => r.workflow_id);
+    host.store.onWork('run', (d) => this.onRun(d));
+    // A cancel asked on any instance reaches the one driving the run.
+    host.store.onControl((c) => {
+      if (c.kind === 'cancel_run' && this.driving.has(c.id)) void this.cancelHere(c.id, c.tenant);
+    });
   }
 
   async create(raw: unknown, tenant: string): Promise<Workflow> {
@@ -102,13 +115,20 @@ export class WorkflowService extends Catalog<Workflow, WorkflowRun> {
       const message = `Run "${id}" is ${run.status}; only a running run can be cancelled.`;
       throw new ApiError('run_not_running', message, 'Nothing to do.', { run_id: id, status: run.status });
     }
+    await this.host.store.signal({ kind: 'cancel_run', tenant, id });
+    await this.host.store.waits.wait(id, () => this.current(id).status !== 'running', CANCEL_WAIT_MS);
+    return this.current(id);
+  }
+
+  /** The driver's side of a cancel: flagged (the driver ends the run at its next step), its running step stopped. */
+  private async cancelHere(id: string, tenant: string): Promise<void> {
     const flag = this.cancelling.get(id) ?? new AbortController();
     this.cancelling.set(id, flag);
     flag.abort();
-    const taskId = run.steps.find((s) => s.status === 'running')?.task_ids.at(-1);
+    const taskId = this.current(id)
+      ?.steps.find((s) => s.status === 'running')
+      ?.task_ids.at(-1);
     if (taskId) await this.host.stop(taskId, tenant).catch(() => undefined); // over already: the driver goes on
-    await this.host.store.waits.wait(id, () => this.current(id).status !== 'running', CANCEL_WAIT_MS);
-    return this.current(id);
   }
 
   private cancelled(id: string): boolean {
@@ -137,7 +157,7 @@ export class WorkflowService extends Catalog<Workflow, WorkflowRun> {
       if ('problem' in r) agentProblems.push({ field: `steps.${i}.agent`, message: `"${s.agent}" ${r.problem}` });
     });
     if (agentProblems.length) throw invalidDefinition('workflow_invalid', agentProblems);
-    if (this.host.saturated) throw queueFull();
+    if (this.host.saturatedFor(tenant)) throw queueFull();
     const now = new Date().toISOString();
     const steps = w.steps.map((s): StepRun => ({
       name: s.name,
@@ -169,20 +189,32 @@ export class WorkflowService extends Catalog<Workflow, WorkflowRun> {
       started_at: now,
       finished_at: null,
     };
-    await this.host.store.commit(
+    // Driven by the instance it is handed to (this one in embedded mode, at once).
+    await this.host.store.commitWith(
+      { enqueue: [runItem(run)] },
       { type: 'run.put', data: run },
       workflowEvent(this.host.store, run, { type: 'run_started' }),
     );
-    this.drive(run.run_id);
     return run;
   }
 
-  /** At start: every run that was going on goes on from its step boundary. */
-  async resume(): Promise<void> {
-    for (const r of this.host.store.runs.values()) if (r.status === 'running') this.drive(r.run_id);
+  /**
+   * A run handed to this instance: driven through its steps. One whose driver is gone (a restart, or another
+   * instance's lease that ran out) goes on from its step boundary: a finished step never runs again, a step whose
+   * task was interrupted starts again.
+   */
+  private onRun(d: Delivery): void {
+    const run = this.host.store.runs.get(d.id);
+    if (!run || run.status !== 'running') {
+      void this.host.store.commitWith({ done: d }).catch(() => undefined);
+      return;
+    }
+    if (this.driving.has(d.id)) return;
+    this.drive(d.id);
   }
 
   private drive(id: string): void {
+    this.driving.add(id);
     void this.driveSteps(id)
       .catch(async (err) => {
         if (this.host.closed) return;
@@ -196,7 +228,10 @@ export class WorkflowService extends Catalog<Workflow, WorkflowRun> {
           () => [ended],
         ).catch(() => undefined);
       })
-      .finally(() => this.cancelling.delete(id));
+      .finally(() => {
+        this.cancelling.delete(id);
+        this.driving.delete(id);
+      });
   }
 
   private current(id: string): WorkflowRun {
@@ -211,7 +246,14 @@ export class WorkflowService extends Catalog<Workflow, WorkflowRun> {
   ): Promise<WorkflowRun> {
     const next = change(structuredClone(this.current(id)));
     const records = events(next).map((e) => workflowEvent(this.host.store, next, e));
-    await this.host.store.commit({ type: 'run.put', data: next }, ...records);
+    const item = runItem(next);
+    // The driver holds the run; its end releases it.
+    const over = next.status !== 'running';
+    await this.host.store.commitWith(
+      { as: item, ...(over ? { done: item } : {}) },
+      { type: 'run.put', data: next },
+      ...records,
+    );
     return next;
   }
 
@@ -306,6 +348,7 @@ export class WorkflowService extends Catalog<Workflow, WorkflowRun> {
     const attempt = step.attempts + 1;
     const origin = { kind: 'workflow' as const, workflow_id: run.workflow_id, run_id: id, step: def.name, attempt };
     const task = await this.host.submitInternal(agentId, { message: prompt, context: {} }, run.tenant, origin, {
+      as: runItem(run),
       records: (t) => {
         const next = structuredClone(this.current(id));
         const s = next.steps[i] as StepRun;

@@ -9,6 +9,7 @@ import type {
   ConfigSaveResult,
   RouteExplanation,
   StatusResponse,
+  AgentStoreStatus,
 } from '../../shared/admin.ts';
 import { configWarnings, isMaskedKey, maskKey, parseConfig, SECRET_HEADER_NAME } from '../../shared/config.ts';
 import { BACKUPS_KEPT, BackupNotFoundError, backupsDir, listBackups, readBackup } from '../config/backups.ts';
@@ -134,6 +135,8 @@ export function adminRoutes(
   adminToken: () => string,
   /** How a listen_port change is applied (absent: never moved, as with `--port`). */
   listen?: ListenControl,
+  /** Where the agent API's state lives (absent without the agent API). */
+  agentStore?: () => AgentStoreStatus,
 ): Hono<{ Bindings: HttpBindings }> {
   const admin = new Hono<{ Bindings: HttpBindings }>();
 
@@ -151,6 +154,7 @@ export function adminRoutes(
       recent_logs: e.requestLog.recent(50),
       limits: await gatewayFor(e).limitsStatus(e.config, c.env.incoming),
       store: gatewayFor(e).storeStatus(),
+      ...(agentStore ? { agent_store: agentStore() } : {}),
     };
     return c.json(body);
   });

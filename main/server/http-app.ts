@@ -160,7 +160,14 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
 
   app.route(
     '/admin/v1',
-    adminRoutes(deps.engine, deps.store, deps.listenPort, () => deps.adminToken, deps.listen),
+    adminRoutes(
+      deps.engine,
+      deps.store,
+      deps.listenPort,
+      () => deps.adminToken,
+      deps.listen,
+      deps.agents ? () => deps.agents!.orchestrator.store.status() : undefined,
+    ),
   );
   if (deps.agents) app.route('/admin/v1', mcpRoutes(deps.agents.orchestrator.mcp, deps.store)); // MCP servers
   app.route('/ui', uiRoutes());

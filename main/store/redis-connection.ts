@@ -28,6 +28,13 @@ export const REDIS_OPTIONS: RedisOptions = {
   autoPipeliningIgnoredCommands: ['set'],
 };
 
+/** What the connection's up/down lines say (the gateway's shared state, or another user of the same Redis). */
+export type ConnectionWords = { what: string; whileDown: string };
+const GATEWAY_WORDS: ConnectionWords = {
+  what: 'shared state',
+  whileDown: 'limits are counted locally until it is back',
+};
+
 export class RedisConnection {
   readonly client: Redis;
   readonly prefix: string;
@@ -40,6 +47,7 @@ export class RedisConnection {
   constructor(
     readonly config: RedisStoreConfig,
     options: RedisOptions = {},
+    private readonly words: ConnectionWords = GATEWAY_WORDS,
   ) {
     this.prefix = config.prefix;
     this.safeUrl = redactRedisUrl(config.url);
@@ -82,9 +90,8 @@ export class RedisConnection {
     if (up === this.up || this.closed) return;
     this.up = up;
     this.since = new Date().toISOString();
-    if (up) logger.info({ store: this.safeUrl }, 'shared state: Redis is up');
-    else
-      logger.warn({ store: this.safeUrl }, 'shared state: Redis is down; limits are counted locally until it is back');
+    if (up) logger.info({ store: this.safeUrl }, `${this.words.what}: Redis is up`);
+    else logger.warn({ store: this.safeUrl }, `${this.words.what}: Redis is down; ${this.words.whileDown}`);
     for (const fn of this.listeners) fn(up);
   }
 
@@ -95,6 +102,10 @@ export class RedisConnection {
 }
 
 /** The process's connection for a Redis store config (one per config: the caller keeps it). */
-export function connectRedis(config: RedisStoreConfig, options?: RedisOptions): RedisConnection {
-  return new RedisConnection(config, options);
+export function connectRedis(
+  config: RedisStoreConfig,
+  options?: RedisOptions,
+  words?: ConnectionWords,
+): RedisConnection {
+  return new RedisConnection(config, options, words);
 }

@@ -1,19 +1,12 @@
-// One process per data folder: wal.lock holds the owner's pid; the lock of a process that died is taken over.
+// One process per data folder: wal.lock names the owner (pid, start time, boot: owner.ts); the lock of a process that
+// died, is a zombie, or whose pid now belongs to another process, is taken over.
 import path from 'node:path';
 import { errnoCode, WalError, walErrorFromFs } from './errors.ts';
 import type { WalFs } from './fs.ts';
+import { identityText, isOwnerAlive, parseIdentity, selfIdentity } from './owner.ts';
 import { inDir, LOCK_FILE } from './segment.ts';
 
 const heldHere = new Set<string>();
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errnoCode(err) === 'EPERM'; // exists, owned by another user
-  }
-}
 
 /** Takes the folder's lock; resolves to the function that releases it. */
 export async function lockFolder(fs: WalFs, dir: string): Promise<() => Promise<void>> {
@@ -29,7 +22,7 @@ export async function lockFolder(fs: WalFs, dir: string): Promise<() => Promise<
     try {
       const file = await fs.open(lockPath, 'create-new');
       try {
-        await file.write(Buffer.from(`${process.pid}\n`), 0);
+        await file.write(Buffer.from(identityText(selfIdentity())), 0);
       } finally {
         await file.close();
       }
@@ -41,18 +34,18 @@ export async function lockFolder(fs: WalFs, dir: string): Promise<() => Promise<
     } catch (err) {
       if (errnoCode(err) !== 'EEXIST') throw walErrorFromFs(err, `creating the lock file ${lockPath}`, dir);
     }
-    let owner = Number.NaN;
+    let owner: ReturnType<typeof parseIdentity> = null;
     try {
-      owner = Number.parseInt((await fs.readFile(lockPath)).toString('utf8'), 10);
+      owner = parseIdentity((await fs.readFile(lockPath)).toString('utf8'));
     } catch (err) {
       if (errnoCode(err) !== 'ENOENT') throw walErrorFromFs(err, `reading the lock file ${lockPath}`, dir);
       continue;
     }
-    if (Number.isInteger(owner) && owner !== process.pid && isAlive(owner))
+    if (owner && owner.pid !== process.pid && isOwnerAlive(owner))
       throw new WalError(
         'locked',
-        `the WAL folder ${dir} is in use by process ${owner}`,
-        `Stop that Switchboard (pid ${owner}) or give this one another data folder.`,
+        `the WAL folder ${dir} is in use by process ${owner.pid}`,
+        `Stop that Switchboard (pid ${owner.pid}) or give this one another data folder.`,
       );
     await fs.unlink(lockPath).catch(() => {}); // left by a process that died (or by this one, crashed in a test)
   }

@@ -1,4 +1,6 @@
 // The log's API: appends, replay, group commit, the bounded buffer, status, the folder lock.
+import { spawn } from 'node:child_process';
+import { identityText, parseIdentity, selfIdentity } from './owner.ts';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -156,8 +158,57 @@ describe('folder and lock', () => {
     expect((err as WalError).message).toContain(String(process.ppid));
     await fsp.writeFile(path.join(dir(), 'wal.lock'), '4194303\n'); // above any pid Linux hands out by default
     const wal = await openWal({ dir: dir() });
-    expect(await fsp.readFile(path.join(dir(), 'wal.lock'), 'utf8')).toBe(`${process.pid}\n`);
+    expect(parseIdentity(await fsp.readFile(path.join(dir(), 'wal.lock'), 'utf8'))).toEqual(selfIdentity());
     await wal.close();
     await expect(fsp.stat(path.join(dir(), 'wal.lock'))).rejects.toThrow();
   });
+
+  // Issue 35: a restart right after kill -9 found the dead process's pid still "alive" and exited on the lock.
+  it('takes over the lock of a zombie (killed, not yet reaped): kill(pid, 0) says alive, /proc says Z', async () => {
+    const z = await zombie();
+    try {
+      expect(() => process.kill(z.pid, 0)).not.toThrow(); // what the check alone used to go by
+      await fsp.writeFile(path.join(dir(), 'wal.lock'), `${z.pid}\n`);
+      const wal = await openWal({ dir: dir() });
+      await wal.close();
+    } finally {
+      z.stop();
+    }
+  });
+
+  it('takes over a lock whose pid now belongs to another process (another start time), and keeps a live owner’s', async () => {
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      const pid = other.pid as number;
+      const live = selfIdentity();
+      // The pid of a live process, written by a process that started at another time: the pid was reused.
+      await fsp.writeFile(path.join(dir(), 'wal.lock'), identityText({ pid, start: '1', boot: live.boot }));
+      const wal = await openWal({ dir: dir() });
+      await wal.close();
+      // The same pid with its real start time is its own lock: refused.
+      const start = (await fsp.readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ')[19]!;
+      await fsp.writeFile(path.join(dir(), 'wal.lock'), identityText({ pid, start, boot: live.boot }));
+      await expect(openWal({ dir: dir() })).rejects.toMatchObject({ code: 'locked' });
+      // From an earlier boot: not this process, whatever its pid.
+      await fsp.writeFile(path.join(dir(), 'wal.lock'), identityText({ pid, start, boot: 'an-earlier-boot' }));
+      await (await openWal({ dir: dir() })).close();
+    } finally {
+      other.kill('SIGKILL');
+    }
+  });
 });
+
+/**
+ * A zombie: `sh` starts a short `sleep` in the background and then becomes a long `sleep` (exec), which never waits
+ * for its child; the short one exits and stays a zombie until the long one is killed.
+ */
+async function zombie(): Promise<{ pid: number; stop: () => void }> {
+  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(Number(d))));
+  for (let i = 0; i < 200; i++) {
+    const stat = await fsp.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return { pid, stop: () => parent.kill('SIGKILL') };
+}

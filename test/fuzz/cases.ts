@@ -479,6 +479,14 @@ const ODD_HEADERS: fc.Arbitrary<[string, string][]> = fc.oneof(
     ['Last-Event-ID', '-1'],
     ['Last-Event-ID', '1e400'],
   ]),
+  // POST /agents/:id/run's Idempotency-Key (issue 35): empty, a space, too long, not ASCII, a duplicate.
+  fc
+    .constantFrom('', 'a b', 'k'.repeat(256), 'clé', '00000000-0000-4000-8000-000000000000')
+    .map((v): [string, string][] => [['Idempotency-Key', v]]),
+  fc.constant<[string, string][]>([
+    ['Idempotency-Key', 'one'],
+    ['Idempotency-Key', 'two'],
+  ]),
   fc.integer({ min: 1, max: 8_000 }).map((n): [string, string][] => [['User-Agent', 'u'.repeat(n)]]),
   fc
     .string({ unit: 'grapheme', maxLength: 30 })

@@ -41,8 +41,11 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   }
 }
 
-/** Start a redis-server on 127.0.0.1 at a free port. Throws when redis-server is not installed. */
-export async function startRedis(): Promise<TestRedis> {
+/**
+ * Start a redis-server on 127.0.0.1 at a free port. Throws when redis-server is not installed. `args` replace the
+ * persistence settings (e.g. `['--appendonly', 'yes', '--appendfsync', 'always']`; the default is none at all).
+ */
+export async function startRedis(opts: { args?: string[] } = {}): Promise<TestRedis> {
   const bin = redisServerBinary();
   if (!bin) throw new Error('redis-server is not installed (apt-get install redis-server; .ci/run does it)');
   const port = await freePort();
@@ -51,7 +54,15 @@ export async function startRedis(): Promise<TestRedis> {
   const launch = async () => {
     child = spawn(
       bin,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', temp.dir],
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--dir',
+        temp.dir,
+        ...(opts.args ?? ['--save', '', '--appendonly', 'no']),
+      ],
       { stdio: 'ignore' },
     );
     await waitForPort(port, 10_000);

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runSwitchboard } from '../../../test/support/serve-process.ts';
+import { runSwitchboard, startServe } from '../../../test/support/serve-process.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 let home = '';
@@ -66,4 +66,34 @@ it('imports from Cursor, never overwrites on a second import, and lists what con
     'context7\tstdio\tunknown\tnpx -y @upstash/context7-mcp\t',
   ]);
   expect(list.out).toContain('state unknown: no Switchboard answered on this machine');
+}, 60_000);
+
+// Issue 35: `mcp list` asked config.json's listen_port only, so it never found a `serve --port N`; and it ignored
+// `--port`. It now asks where the Switchboard of this config says it listens (listening.json), or `--port`.
+it('finds a Switchboard started with serve --port N, takes --port, and refuses a bad one', async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-mcp-port-'));
+  const sb = await startServe({
+    dir,
+    config: { listen_port: 9, providers: [], mcp_servers: { notes: { command: 'true' } } },
+  });
+  try {
+    const run = (...args: string[]) => runSwitchboard(['mcp', ...args, '--config', sb.configPath]);
+    const found = await run('list');
+    expect(found.code).toBe(0);
+    expect(found.stdout).toBe('notes\tstdio\tstopped\ttrue\t\n'); // the live state, from the running serve
+    const listening = JSON.parse(await fs.readFile(path.join(sb.dir, 'listening.json'), 'utf8'));
+    expect(listening).toMatchObject({ port: sb.port, url: sb.url });
+    expect((await run('list', '--port', String(sb.port))).stdout).toBe(found.stdout);
+    const wrong = await run('list', '--port', '9');
+    expect(wrong.stdout).toContain('no Switchboard answered on this machine at port 9');
+    const bad = await run('list', '--port', 'eleven');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--port must be a whole number from 1 to 65535 (got "eleven")');
+    expect((await run('import', '--port', '3')).code).toBe(2);
+  } finally {
+    await sb.stop();
+  }
+  // Stopped: the file goes with it.
+  await expect(fs.stat(path.join(dir, 'listening.json'))).rejects.toThrow();
+  await fs.rm(dir, { recursive: true, force: true });
 }, 60_000);

@@ -10,16 +10,33 @@ import {
   type McpImportResult,
   type McpOverview,
 } from '../../../shared/mcp.ts';
+import { readListening } from '../../config/listening.ts';
 import { ConfigError, ConfigStore } from '../../config/store.ts';
 import { importMcpServers } from './import.ts';
 
 export type CommandOutput = { out: string; err: string; code: number };
 
+/**
+ * The port to ask: `--port`, else where the Switchboard of this config says it listens (listening.json: `serve
+ * --port N` may override listen_port), else config.json's listen_port.
+ */
+async function portToAsk(store: ConfigStore, flag: string | undefined): Promise<number> {
+  if (flag !== undefined) {
+    const port = Number(flag);
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+      throw new UsageError(`--port must be a whole number from 1 to 65535 (got "${flag}")`);
+    return port;
+  }
+  return (await readListening(store.dir))?.port ?? store.config.listen_port;
+}
+
+class UsageError extends Error {}
+
 /** The running server's view (GET /admin/v1/mcp over loopback), or null when none answers in a second. */
-async function liveOverview(store: ConfigStore): Promise<McpOverview | null> {
+async function liveOverview(store: ConfigStore, port: number): Promise<McpOverview | null> {
   try {
     const token = (await fs.readFile(path.join(store.dir, 'admin-token'), 'utf8')).trim();
-    const res = await fetch(`http://127.0.0.1:${store.config.listen_port}/admin/v1/mcp`, {
+    const res = await fetch(`http://127.0.0.1:${port}/admin/v1/mcp`, {
       headers: { authorization: `Bearer ${token}` },
       signal: AbortSignal.timeout(1000),
     });
@@ -29,7 +46,7 @@ async function liveOverview(store: ConfigStore): Promise<McpOverview | null> {
   }
 }
 
-function listText(store: ConfigStore, live: McpOverview | null): string {
+function listText(store: ConfigStore, live: McpOverview | null, port: number): string {
   const servers = Object.entries(store.config.mcp_servers);
   if (servers.length === 0)
     return `no MCP servers in ${store.file}; import them with: switchboard mcp import [--from claude-desktop|claude-code|cursor|<file>]\n`;
@@ -41,7 +58,9 @@ function listText(store: ConfigStore, live: McpOverview | null): string {
     const error = state?.error ? `error: ${state.error}` : '';
     return [name, s.command !== undefined ? 'stdio' : 'http', status, target, tools || error].join('\t');
   });
-  const note = live ? '' : '(state unknown: no Switchboard answered on this machine; servers start on first use)\n';
+  const note = live
+    ? ''
+    : `(state unknown: no Switchboard answered on this machine at port ${port}; servers start on first use; give --port N for a Switchboard started with serve --port N)\n`;
   return `${lines.join('\n')}\n${note}`;
 }
 
@@ -60,7 +79,7 @@ function importText(r: McpImportResult): { out: string; err: string } {
 export async function mcpCommand(
   configPath: string,
   sub: string | undefined,
-  flags: { from?: string; json?: boolean },
+  flags: { from?: string; json?: boolean; port?: string },
 ): Promise<CommandOutput> {
   let store: ConfigStore;
   try {
@@ -69,13 +88,26 @@ export async function mcpCommand(
     if (err instanceof ConfigError) return { out: '', err: `${err.message}\n`, code: 2 };
     throw err;
   }
+  if (flags.port !== undefined && sub !== 'list') {
+    store.close();
+    return { out: '', err: `--port goes with "mcp list" (the port of the running Switchboard to ask)\n`, code: 2 };
+  }
   if (sub === 'list') {
-    const live = await liveOverview(store);
+    let port: number;
+    try {
+      port = await portToAsk(store, flags.port);
+    } catch (err) {
+      store.close();
+      if (err instanceof UsageError) return { out: '', err: `${err.message}\n`, code: 2 };
+      throw err;
+    }
+    const live = await liveOverview(store, port);
+    store.close();
     if (flags.json) {
       const body = live ?? { servers: null, config: store.config.mcp_servers };
       return { out: `${JSON.stringify(body, null, 2)}\n`, err: '', code: 0 };
     }
-    return { out: listText(store, live), err: '', code: 0 };
+    return { out: listText(store, live, port), err: '', code: 0 };
   }
   if (sub === 'import') {
     const from = flags.from;

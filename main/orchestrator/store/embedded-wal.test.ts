@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Agent, Swarm, SwarmTask, Task, Thread, Workflow, WorkflowRun } from '../../shared/orchestrator.ts';
-import { useTempDir } from '../../test/support/wal/temp-dir.ts';
-import { openWal, type WalLog } from '../wal/index.ts';
-import { OrchestratorStore } from './store.ts';
+import type { Agent, Swarm, SwarmTask, Task, Thread, Workflow, WorkflowRun } from '../../../shared/orchestrator.ts';
+import { useTempDir } from '../../../test/support/wal/temp-dir.ts';
+import { openWal, type WalLog } from '../../wal/index.ts';
+import { EmbeddedStore as OrchestratorStore } from './embedded.ts';
 
 const dir = useTempDir('store');
 
