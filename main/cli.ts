@@ -83,7 +83,9 @@ async function configBackups(configPath: string): Promise<void> {
   for (const b of all) {
     const what = b.valid
       ? `${plural(b.providers, 'provider')}${b.providers ? ` (${b.provider_names.join(', ')})` : ''}, ${plural(b.rules, 'rule')}`
-      : 'not a valid config';
+      : b.problem
+        ? `not read: it ${b.problem}`
+        : 'not a valid config';
     process.stdout.write(`${b.id}\t${b.saved_at}\t${b.reason}\t${b.size} bytes\t${what}\n`);
   }
   process.stderr.write(

@@ -225,7 +225,7 @@ export function adminRoutes(
     if (!found) throw backupNotFound(id);
     let config: unknown = null;
     try {
-      config = maskConfig(JSON.parse(found.text));
+      if (found.text !== null) config = maskConfig(JSON.parse(found.text));
     } catch {
       // not JSON: listed with valid false, no config to show
     }
