@@ -1,11 +1,12 @@
 // Importing mcpServers blocks, on real files of Claude Desktop, Claude Code and Cursor (test/fixtures/mcp/, each
 // naming its source) placed where each tool keeps them under a temporary HOME.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../shared/config.ts';
-import { convertServer, importMcpServers, serverName, sourceFiles, sourcePaths } from './import.ts';
+import { convertServer, importMcpServers, MAX_SOURCE_BYTES, serverName, sourceFiles, sourcePaths } from './import.ts';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../../test/fixtures/mcp');
 const fixture = async (name: string) =>
@@ -161,6 +162,52 @@ describe('mcp import', () => {
       error: expect.stringMatching(/^is not JSON/),
     });
     expect(files.find((f) => f.source === 'claude-desktop')).toMatchObject({ exists: false, servers: null });
+  });
+});
+
+// Issue 33, item 5: sources were read whole and blocking: a 150 MB ~/.claude.json took RSS to 1 GB over three calls, a
+// FIFO in its place hung the request forever (four exhausted the worker threads; one blocked shutdown).
+describe("source files are read as another program's files", () => {
+  it.skipIf(process.platform === 'win32')(
+    'a FIFO where a source file should be is refused at once, saying why; the other sources are still read',
+    { timeout: 10_000 },
+    async () => {
+      await place(path.join(home, '.cursor', 'mcp.json'), await fixture('cursor.json'));
+      execFileSync('mkfifo', [path.join(home, '.claude.json')]);
+      const store = memoryStore({});
+      const r = await importMcpServers(store, {}, env, cwd);
+      expect(r.read.find((f) => f.path === path.join(home, '.claude.json'))?.error).toBe(
+        'is not a regular file; not read',
+      );
+      expect(r.imported.map((i) => i.name)).toEqual(['eslint', 'context7']);
+      const listed = await sourceFiles(env, cwd);
+      expect(listed.find((f) => f.path === path.join(home, '.claude.json'))).toMatchObject({
+        exists: true,
+        servers: null,
+        error: 'is not a regular file; not read',
+      });
+      execFileSync('mkfifo', [path.join(cwd, 'named.json')]);
+      const byPath = await importMcpServers(store, { path: 'named.json' }, env, cwd);
+      expect(byPath.read[0]?.error).toBe('is not a regular file; not read');
+    },
+  );
+
+  it(`a file over ${MAX_SOURCE_BYTES / 1024 / 1024} MB is not read: its size and how to import it instead`, async () => {
+    const big = { mcpServers: { fs: { command: 'npx' } }, history: 'x'.repeat(MAX_SOURCE_BYTES) };
+    await place(path.join(home, '.claude.json'), big);
+    const r = await importMcpServers(memoryStore({}), { from: 'claude-code' }, env, cwd);
+    expect(r.read[0]?.error).toBe(
+      'is 32 MB, more than the 32 MB Switchboard reads of it; not read (paste its mcpServers block instead)',
+    );
+    expect(r.imported).toEqual([]);
+  });
+
+  it('a file is read again only when it changed (the UI asks every 5 s)', async () => {
+    const file = path.join(home, '.cursor', 'mcp.json');
+    await place(file, { mcpServers: { a: { command: 'x' } } });
+    expect((await sourceFiles(env, cwd)).find((f) => f.source === 'cursor')?.servers).toEqual(['a']);
+    await place(file, { mcpServers: { a: { command: 'x' }, b: { command: 'y' } } });
+    expect((await sourceFiles(env, cwd)).find((f) => f.source === 'cursor')?.servers).toEqual(['a', 'b']);
   });
 });
 

@@ -9,10 +9,14 @@
 // - Cursor (cursor.com/docs/mcp): ~/.cursor/mcp.json, {"mcpServers": {name: {command, args, env} | {url, headers}}}.
 // A file given by path may also be a bare {name: server} map (as atlassian-mcp-server's .mcp.json is).
 // A server whose name exists already is never overwritten: it is reported as skipped.
+// Every file is read as another program's (issue 33, item 5): a regular file only (a FIFO is refused at once, never
+// waited on), at most MAX_SOURCE_BYTES, within a timeout, one file at a time in this process (three calls on a 150 MB
+// ~/.claude.json took RSS to 1 GB), and what a file held is remembered until the file changes (the UI asks every 5 s).
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { McpServerSchema, problemToText, describeConfigIssues } from '../../../shared/config.ts';
+import { FileRefusedError, readBoundedFile } from '../../config/read-bounded.ts';
 import type { McpImportRequest, McpImportResult, McpImportSource, McpSourceFile } from '../../../shared/mcp.ts';
 import { MCP_IMPORT_SOURCES } from '../../../shared/mcp.ts';
 
@@ -38,21 +42,78 @@ export function sourcePaths(source: McpImportSource, env: NodeJS.ProcessEnv, cwd
 
 type Found = { source: string; path: string; servers: [string, unknown][]; error: string | null };
 
-/** The servers of one file: `mcpServers` (and, for ~/.claude.json, the current folder's project scope), else a bare map. */
-async function readServers(source: string, file: string, cwd: string, bare: boolean): Promise<Found | null> {
-  let text: string;
+/** The largest source file read: Claude Code's ~/.claude.json grows with its history (a few MB is common). */
+export const MAX_SOURCE_BYTES = 32 * 1024 * 1024;
+const READ_TIMEOUT_MS = 5_000;
+
+/** One read at a time: a large file costs its size several times over while it is parsed. */
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const run = queue.then(work, work);
+  queue = run.catch(() => {});
+  return run;
+}
+
+type Parsed = { json: unknown } | { error: string };
+
+/** The file's identity (device, inode, size, times): what it held is read again only when this changed. */
+async function identity(file: string): Promise<string | null | { error: string }> {
   try {
-    text = await fs.readFile(file, 'utf8');
+    const st = await fs.stat(file);
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    return { source, path: file, servers: [], error: `cannot be read: ${(err as Error).message}` };
+    return { error: `cannot be read: ${(err as Error).message}` };
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    return { source, path: file, servers: [], error: `is not JSON: ${(err as Error).message}` };
-  }
+}
+
+/** The file's JSON, or why not (null: it does not exist). */
+function readJson(file: string): Promise<Parsed | null> {
+  return oneAtATime(async () => {
+    let text: string;
+    try {
+      text = (await readBoundedFile(file, { maxBytes: MAX_SOURCE_BYTES, timeoutMs: READ_TIMEOUT_MS })).toString('utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if (err instanceof FileRefusedError) {
+        const why = err.message.slice(file.length + 1); // "is 150 MB, more than …", "is not a regular file"
+        return {
+          error: `${why}; not read${err.reason === 'too_large' ? ' (paste its mcpServers block instead)' : ''}`,
+        };
+      }
+      return { error: `cannot be read: ${(err as Error).message}` };
+    }
+    try {
+      return { json: JSON.parse(text) };
+    } catch (err) {
+      return { error: `is not JSON: ${(err as Error).message}` };
+    }
+  });
+}
+
+/** The servers each file held when it was last read (never the whole file: ~/.claude.json also holds history). */
+const found = new Map<string, { id: string; found: Found | null }>();
+const FOUND_KEPT = 32;
+
+/** The servers of one file: `mcpServers` (and, for ~/.claude.json, the current folder's project scope), else a bare map. */
+async function readServers(source: string, file: string, cwd: string, bare: boolean): Promise<Found | null> {
+  const id = await identity(file);
+  if (id === null) return null;
+  if (typeof id !== 'string') return { source, path: file, servers: [], error: id.error };
+  const key = `${source}\u0000${file}\u0000${cwd}\u0000${bare}`;
+  const hit = found.get(key);
+  if (hit?.id === id) return hit.found;
+  const result = serversOf(source, file, cwd, bare, await readJson(file));
+  found.delete(key);
+  if (found.size >= FOUND_KEPT) found.delete(found.keys().next().value as string);
+  found.set(key, { id, found: result });
+  return result;
+}
+
+function serversOf(source: string, file: string, cwd: string, bare: boolean, read: Parsed | null): Found | null {
+  if (read === null) return null;
+  if ('error' in read) return { source, path: file, servers: [], error: read.error };
+  const json = read.json;
   if (!isObject(json)) return { source, path: file, servers: [], error: 'is not a JSON object' };
   const servers: [string, unknown][] = [];
   if (isObject(json.mcpServers)) servers.push(...Object.entries(json.mcpServers));
