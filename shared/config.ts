@@ -139,6 +139,16 @@ export const McpServerSchema = z
     cwd: z.string().min(1).optional(),
     url: mcpUrl.optional(),
     headers: z.record(z.string(), z.string()).optional(),
+    /**
+     * The variables of Switchboard's environment this server may have: its `${VAR}` references expand only for these,
+     * and a stdio server's environment gets them. A provider key's variable is refused even when listed.
+     */
+    env_passthrough: z
+      .array(
+        z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name, e.g. "GITHUB_TOKEN"'),
+      )
+      .max(64)
+      .optional(),
     enabled: z.boolean().default(true),
     /** Stop the server after this long without a call (0: keep it running until Switchboard stops). */
     idle_timeout_s: z.number().int().min(0).default(MCP_DEFAULTS.idle_timeout_s),
@@ -266,6 +276,16 @@ export function effectiveStore(cfg: StoreConfig, envUrl: string | undefined): St
   if (envUrl === undefined || envUrl.trim() === '') return cfg;
   return { kind: 'redis', url: envUrl.trim(), prefix: cfg.kind === 'redis' ? cfg.prefix : STORE_DEFAULT_PREFIX };
 }
+/** The environment variables config.json's `env:NAME` values name: providers' keys, the gateway's JWT keys. */
+export function envReferences(config: Pick<Config, 'providers' | 'gateway'>): string[] {
+  const values = [
+    ...config.providers.flatMap((p) => [p.api_key, ...Object.values(p.headers ?? {})]),
+    config.gateway.jwt?.secret,
+    config.gateway.jwt?.public_key,
+  ];
+  return values.filter((v): v is string => typeof v === 'string' && v.startsWith('env:')).map((v) => v.slice(4));
+}
+
 /** A Redis URL fit for logs and status: the password (and user) replaced by "****". */
 export function redactRedisUrl(url: string): string {
   try {

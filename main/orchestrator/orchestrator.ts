@@ -3,6 +3,7 @@ import type { McpServerConfig } from '../../shared/config.ts';
 import type { WalLog } from '../wal/index.ts';
 import { AgentService } from './agents.ts';
 import type { TaskDeps } from './executor.ts';
+import type { ProtectedEnv } from './mcp/env.ts';
 import { McpManager } from './mcp/manager.ts';
 import type { DispatchQueue } from './queue.ts';
 import { OrchestratorStore } from './store.ts';
@@ -16,6 +17,8 @@ export type OrchestratorDeps = TaskDeps & {
   mcpServers?: () => Record<string, McpServerConfig>;
   /** Switchboard's version, sent to MCP servers. */
   version?: string;
+  /** What of Switchboard's environment no MCP server may get (mcp/env.ts). */
+  mcpProtectedEnv?: () => ProtectedEnv;
 };
 
 export class Orchestrator {
@@ -28,7 +31,11 @@ export class Orchestrator {
   readonly mcp: McpManager;
 
   constructor(deps: OrchestratorDeps) {
-    this.mcp = new McpManager({ servers: deps.mcpServers ?? (() => ({})), version: deps.version ?? '0.0.0' });
+    this.mcp = new McpManager({
+      servers: deps.mcpServers ?? (() => ({})),
+      version: deps.version ?? '0.0.0',
+      ...(deps.mcpProtectedEnv ? { protectedEnv: deps.mcpProtectedEnv } : {}),
+    });
     this.store = new OrchestratorStore(deps.wal, () => deps.config().event_retention);
     // Deleting an agent asks the task service whether it is busy; the task service looks agents up here.
     this.agents = new AgentService(this.store, {

@@ -1,7 +1,10 @@
 // The MCP admin API of the compiled `switchboard serve` against what another program (or a cloned repository) may put
-// where it reads (issue 33): FIFOs where the import sources should be (item 5).
+// where it reads (issue 33): `${VAR}`s naming Switchboard's own secrets (item 1), FIFOs where the import sources
+// should be (item 5).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey, keysFile } from '../orchestrator/keys.ts';
@@ -26,6 +29,19 @@ const serveWithHome = (dir: string, config: unknown = { providers: [] }) =>
     env: { HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: path.join(home, '.config'), APPDATA: home },
   });
 
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const TEST_SERVER = path.join(ROOT, 'test/support/mcp-test-server.ts');
+const OPENAI_KEY = 'sk-proj-mcpLeakCheck0123456789abcdefABCDEF';
+const PROVIDER_KEY = 'sk-ant-providerLeakCheck0123456789abcdef';
+const GH_TOKEN = 'ghp_passedOnPurpose0123456789abcdef';
+
+type McpState = { name: string; state: string; error: string | null };
+async function refresh(sb: ServeProcess, name: string): Promise<McpState> {
+  const res = await sb.admin(`/mcp/${name}/refresh`, { method: 'POST', signal: AbortSignal.timeout(20_000) });
+  expect(res.status).toBe(200);
+  return (await res.json()) as McpState;
+}
+
 const importBody = (sb: ServeProcess, body: unknown) =>
   sb.admin('/mcp/import', {
     method: 'POST',
@@ -33,6 +49,112 @@ const importBody = (sb: ServeProcess, body: unknown) =>
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(5_000),
   });
+
+describe("${VAR}s naming Switchboard's own secrets (item 1)", () => {
+  let sb: ServeProcess;
+  const launchLog = () => path.join(tmp.dir, 'vars', 'launch.log');
+  const requests: { url: string; headers: IncomingHttpHeaders }[] = [];
+  const http = createServer((req, res) => {
+    requests.push({ url: req.url ?? '', headers: req.headers });
+    res.writeHead(404).end();
+  });
+  const node = process.execPath;
+  const stdio = (extra: Record<string, unknown>) => ({
+    command: node,
+    args: ['--import', 'tsx', TEST_SERVER],
+    cwd: ROOT,
+    call_timeout_s: 15,
+    ...extra,
+    env: { MCP_TEST_LOG: launchLog(), MCP_TEST_LAUNCH: '1', ...(extra.env as object) },
+  });
+
+  beforeAll(async () => {
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    const port = (http.address() as AddressInfo).port;
+    const dir = path.join(tmp.dir, 'vars');
+    await fs.mkdir(dir);
+    sb = await startServe({
+      dir,
+      config: {
+        providers: [
+          { name: 'claude', type: 'anthropic', base_url: 'http://127.0.0.1:9', api_key: 'env:SB_TEST_PROVIDER_KEY' },
+        ],
+        mcp_servers: {
+          // Issue 33, item 1: argv=['arg=sk-proj-…'] and env LEAK=sk-proj-… reached a stdio server.
+          leaky: stdio({
+            args: ['--import', 'tsx', TEST_SERVER, 'arg=${OPENAI_API_KEY}'],
+            env: { LEAK: '${OPENAI_API_KEY}' },
+          }),
+          // The variable a provider's env: key names, even listed, and a variable not listed.
+          listed: stdio({
+            env: { KEY: '${SB_TEST_PROVIDER_KEY}', HOME_TOO: '${SB_TEST_UNLISTED}' },
+            env_passthrough: ['SB_TEST_PROVIDER_KEY'],
+          }),
+          // A variable listed: expanded, and in the server's environment.
+          allowed: stdio({
+            args: ['--import', 'tsx', TEST_SERVER, 'token=${SB_TEST_GH_TOKEN}'],
+            env_passthrough: ['SB_TEST_GH_TOKEN'],
+          }),
+          // An HTTP server's URL query and header carried the key to its host.
+          web: {
+            url: `http://127.0.0.1:${port}/mcp?key=\${OPENAI_API_KEY}`,
+            headers: { 'X-Key': '${OPENAI_API_KEY}' },
+          },
+        },
+      },
+      env: {
+        OPENAI_API_KEY: OPENAI_KEY,
+        SB_TEST_PROVIDER_KEY: PROVIDER_KEY,
+        SB_TEST_GH_TOKEN: GH_TOKEN,
+        SB_TEST_UNLISTED: 'unlisted-value-0123456789',
+      },
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await sb?.stop();
+    await new Promise((r) => http.close(r));
+  });
+
+  const launched = async () => (await fs.readFile(launchLog(), 'utf8').catch(() => '')).split('\n');
+
+  it('a stdio server that refers to a provider key never starts; its error names the variable and the fix', async () => {
+    const s = await refresh(sb, 'leaky');
+    expect(s.state).toBe('failed');
+    expect(s.error).toContain("${OPENAI_API_KEY} (a provider key's variable)");
+    expect(s.error).toContain('Switchboard never gives its provider keys to MCP servers');
+    expect((await launched()).join('\n')).not.toContain(OPENAI_KEY);
+  });
+
+  it("a variable a provider's env: key names is refused even when listed; an unlisted one says how to list it", async () => {
+    const s = await refresh(sb, 'listed');
+    expect(s.state).toBe('failed');
+    expect(s.error).toContain("${SB_TEST_PROVIDER_KEY} (a variable config.json's env: values name)");
+    expect(s.error).toContain(
+      '${SB_TEST_UNLISTED} (not in its env_passthrough): add "env_passthrough": ["SB_TEST_UNLISTED"] to mcp_servers.listed',
+    );
+    const all = (await launched()).join('\n');
+    expect(all).not.toContain(PROVIDER_KEY);
+    expect(all).not.toContain('unlisted-value');
+  });
+
+  it("a listed variable is expanded and passed in the environment; nothing else of Switchboard's is", async () => {
+    const s = await refresh(sb, 'allowed');
+    expect(s).toMatchObject({ state: 'running', error: null });
+    const line = (await launched()).find((l) => l.startsWith('launched ') && l.includes('token='));
+    const got = JSON.parse(line!.slice('launched '.length)) as { argv: string[]; env: Record<string, string> };
+    expect(got.argv).toEqual([`token=${GH_TOKEN}`]);
+    expect(got.env.SB_TEST_GH_TOKEN).toBe(GH_TOKEN);
+    expect(got.env.OPENAI_API_KEY).toBeUndefined();
+    expect(got.env.SB_TEST_PROVIDER_KEY).toBeUndefined();
+  });
+
+  it('an HTTP server whose URL and header refer to a provider key is never contacted', async () => {
+    const s = await refresh(sb, 'web');
+    expect(s.state).toBe('failed');
+    expect(s.error).toContain('${OPENAI_API_KEY}');
+    expect(requests).toEqual([]);
+  });
+});
 
 describe.skipIf(process.platform === 'win32')('FIFOs where the import sources should be (item 5)', () => {
   it('each import answers at once naming the FIFO; the WAL still writes; SIGTERM still stops serve', async () => {

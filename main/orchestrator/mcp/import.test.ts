@@ -78,14 +78,17 @@ describe('mcp import', () => {
       command: '/Users/abdullahhashim/.asdf/shims/npx',
       args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/abdullahhashim'],
     });
-    // ${VAR} references are kept (expanded when the server starts), an SSE server is said to be one.
+    // ${VAR} references are kept (expanded when the server starts, for the variables env_passthrough lists: the
+    // import lists those it refers to), an SSE server is said to be one.
     expect(saved['my-api']).toEqual({
       url: '${API_BASE_URL:-https://api.example.com}/mcp',
       headers: { Authorization: 'Bearer ${API_KEY}' },
+      env_passthrough: ['API_BASE_URL', 'API_KEY'],
     });
     expect(r.imported.find((i) => i.name === 'my-api')?.notes).toEqual([
       'renamed from "my api" (server names take letters, digits, "-", "_")',
       'an SSE server: Switchboard tries streamable HTTP first, then the SSE transport',
+      "env_passthrough: API_BASE_URL, API_KEY (its ${API_BASE_URL}, ${API_KEY} expand from Switchboard's environment)",
     ]);
     // Another project's local servers are not this folder's.
     expect(saved.other).toBeUndefined();
@@ -223,6 +226,19 @@ describe('one entry', () => {
       server: { command: 'x', enabled: false },
       notes: ['disabled there, so imported disabled'],
     });
+  });
+
+  it("lists the variables its ${VAR}s name in env_passthrough, never a provider key's (issue 33, item 1)", () => {
+    const r = convertServer({
+      command: 'npx',
+      args: ['server', '--token=${GITHUB_TOKEN}', '--key=${OPENAI_API_KEY}'],
+      env: { HOME_DIR: '${env:HOME}' },
+    });
+    expect(r).toMatchObject({ server: { env_passthrough: ['GITHUB_TOKEN', 'HOME'] } });
+    expect('notes' in r && r.notes).toEqual([
+      "env_passthrough: GITHUB_TOKEN, HOME (its ${GITHUB_TOKEN}, ${HOME} expand from Switchboard's environment)",
+      "refers to ${OPENAI_API_KEY}, a provider key's variable: Switchboard never gives it to an MCP server, so the server will not start until its value is put in the server's own env or headers",
+    ]);
   });
 
   it('makes names config.json takes', () => {

@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { McpServerSchema, problemToText, describeConfigIssues } from '../../../shared/config.ts';
 import { FileRefusedError, readBoundedFile } from '../../config/read-bounded.ts';
+import { isProviderKeyVar, referencedVars } from './env.ts';
 import type { McpImportRequest, McpImportResult, McpImportSource, McpSourceFile } from '../../../shared/mcp.ts';
 import { MCP_IMPORT_SOURCES } from '../../../shared/mcp.ts';
 
@@ -148,7 +149,19 @@ export async function sourceFiles(env: NodeJS.ProcessEnv, cwd: string): Promise<
   return out;
 }
 
-const KNOWN = new Set(['type', 'transport', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled', 'enabled']);
+const KNOWN = new Set([
+  'type',
+  'transport',
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'url',
+  'headers',
+  'disabled',
+  'enabled',
+  'env_passthrough',
+]);
 
 /** `my server!` → `my-server`: what MCP_SERVER_NAME takes (letters, digits, "-", single "_"), at most 32. */
 export function serverName(original: string): string {
@@ -185,6 +198,29 @@ export function convertServer(raw: unknown): { server: Record<string, unknown>; 
     return {
       reason: `has transport "${type}", which Switchboard does not speak (stdio, streamable HTTP and SSE only)`,
     };
+  // ${VAR} references: the variables are listed in env_passthrough (a provider key's never), so they expand as they
+  // did in the tool they come from; the notes say which.
+  const texts = [
+    ...[server.command, server.cwd, server.url].filter((v): v is string => typeof v === 'string'),
+    ...(Array.isArray(server.args) ? server.args.filter((v): v is string => typeof v === 'string') : []),
+    ...Object.values((server.env ?? {}) as Record<string, string>),
+    ...Object.values((server.headers ?? {}) as Record<string, string>),
+  ];
+  const listed = Array.isArray(raw.env_passthrough) ? raw.env_passthrough.filter((v) => typeof v === 'string') : [];
+  const vars = [...new Set([...listed, ...texts.flatMap(referencedVars)])];
+  const keys = vars.filter(isProviderKeyVar);
+  const passed = vars.filter((v) => !isProviderKeyVar(v));
+  if (passed.length) {
+    server.env_passthrough = passed;
+    notes.push(
+      `env_passthrough: ${passed.join(', ')} (its ${passed.map((v) => `\${${v}}`).join(', ')} expand from Switchboard's environment)`,
+    );
+  }
+  if (keys.length)
+    notes.push(
+      `refers to ${keys.map((v) => `\${${v}}`).join(', ')}, a provider key's variable: Switchboard never gives it to an ` +
+        "MCP server, so the server will not start until its value is put in the server's own env or headers",
+    );
   if (raw.disabled === true || raw.enabled === false) {
     server.enabled = false;
     notes.push('disabled there, so imported disabled');
