@@ -1,6 +1,6 @@
 // The MCP admin API of the compiled `switchboard serve` against what another program (or a cloned repository) may put
-// where it reads (issue 33): `${VAR}`s naming Switchboard's own secrets (item 1), FIFOs where the import sources
-// should be (item 5).
+// where it reads (issue 33): `${VAR}`s naming Switchboard's own secrets (item 1), a project's .mcp.json in the working
+// folder (item 2), FIFOs where the import sources should be (item 5).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -154,6 +154,52 @@ describe("${VAR}s naming Switchboard's own secrets (item 1)", () => {
     expect(s.error).toContain('${OPENAI_API_KEY}');
     expect(requests).toEqual([]);
   });
+});
+
+describe("a project's .mcp.json in serve's working folder (item 2)", () => {
+  it('POST /mcp/import {} leaves it alone; named by path it is imported disabled; enable is a step of its own', async () => {
+    const project = path.join(tmp.dir, 'cloned-repo');
+    await fs.mkdir(project);
+    await fs.writeFile(
+      path.join(project, '.mcp.json'),
+      JSON.stringify({ mcpServers: { helper: { command: 'node', args: ['./helper.js'], env: { MODE: 'x' } } } }),
+    );
+    const dir = path.join(tmp.dir, 'project-serve');
+    await fs.mkdir(dir);
+    const sb = await startServe({
+      dir,
+      cwd: project,
+      config: { providers: [] },
+      env: { HOME: path.join(tmp.dir, 'nohome') },
+    });
+    try {
+      const all = await importBody(sb, {});
+      expect(await all.json()).toMatchObject({ read: [], imported: [] });
+      expect(JSON.parse(await fs.readFile(sb.configPath, 'utf8')).mcp_servers).toBeUndefined();
+
+      const named = (await (await importBody(sb, { path: '.mcp.json' })).json()) as {
+        imported: { name: string; notes: string[] }[];
+      };
+      expect(named.imported.map((i) => i.name)).toEqual(['helper']);
+      expect(named.imported[0]!.notes[0]).toContain('enabling it runs node ./helper.js (env MODE=x)');
+      const overview = (await (await sb.admin('/mcp')).json()) as {
+        servers: (McpState & { launch: string; enabled: boolean })[];
+      };
+      expect(overview.servers).toMatchObject([
+        { name: 'helper', enabled: false, state: 'disabled', launch: 'node ./helper.js (env MODE=x)' },
+      ]);
+      const enabled = await sb.admin('/mcp/helper/enable', { method: 'POST' });
+      expect(enabled.status).toBe(200);
+      expect(await enabled.json()).toMatchObject({ name: 'helper', enabled: true, state: 'stopped' });
+      expect(JSON.parse(await fs.readFile(sb.configPath, 'utf8')).mcp_servers.helper.enabled).toBe(true);
+      const disabled = await sb.admin('/mcp/helper/disable', { method: 'POST' });
+      expect(await disabled.json()).toMatchObject({ enabled: false, state: 'disabled' });
+      const unknown = await sb.admin('/mcp/nope/enable', { method: 'POST' });
+      expect(unknown.status).toBe(404);
+    } finally {
+      await sb.stop();
+    }
+  }, 30_000);
 });
 
 describe.skipIf(process.platform === 'win32')('FIFOs where the import sources should be (item 5)', () => {

@@ -4,10 +4,12 @@
 //   (Windows), $XDG_CONFIG_HOME/Claude or ~/.config/Claude (Linux, where community builds keep it);
 //   {"mcpServers": {name: {command, args, env}}} beside the app's own "preferences".
 // - Claude Code (code.claude.com/docs/en/mcp): ~/.claude.json, its top-level "mcpServers" (user scope) and
-//   "projects"[<folder>]."mcpServers" (local scope, for the current folder), and .mcp.json in the current folder
-//   (project scope); entries have "type": "stdio" | "http" | "sse", command/args/env or url/headers.
+//   "projects"[<folder>]."mcpServers" (local scope, for the current folder); entries have "type": "stdio" | "http" |
+//   "sse", command/args/env or url/headers. A project's .mcp.json (project scope) only when named by path.
 // - Cursor (cursor.com/docs/mcp): ~/.cursor/mcp.json, {"mcpServers": {name: {command, args, env} | {url, headers}}}.
-// A file given by path may also be a bare {name: server} map (as atlassian-mcp-server's .mcp.json is).
+// A file given by path may also be a bare {name: server} map (as atlassian-mcp-server's .mcp.json is). Its servers
+// are added disabled, each with the line saying what enabling it runs (launch.ts): a file named by path may come from
+// a repository someone else wrote, so nothing of it runs before a person has looked (issue 33, item 2).
 // A server whose name exists already is never overwritten: it is reported as skipped.
 // Every file is read as another program's (issue 33, item 5): a regular file only (a FIFO is refused at once, never
 // waited on), at most MAX_SOURCE_BYTES, within a timeout, one file at a time in this process (three calls on a 150 MB
@@ -18,11 +20,12 @@ import path from 'node:path';
 import { McpServerSchema, problemToText, describeConfigIssues } from '../../../shared/config.ts';
 import { FileRefusedError, readBoundedFile } from '../../config/read-bounded.ts';
 import { isProviderKeyVar, referencedVars } from './env.ts';
+import { launchLine } from './launch.ts';
 import type { McpImportRequest, McpImportResult, McpImportSource, McpSourceFile } from '../../../shared/mcp.ts';
 import { MCP_IMPORT_SOURCES } from '../../../shared/mcp.ts';
 
 /** The files a source keeps its servers in, on this platform (the first existing one of each list is read). */
-export function sourcePaths(source: McpImportSource, env: NodeJS.ProcessEnv, cwd: string): string[] {
+export function sourcePaths(source: McpImportSource, env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME || env.USERPROFILE || os.homedir();
   switch (source) {
     case 'claude-desktop': {
@@ -35,7 +38,9 @@ export function sourcePaths(source: McpImportSource, env: NodeJS.ProcessEnv, cwd
       return [path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'Claude', 'claude_desktop_config.json')];
     }
     case 'claude-code':
-      return [path.join(home, '.claude.json'), path.join(cwd, '.mcp.json')];
+      // The user's own file only. A project's .mcp.json (in a cloned repository, say) is imported only when named by
+      // path, and then disabled (issue 33, item 2): as Claude Code asks before trusting a project's servers.
+      return [path.join(home, '.claude.json')];
     case 'cursor':
       return [path.join(home, '.cursor', 'mcp.json')];
   }
@@ -135,7 +140,7 @@ function serversOf(source: string, file: string, cwd: string, bare: boolean, rea
 export async function sourceFiles(env: NodeJS.ProcessEnv, cwd: string): Promise<McpSourceFile[]> {
   const out: McpSourceFile[] = [];
   for (const source of MCP_IMPORT_SOURCES) {
-    for (const p of sourcePaths(source, env, cwd)) {
+    for (const p of sourcePaths(source, env)) {
       const found = await readServers(source, p, cwd, false);
       out.push({
         source,
@@ -249,6 +254,7 @@ export async function importMcpServers(
   cwd: string = process.cwd(),
 ): Promise<McpImportResult> {
   const found: Found[] = [];
+  const byPath = req.path !== undefined;
   if (req.mcpServers)
     found.push({ source: '(pasted)', path: '(pasted)', servers: Object.entries(req.mcpServers), error: null });
   else if (req.path) {
@@ -258,7 +264,7 @@ export async function importMcpServers(
     );
   } else {
     for (const source of req.from ? [req.from] : MCP_IMPORT_SOURCES)
-      for (const p of sourcePaths(source, env, cwd)) {
+      for (const p of sourcePaths(source, env)) {
         const f = await readServers(source, p, cwd, false);
         if (f) found.push(f);
       }
@@ -290,6 +296,13 @@ export async function importMcpServers(
       }
       if (name !== original)
         c.notes.unshift(`renamed from "${original}" (server names take letters, digits, "-", "_")`);
+      if (byPath && c.server.enabled !== false) {
+        c.server.enabled = false;
+        c.notes.push(
+          `imported disabled: it comes from a file named by path, which may be a project's; enabling it runs ` +
+            `${launchLine(McpServerSchema.parse(c.server))} (switchboard mcp enable ${name}, or Enable in Settings)`,
+        );
+      }
       existing[name] = c.server;
       result.imported.push({ name, from: f.source, original_name: original, notes: c.notes });
     }

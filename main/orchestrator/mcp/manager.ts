@@ -7,6 +7,7 @@ import { addSecretSource } from '../../observability/redact.ts';
 import { McpConnection } from './connection.ts';
 import type { McpToolResult } from './content.ts';
 import type { ProtectedEnv } from './env.ts';
+import { launchLine } from './launch.ts';
 import { expandVars, refMatches, serversOf, splitToolRef } from './names.ts';
 
 export type McpDeps = {
@@ -53,6 +54,7 @@ export class McpManager {
         name,
         transport: cfg.command !== undefined ? 'stdio' : 'http',
         target: cfg.command !== undefined ? [cfg.command, ...(cfg.args ?? [])].join(' ') : (cfg.url ?? ''),
+        launch: launchLine(cfg),
         enabled: cfg.enabled,
         state: cfg.enabled ? (live?.state ?? 'stopped') : 'disabled',
         error: live?.error ?? null,
