@@ -286,6 +286,53 @@ export function envReferences(config: Pick<Config, 'providers' | 'gateway'>): st
   return values.filter((v): v is string => typeof v === 'string' && v.startsWith('env:')).map((v) => v.slice(4));
 }
 
+/**
+ * config.json's Redis URL as the admin API shows it: the password replaced by "****" (the user name kept: it is not a
+ * secret). Sent back that way, the stored password is kept (restoreRedisPassword), whatever else of the URL changed.
+ */
+export function maskRedisPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = '****';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** The URL's password, decoded (null: none, or not a URL). */
+export function redisPassword(url: string): string | null {
+  try {
+    const p = new URL(url).password;
+    return p ? decodeURIComponent(p) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the URL's password is the mask "****" (as maskRedisPassword shows it). */
+export function isMaskedRedisPassword(url: string): boolean {
+  try {
+    return new URL(url).password === '****';
+  } catch {
+    return false;
+  }
+}
+
+/** `given` with the stored URL's password in place of "****" (null: `given` is not masked, or nothing to restore). */
+export function restoreRedisPassword(given: string, stored: string): string | null {
+  try {
+    const g = new URL(given);
+    const s = new URL(stored);
+    if (g.password !== '****' || !s.password) return null;
+    g.password = s.password;
+    return g.toString();
+  } catch {
+    return null;
+  }
+}
+
 /** A Redis URL fit for logs and status: the password (and user) replaced by "****". */
 export function redactRedisUrl(url: string): string {
   try {

@@ -31,7 +31,8 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
       });
       socket.once('data', (d) => {
         socket.destroy();
-        resolve(d.toString().startsWith('+PONG'));
+        // A server with requirepass answers PING with -NOAUTH: it is up all the same.
+        resolve(d.toString().startsWith('+PONG') || d.toString().startsWith('-NOAUTH'));
       });
       socket.once('error', () => resolve(false));
     });
@@ -41,8 +42,11 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   }
 }
 
-/** Start a redis-server on 127.0.0.1 at a free port. Throws when redis-server is not installed. */
-export async function startRedis(): Promise<TestRedis> {
+/**
+ * Start a redis-server on 127.0.0.1 at a free port (with `password`: requirepass, and `url` carries it). Throws when
+ * redis-server is not installed.
+ */
+export async function startRedis(opts: { password?: string } = {}): Promise<TestRedis> {
   const bin = redisServerBinary();
   if (!bin) throw new Error('redis-server is not installed (apt-get install redis-server; .ci/run does it)');
   const port = await freePort();
@@ -51,7 +55,10 @@ export async function startRedis(): Promise<TestRedis> {
   const launch = async () => {
     child = spawn(
       bin,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', temp.dir],
+      [
+        ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', temp.dir],
+        ...(opts.password ? ['--requirepass', opts.password] : []),
+      ],
       { stdio: 'ignore' },
     );
     await waitForPort(port, 10_000);
@@ -66,7 +73,7 @@ export async function startRedis(): Promise<TestRedis> {
   };
   await launch();
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: opts.password ? `redis://:${opts.password}@127.0.0.1:${port}` : `redis://127.0.0.1:${port}`,
     port,
     kill,
     restart: launch,
