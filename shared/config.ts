@@ -404,6 +404,18 @@ const allowedOrigin = z
     message: 'must be an origin: scheme://host[:port] without a path, e.g. "app://obsidian.md" or "vscode-webview://*"',
   });
 
+/**
+ * One entry of `allowed_hosts`: a host name the proxy routes and the agent API answer to in local mode besides this
+ * machine's own (README, "Security"), e.g. "host.docker.internal"; ".example.lan" also takes every name under it.
+ */
+const allowedHost = z
+  .string()
+  .max(253)
+  .regex(
+    /^\.?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/,
+    'must be a host name (no port, no scheme), e.g. "host.docker.internal", or ".example.lan" for every name under it',
+  );
+
 export const ConfigSchema = z
   .strictObject({
     listen_port: z
@@ -448,6 +460,7 @@ export const ConfigSchema = z
       .min(100, 'must be at least 100 milliseconds')
       .default(SERVER_DEFAULTS.body_idle_timeout_ms),
     allowed_origins: z.array(allowedOrigin).default([]),
+    allowed_hosts: z.array(allowedHost).max(100).default([]),
     log_file: z
       .strictObject({
         max_mb: z.number().positive().default(10),
@@ -548,6 +561,8 @@ const FIELD_NAMES = [
   'max_connections',
   'body_idle_timeout_ms',
   'allowed_origins',
+  'allowed_hosts',
+  'env_passthrough',
   'log_file',
   'name',
   'base_url',

@@ -90,8 +90,8 @@ function bridge(client: WebSocket, upstream: WebSocket, done: () => void): void 
 
 export type RealtimeDeps = {
   engine: () => Engine;
-  /** The server's host and origin guards for this request (throws ApiError): main/server/app.ts hands them in. */
-  guard: (req: IncomingMessage) => void;
+  /** The server's host and origin guards for this request (rejects with ApiError): main/server/app.ts hands them in. */
+  guard: (req: IncomingMessage) => Promise<void>;
 };
 
 export function realtimeUpgrade({
@@ -119,7 +119,7 @@ export function realtimeUpgrade({
       const e = engine();
       let settle: ((n: number | null) => void) | null = null;
       try {
-        guard(req);
+        await guard(req);
         const offered = String(req.headers['sec-websocket-protocol'] ?? '')
           .split(',')
           .map((p) => p.trim())

@@ -79,9 +79,9 @@ export function buildRequestListener(deps: AppDeps): NodeListener & {
   };
   // WebSocket upgrades (/v1/realtime): the Listener wires this to the server's 'upgrade' event.
   // The server's host and origin guards run before the gateway's realtime proxy looks at the request.
-  const guard = (req: IncomingMessage): void => {
+  const guard = async (req: IncomingMessage): Promise<void> => {
     const config = deps.engine().config;
-    if (!isGatewayMode(config, req)) checkProxyHost(req.headers);
+    if (!isGatewayMode(config, req)) await checkProxyHost(req.headers, config.allowed_hosts);
     checkOrigin(req.headers, config.allowed_origins);
   };
   // The realtime proxy (and the ws package) is loaded on the first WebSocket upgrade, not at start.

@@ -92,7 +92,7 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
     if (!c.req.path.startsWith('/admin/')) {
       const config = deps.engine().config;
       const headers = c.env.incoming.headers;
-      if (!isGatewayMode(config, c.env.incoming)) checkProxyHost(headers);
+      if (!isGatewayMode(config, c.env.incoming)) await checkProxyHost(headers, config.allowed_hosts);
       // An origin of allowed_origins is granted CORS, and its preflight answered here (before any credential check).
       const grant = checkOrigin(headers, config.allowed_origins);
       if (grant !== null) {
