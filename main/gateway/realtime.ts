@@ -1,6 +1,8 @@
 // /v1/realtime: a WebSocket proxy to the routed provider. The upstream socket is opened first (failing over to the
 // next candidate on a refused or failed handshake); only then is the client's upgrade accepted, with the upstream's
-// subprotocol. Messages pass both ways with their text/binary kind; a close on one side closes the other.
+// subprotocol. Messages pass both ways with their text/binary kind; a close on one side closes the other. Enforced
+// budgets apply as to every model request (issue 33, item 3): a spent budget refuses the upgrade (402), and a session
+// whose budget runs out meanwhile is ended at the client's next message, with the realtime API's `error` event.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
@@ -20,10 +22,18 @@ export function relayableCode(code: number): boolean {
   );
 }
 
+const STATUS_TEXT: Record<number, string> = {
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+};
+
 function reject(socket: Duplex, e: ApiError): void {
   const body = JSON.stringify(e.toBody());
   const headers = [
-    `HTTP/1.1 ${e.status} ${e.status === 401 ? 'Unauthorized' : e.status === 429 ? 'Too Many Requests' : 'Error'}`,
+    `HTTP/1.1 ${e.status} ${STATUS_TEXT[e.status] ?? 'Error'}`,
     'Content-Type: application/json',
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
@@ -60,12 +70,38 @@ function openUpstream(
   });
 }
 
-/** Pipes two open sockets together until either closes. */
-function bridge(client: WebSocket, upstream: WebSocket, done: () => void): void {
+/** The realtime API's error event (what OpenAI's server sends before it closes a session it ends). */
+export function realtimeErrorEvent(e: ApiError): string {
+  return JSON.stringify({
+    type: 'error',
+    event_id: `event_sb_${Date.now().toString(36)}`,
+    error: { type: e.type, code: e.code, message: e.message, param: null, event_id: null },
+  });
+}
+
+/** Policy violation: the session is ended because a rule (here, a budget) says so. */
+const CLOSE_POLICY = 1008;
+
+/**
+ * Pipes two open sockets together until either closes. `allowed` runs before each client message is passed on: an
+ * ApiError ends the session (the error event to the client, then both sockets closed), the message is not sent.
+ */
+function bridge(client: WebSocket, upstream: WebSocket, done: () => void, allowed: () => ApiError | null): void {
   const forward = (to: WebSocket) => (data: RawData, isBinary: boolean) => {
     if (to.readyState === WebSocket.OPEN) to.send(data, { binary: isBinary });
   };
-  client.on('message', forward(upstream));
+  const toUpstream = forward(upstream);
+  let ended = false;
+  client.on('message', (data: RawData, isBinary: boolean) => {
+    if (ended) return;
+    const refusal = allowed();
+    if (!refusal) return toUpstream(data, isBinary);
+    ended = true;
+    if (client.readyState === WebSocket.OPEN) {
+      client.send(realtimeErrorEvent(refusal));
+      client.close(CLOSE_POLICY, refusal.code);
+    }
+  });
   (upstream as WebSocket & { drainEarly?: (to: WebSocket) => void }).drainEarly?.(client);
   upstream.on('message', forward(client));
   let finished = false;
@@ -140,9 +176,12 @@ export function realtimeUpgrade({
           hasRule: e.router.hasAppRules ? e.router.hasAppRule : null,
           timeoutMs: 250,
         });
-        const route = e.router.resolve(model, app?.name ?? null);
+        const appName = app?.name ?? null;
+        const route = e.router.resolve(model, appName);
         if (route.candidates.length === 0) throw noRouteError(e.router, route);
         gateway.checkModel(principal, route.model);
+        // A spent enforced budget refuses the session as it refuses a chat request (402 budget_exceeded).
+        e.budgets?.check(appName);
         // A session holds one concurrency slot and counts one request; its tokens are not estimated.
         const admission = await gateway.admit(e.config, principal, app?.name ?? null, 0);
         settle = admission ? (n) => admission.settle(n) : null;
@@ -206,8 +245,17 @@ export function realtimeUpgrade({
         const done = settle;
         settle = null;
         (req as IncomingMessage & { servedBy?: string }).servedBy = served;
+        // During the session: the budget is checked again before each client message goes on (the engine of now).
+        const allowed = (): ApiError | null => {
+          try {
+            engine().budgets?.check(appName);
+            return null;
+          } catch (err) {
+            return toApiError(err);
+          }
+        };
         wss.handleUpgrade(req, socket, head, (client) => {
-          bridge(client, up, () => done?.(null));
+          bridge(client, up, () => done?.(null), allowed);
         });
       } catch (err) {
         settle?.(null);
