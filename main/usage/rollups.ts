@@ -90,10 +90,15 @@ export class Rollup<B extends number | string> {
   readonly buckets = new Map<B, Cells>();
   private dirty = new Map<B, Set<string>>();
 
-  add(bucket: B, key: string, r: UsageRecord): void {
+  /** Counts a record in a bucket's cell; a new key in a bucket already holding `bound.cells` goes to its overflow cell. */
+  add(bucket: B, key: string, r: UsageRecord, bound?: CellBound): void {
     let cells = this.buckets.get(bucket);
     if (!cells) this.buckets.set(bucket, (cells = new Map()));
     let t = cells.get(key);
+    if (!t && bound && cells.size >= bound.cells) {
+      key = bound.overflow(key);
+      t = cells.get(key);
+    }
     if (!t) cells.set(key, (t = emptyTotals()));
     addRecord(t, r);
     let changed = this.dirty.get(bucket);
@@ -167,6 +172,10 @@ export const isBucketNumber = (b: unknown): b is number => typeof b === 'number'
 export const isBucketDate = (b: unknown): b is string => typeof b === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(b);
 
 export type Granularity = 'minute' | 'hour' | 'day';
+
+/** How many cells a bucket may hold, and the cell a new key is counted in past that (bounds.ts). */
+export type CellBound = { cells: number; overflow: (key: string) => string };
+export type CellBounds = Readonly<Record<Granularity, CellBound>>;
 export const GRANULARITIES: readonly Granularity[] = ['minute', 'hour', 'day'];
 
 /** The three rollups, added to together. */
@@ -187,11 +196,17 @@ export class Rollups {
   }
 
   /** Adds a record (at epoch ms t) to the rollups named (all three by default). */
-  add(r: UsageRecord, t: number, key: string, only: Granularity[] = GRANULARITIES as Granularity[]): void {
+  add(
+    r: UsageRecord,
+    t: number,
+    key: string,
+    only: Granularity[] = GRANULARITIES as Granularity[],
+    bounds?: CellBounds,
+  ): void {
     for (const g of only) {
-      if (g === 'minute') this.minute.add(Math.floor(t / MINUTE), key, r);
-      else if (g === 'hour') this.hour.add(Math.floor(t / HOUR), key, r);
-      else this.day.add(this.dateOf(t), key, r);
+      if (g === 'minute') this.minute.add(Math.floor(t / MINUTE), key, r, bounds?.minute);
+      else if (g === 'hour') this.hour.add(Math.floor(t / HOUR), key, r, bounds?.hour);
+      else this.day.add(this.dateOf(t), key, r, bounds?.day);
     }
   }
 
