@@ -1,4 +1,5 @@
 // /v1/realtime through `switchboard serve`: a ws client ↔ Switchboard ↔ a mock realtime provider.
+import http from 'node:http';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { shutDownAfterAll } from '../../test/support/lifecycle.ts';
@@ -101,6 +102,45 @@ describe('realtime WebSocket proxy', () => {
     const b = await connect(sb, 'model=m', ['realtime']);
     b.ws.send('crash');
     expect((await b.closed).code).toBe(1011);
+  });
+
+  // Found with the fuzz's realtime entry (issue 33): a handshake ws refuses was answered in text/html after the
+  // provider's socket was opened (and that socket was never closed); a subprotocol list that is not tokens reached the
+  // provider's handshake and failed there, a 502 blamed on the provider.
+  it('a malformed client handshake is a 400 in JSON, and the provider is not asked', async () => {
+    const raw = (headers: Record<string, string>) =>
+      new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: sb.port,
+            path: '/v1/realtime?model=m',
+            headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', ...headers },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }),
+            );
+          },
+        );
+        req.on('upgrade', () => reject(new Error('upgraded')));
+        req.on('error', reject);
+        req.end();
+      });
+    const before = rt.handshakes.length;
+    const noKey = await raw({});
+    expect(noKey.status).toBe(400);
+    expect(noKey.type).toBe('application/json');
+    expect(JSON.parse(noKey.body).error.message).toContain('Sec-WebSocket-Key');
+    expect(rt.handshakes.length).toBe(before);
+    for (const protocols of ['realtime,,x', 'realtime, x y', 'realtime, realtime']) {
+      const bad = await raw({ 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': protocols });
+      expect(bad.status, protocols).toBe(400);
+      expect(JSON.parse(bad.body).error.message).toContain('Sec-WebSocket-Protocol');
+    }
+    expect(rt.handshakes.length).toBe(before);
   });
 
   it("refuses the handshake with the spec's error body when no model is given or no provider accepts", async () => {

@@ -10,6 +10,7 @@ import type { Engine } from '../proxy/engine.ts';
 import { identifyApp } from '../proxy/identify-app.ts';
 import { ApiError, toApiError } from '../errors.ts';
 import { noRouteError } from '../proxy/request.ts';
+import { REALTIME_PATH } from './front-doors.ts';
 import { gatewayFor } from './gateway.ts';
 
 /** Browsers cannot set headers on a WebSocket: OpenAI's clients send the key as this subprotocol. */
@@ -29,6 +30,34 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not Found',
   429: 'Too Many Requests',
 };
+
+/** What is wrong with a client's WebSocket handshake, as ws checks it (null: nothing). */
+function handshakeProblem(req: IncomingMessage): string | null {
+  if (req.method !== 'GET') return `a WebSocket handshake is a GET, not ${req.method}`;
+  if (String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return 'the Upgrade header is not "websocket"';
+  if (!/^[+/0-9A-Za-z]{22}==$/.test(String(req.headers['sec-websocket-key'] ?? '')))
+    return 'the Sec-WebSocket-Key header is missing or not 16 bytes of base64';
+  const version = String(req.headers['sec-websocket-version'] ?? '');
+  if (version !== '13' && version !== '8') return 'the Sec-WebSocket-Version header is not 13';
+  // Subprotocols are tokens, each once (RFC 6455 §4.1): a bad list used to reach the provider's handshake and fail it
+  // there (a 502 blamed on the provider).
+  const protocols = req.headers['sec-websocket-protocol'];
+  if (protocols !== undefined) {
+    const list = String(protocols)
+      .split(',')
+      .map((p) => p.trim());
+    if (list.some((p) => !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(p)) || new Set(list).size !== list.length)
+      return 'the Sec-WebSocket-Protocol header is not a list of distinct tokens';
+  }
+  return null;
+}
+
+const handshakeError = (why: string): ApiError =>
+  new ApiError(
+    'invalid_request',
+    `The WebSocket handshake is not valid: ${why.replace(/\.$/, '')}.`,
+    'Connect with a WebSocket client (it sends the handshake): ws://localhost:<port>/v1/realtime?model=<model>.',
+  );
 
 function reject(socket: Duplex, e: ApiError): void {
   const body = JSON.stringify(e.toBody());
@@ -144,18 +173,27 @@ export function realtimeUpgrade({
     const served = (req as IncomingMessage & { servedBy?: string }).servedBy;
     if (served) headers.push(`x-switchboard-provider: ${served}`);
   });
+  // A handshake ws refuses after the provider's socket is open (a subprotocol list it cannot parse...): answered in the
+  // JSON error shape, and the provider's socket and the session's slot are let go (they leaked: found by the fuzz).
+  wss.on('wsClientError', (err, socket, req) => {
+    const r = req as IncomingMessage & { upstream?: WebSocket; release?: () => void };
+    r.upstream?.terminate();
+    r.release?.();
+    reject(socket, handshakeError(err.message));
+  });
   return (req, socket, head) => {
     void (async () => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      if (url.pathname !== '/v1/realtime')
-        return reject(
-          socket,
-          new ApiError('not_found', `No WebSocket route ${url.pathname}.`, 'Connect to /v1/realtime?model=...'),
-        );
       const e = engine();
       let settle: ((n: number | null) => void) | null = null;
       try {
+        const url = new URL(req.url ?? '/', 'http://x');
+        if (url.pathname !== REALTIME_PATH)
+          throw new ApiError('not_found', `No WebSocket route ${url.pathname}.`, 'Connect to /v1/realtime?model=...');
         await guard(req);
+        // The client's handshake is checked before the provider is asked (a bad one used to open the provider's
+        // socket, then be refused by ws in text/html, the provider's socket left open).
+        const problem = handshakeProblem(req);
+        if (problem) throw handshakeError(problem);
         const offered = String(req.headers['sec-websocket-protocol'] ?? '')
           .split(',')
           .map((p) => p.trim())
@@ -244,6 +282,7 @@ export function realtimeUpgrade({
         (req as IncomingMessage & { chosenProtocol?: string }).chosenProtocol = up.protocol || undefined;
         const done = settle;
         settle = null;
+        Object.assign(req, { upstream: up, release: () => done?.(null) });
         (req as IncomingMessage & { servedBy?: string }).servedBy = served;
         // During the session: the budget is checked again before each client message goes on (the engine of now).
         const allowed = (): ApiError | null => {
