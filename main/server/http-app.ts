@@ -187,9 +187,14 @@ export function honoListener(deps: AppDeps): (req: IncomingMessage, res: ServerR
   // A route that answers on Node's own response returns RESPONSE_ALREADY_SENT; for a HEAD, Hono wraps what the GET
   // route returned in a new Response, which the adapter then tried to write again (ERR_HTTP_HEADERS_SENT on stderr:
   // issue 33, item 9). An answer already written is the answer, whatever came back.
+  // For a HEAD, what such a route writes after its head is a body, which Node drops: the answer ends with the head
+  // (an event stream's HEAD used to stay open forever, its head never sent: found by the fuzz).
   const fetch = async (req: Request, env: HttpBindings | Http2Bindings): Promise<Response> => {
     const res = await app.fetch(req, env);
-    return env.outgoing.headersSent ? RESPONSE_ALREADY_SENT : res;
+    const out = env.outgoing;
+    if (!out.headersSent) return res;
+    if (req.method === 'HEAD' && !out.writableEnded) out.end();
+    return RESPONSE_ALREADY_SENT;
   };
   const hono = getRequestListener(fetch, {
     errorHandler: (err) => unreadableRequest(err, arriving),

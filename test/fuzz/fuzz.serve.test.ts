@@ -207,6 +207,23 @@ describe('found by the fuzz', () => {
     }
   });
 
+  // A HEAD of the agent API's event stream never got its head (Node drops a HEAD's body writes, and the stream never
+  // ends), so the client waited forever (the 20,000-case run of issue 33).
+  it('HEAD /api/v1/events answers its head and ends', async () => {
+    const x = await exchange(
+      world.port,
+      {
+        method: 'HEAD',
+        target: '/api/v1/events?last_event_id=0',
+        headers: [['X-Api-Key', world.agentKey]],
+        body: Buffer.alloc(0),
+        framing: 'length',
+      },
+      { timeoutMs: 5_000 },
+    );
+    expect(x.kind === 'response' && x.response.status).toBe(200);
+  });
+
   // main/server/listener.ts answers what Node's HTTP parser refuses (the server's 'clientError': bad framing, an
   // unknown method, a head over 16 KB, bytes not allowed in a path or header) with a JSON body in the error shape of
   // the path's family (read from err.rawPacket's request line; OpenAI's when there is none), where Node's default
