@@ -114,6 +114,21 @@ describeWithChromium('approvals and MCP servers in the UI', () => {
     // Again: nothing is overwritten, and it says so.
     await page.getByTestId('mcp-import').click();
     await page.getByText('Skipped eslint from cursor').waitFor();
+
+    // A project's .mcp.json, named by path (issue 33, item 2): imported disabled; Enable shows what it runs first.
+    const project = path.join(home, 'repo', '.mcp.json');
+    await fs.mkdir(path.dirname(project));
+    await fs.writeFile(project, JSON.stringify({ mcpServers: { repo: { command: 'node', args: ['./serve.js'] } } }));
+    await page.getByTestId('mcp-import-file').fill(project);
+    await page.getByTestId('mcp-import-file-run').click();
+    await page.getByText(/Imported repo from .*imported disabled/).waitFor();
+    await page.getByTestId('mcp-server-repo').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('mcp-state-repo').textContent()).toBe('disabled');
+    await page.getByTestId('mcp-enable-repo').click();
+    expect(await page.getByTestId('mcp-launch-repo').textContent()).toBe('node ./serve.js');
+    await page.getByTestId('mcp-enable-confirm-repo').click();
+    await page.getByTestId('mcp-disable-repo').waitFor({ timeout: 10_000 });
+    expect(((await (await sb.admin('/config')).json()) as Json).config.mcp_servers.repo.enabled).toBe(true);
     const a11y = await seriousViolations(page, ['[data-testid="mcp-servers"]']);
     expect(a11y, violationsText(a11y)).toEqual([]);
     await screenshot(page, 'settings-mcp');

@@ -1,7 +1,7 @@
 // Composition root: config store, engine, health checks, HTTP server; start() and stop() for both shells.
 import path from 'node:path';
 import type { Config } from '../shared/config.ts';
-import { configWarnings, effectiveStore, problemToText } from '../shared/config.ts';
+import { configWarnings, effectiveStore, envReferences, problemToText } from '../shared/config.ts';
 import { loadAdminToken } from './config/admin-token.ts';
 import { keysOfferedByEnv } from './config/defaults.ts';
 import { clearListening, writeListening } from './config/listening.ts';
@@ -95,6 +95,11 @@ export class Switchboard {
       dataDir,
       mcpServers: () => this.store.config.mcp_servers,
       version: VERSION,
+      // No MCP server gets a provider key: the variables config.json's env: values name, and every configured secret.
+      mcpProtectedEnv: () => ({
+        names: envReferences(this.store.config),
+        values: [...this.engine.secrets(), this.adminToken],
+      }),
     });
     await this.orchestrator.start();
     this.forgetApprovals = this.notifyApprovals();

@@ -32,7 +32,9 @@ Usage:
   switchboard connect <tool> --undo [--force]                   put back exactly what Connect replaced
   switchboard mcp list [--json]                                 MCP servers of config.json: transport, state, tools
   switchboard mcp import [--from claude-desktop|claude-code|cursor|FILE]
-                                                                add the mcpServers of those tools (never overwrites)
+                                                                add the mcpServers of those tools (never overwrites;
+                                                                a FILE's servers, e.g. a project's .mcp.json, disabled)
+  switchboard mcp enable|disable <name> [--yes]                 enable (shows what it runs and asks) or disable one
   switchboard --version | --help
 
 config.json: --config, else $SWITCHBOARD_CONFIG, else the platform's config folder.
@@ -83,7 +85,9 @@ async function configBackups(configPath: string): Promise<void> {
   for (const b of all) {
     const what = b.valid
       ? `${plural(b.providers, 'provider')}${b.providers ? ` (${b.provider_names.join(', ')})` : ''}, ${plural(b.rules, 'rule')}`
-      : 'not a valid config';
+      : b.problem
+        ? `not read: it ${b.problem}`
+        : 'not a valid config';
     process.stdout.write(`${b.id}\t${b.saved_at}\t${b.reason}\t${b.size} bytes\t${what}\n`);
   }
   process.stderr.write(
@@ -191,6 +195,7 @@ async function main(argv: string[]): Promise<void> {
       all: { type: 'boolean' },
       json: { type: 'boolean' },
       from: { type: 'string' },
+      yes: { type: 'boolean', short: 'y' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -243,7 +248,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'mcp') {
     const { mcpCommand } = await import('./orchestrator/mcp/cli.ts');
-    const r = await mcpCommand(configPath, sub, values);
+    const r = await mcpCommand(configPath, sub, values, positionals[2]);
     process.stdout.write(r.out);
     process.stderr.write(r.err);
     process.exitCode = r.code;

@@ -194,6 +194,8 @@ export const ConfigBackupInfoSchema = z.strictObject({
   providers: z.number().int().min(0),
   provider_names: z.array(z.string()),
   rules: z.number().int().min(0),
+  /** Set when the file was not read (a symbolic link, not a regular file, over 4 MB): why. It cannot be restored. */
+  problem: z.string().optional(),
 });
 export type ConfigBackupInfo = z.infer<typeof ConfigBackupInfoSchema>;
 

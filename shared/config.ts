@@ -164,6 +164,16 @@ export const McpServerSchema = z
     cwd: z.string().min(1).optional(),
     url: mcpUrl.optional(),
     headers: z.record(z.string(), z.string()).optional(),
+    /**
+     * The variables of Switchboard's environment this server may have: its `${VAR}` references expand only for these,
+     * and a stdio server's environment gets them. A provider key's variable is refused even when listed.
+     */
+    env_passthrough: z
+      .array(
+        z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name, e.g. "GITHUB_TOKEN"'),
+      )
+      .max(64)
+      .optional(),
     enabled: z.boolean().default(true),
     /** Stop the server after this long without a call (0: keep it running until Switchboard stops). */
     idle_timeout_s: z.number().int().min(0).default(MCP_DEFAULTS.idle_timeout_s),
@@ -291,6 +301,63 @@ export function effectiveStore(cfg: StoreConfig, envUrl: string | undefined): St
   if (envUrl === undefined || envUrl.trim() === '') return cfg;
   return { kind: 'redis', url: envUrl.trim(), prefix: cfg.kind === 'redis' ? cfg.prefix : STORE_DEFAULT_PREFIX };
 }
+/** The environment variables config.json's `env:NAME` values name: providers' keys, the gateway's JWT keys. */
+export function envReferences(config: Pick<Config, 'providers' | 'gateway'>): string[] {
+  const values = [
+    ...config.providers.flatMap((p) => [p.api_key, ...Object.values(p.headers ?? {})]),
+    config.gateway.jwt?.secret,
+    config.gateway.jwt?.public_key,
+  ];
+  return values.filter((v): v is string => typeof v === 'string' && v.startsWith('env:')).map((v) => v.slice(4));
+}
+
+/**
+ * config.json's Redis URL as the admin API shows it: the password replaced by "****" (the user name kept: it is not a
+ * secret). Sent back that way, the stored password is kept (restoreRedisPassword), whatever else of the URL changed.
+ */
+export function maskRedisPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = '****';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+/** The URL's password, decoded (null: none, or not a URL). */
+export function redisPassword(url: string): string | null {
+  try {
+    const p = new URL(url).password;
+    return p ? decodeURIComponent(p) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the URL's password is the mask "****" (as maskRedisPassword shows it). */
+export function isMaskedRedisPassword(url: string): boolean {
+  try {
+    return new URL(url).password === '****';
+  } catch {
+    return false;
+  }
+}
+
+/** `given` with the stored URL's password in place of "****" (null: `given` is not masked, or nothing to restore). */
+export function restoreRedisPassword(given: string, stored: string): string | null {
+  try {
+    const g = new URL(given);
+    const s = new URL(stored);
+    if (g.password !== '****' || !s.password) return null;
+    g.password = s.password;
+    return g.toString();
+  } catch {
+    return null;
+  }
+}
+
 /** A Redis URL fit for logs and status: the password (and user) replaced by "****". */
 export function redactRedisUrl(url: string): string {
   try {
@@ -367,6 +434,18 @@ const allowedOrigin = z
     message: 'must be an origin: scheme://host[:port] without a path, e.g. "app://obsidian.md" or "vscode-webview://*"',
   });
 
+/**
+ * One entry of `allowed_hosts`: a host name the proxy routes and the agent API answer to in local mode besides this
+ * machine's own (README, "Security"), e.g. "host.docker.internal"; ".example.lan" also takes every name under it.
+ */
+const allowedHost = z
+  .string()
+  .max(253)
+  .regex(
+    /^\.?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/,
+    'must be a host name (no port, no scheme), e.g. "host.docker.internal", or ".example.lan" for every name under it',
+  );
+
 export const ConfigSchema = z
   .strictObject({
     listen_port: z
@@ -411,6 +490,7 @@ export const ConfigSchema = z
       .min(100, 'must be at least 100 milliseconds')
       .default(SERVER_DEFAULTS.body_idle_timeout_ms),
     allowed_origins: z.array(allowedOrigin).default([]),
+    allowed_hosts: z.array(allowedHost).max(100).default([]),
     log_file: z
       .strictObject({
         max_mb: z.number().positive().default(10),
@@ -511,6 +591,8 @@ const FIELD_NAMES = [
   'max_connections',
   'body_idle_timeout_ms',
   'allowed_origins',
+  'allowed_hosts',
+  'env_passthrough',
   'log_file',
   'name',
   'base_url',

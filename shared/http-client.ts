@@ -130,6 +130,8 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
     },
     getMcp: () => admin('GET', '/mcp'),
     refreshMcp: ({ name }) => admin('POST', `/mcp/${encodeURIComponent(name)}/refresh`, {}),
+    setMcpEnabled: ({ name, enabled }) =>
+      admin('POST', `/mcp/${encodeURIComponent(name)}/${enabled ? 'enable' : 'disable'}`, {}),
     importMcp: (req) => admin('POST', '/mcp/import', req),
     listModels: () => call(`${base()}/v1/models`, { method: 'GET' }),
     agentApi: async ({ method, path, body }) => {

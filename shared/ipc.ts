@@ -113,6 +113,7 @@ export interface IpcContract {
   /** MCP servers (GET /admin/v1/mcp), a refresh of one (start it, list its tools), an import of other tools' servers. */
   getMcp: { req: void; res: McpOverview };
   refreshMcp: { req: { name: string }; res: McpServerState };
+  setMcpEnabled: { req: { name: string; enabled: boolean }; res: McpServerState };
   importMcp: { req: McpImportRequest; res: McpImportResult };
 }
 export type IpcChannel = keyof IpcContract;
@@ -151,6 +152,7 @@ export const IPC_CHANNELS = {
   usageRequests: 'sb:usageRequests',
   getMcp: 'sb:getMcp',
   refreshMcp: 'sb:refreshMcp',
+  setMcpEnabled: 'sb:setMcpEnabled',
   importMcp: 'sb:importMcp',
 } as const satisfies Record<IpcChannel, string>;
 export const IPC_EVENTS = {

@@ -31,6 +31,11 @@ export type McpServerState = {
   transport: 'stdio' | 'http';
   /** The command line (stdio) or the URL (http), without env or headers. */
   target: string;
+  /**
+   * What enabling (or using) it runs, in one line a person checks before trusting it: the command line with its folder,
+   * environment and env_passthrough (credential-like values masked), or the URL with its headers.
+   */
+  launch: string;
   enabled: boolean;
   state: (typeof MCP_STATES)[number];
   /** Why it is failed (null otherwise). */

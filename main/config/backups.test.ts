@@ -1,10 +1,12 @@
 // The ring of config.json backups: exact bytes, owner-only, ids in time order, the newest 10 kept, no key in a summary.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_BACKUP_ID_RE, ConfigBackupInfoSchema } from '../../shared/admin.ts';
 import { makeTempDir, type TempDir } from '../../test/support/temp.ts';
 import { BACKUPS_KEPT, backupsDir, keepBackup, listBackups, readBackup, summarize } from './backups.ts';
+import { ConfigError, restoreBackupFile } from './store.ts';
 
 let tmp: TempDir;
 let file: string;
@@ -119,6 +121,55 @@ describe('listBackups and readBackup', () => {
     await fs.writeFile(path.join(backupsDir(file), 'notes.json'), '{}');
     await fs.writeFile(path.join(backupsDir(file), '20250102-030405-999-other.json'), '{}');
     expect((await listBackups(file)).map((b) => b.id)).toEqual(['20250102-030405-123-save']);
+  });
+
+  // Issue 33, item 12: a symlink planted in config-backups/ became config.json on restore; a 58 MB planted backup made
+  // the list take 3 s and 850 MB.
+  it('a symbolic link planted among the backups is never followed: listed as not read, and cannot be restored', async () => {
+    await keepBackup(file, configText(1), 'save', T0);
+    const outside = path.join(tmp.dir, 'outside.json');
+    await fs.writeFile(outside, configText(9));
+    const planted = '20250102-030405-999-save';
+    await fs.symlink(outside, path.join(backupsDir(file), `${planted}.json`));
+    const list = await listBackups(file);
+    expect(list.map((b) => b.id)).toEqual([planted, '20250102-030405-123-save']);
+    expect(list[0]).toMatchObject({ valid: false, providers: 0, provider_names: [] });
+    expect(list[0]!.problem).toMatch(/symbolic link.*not followed/);
+    expect(ConfigBackupInfoSchema.safeParse(list[0]).success).toBe(true);
+    const read = await readBackup(file, 'latest');
+    expect(read?.text).toBeNull();
+    await fs.writeFile(file, configText(1));
+    const err = await restoreBackupFile(file, planted).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).problems[0]!.message).toMatch(/symbolic link/);
+    expect(await fs.readFile(file, 'utf8')).toBe(configText(1)); // config.json is not the outside file
+  });
+
+  it('a planted backup larger than 4 MB is not read: listed with its size and why; a FIFO does not hang the list', async () => {
+    await keepBackup(file, configText(1), 'save', T0);
+    const big = '20250102-030405-999-save';
+    const huge = `{"providers":[],"padding":"${'x'.repeat(58 * 1024 * 1024)}"}`;
+    await fs.writeFile(path.join(backupsDir(file), `${big}.json`), huge);
+    const [first] = await listBackups(file);
+    expect(first).toMatchObject({ id: big, valid: false, size: Buffer.byteLength(huge) });
+    expect(first!.problem).toMatch(/is 58 MB, more than a config backup may be \(4 MB\): not read/);
+    await fs.writeFile(file, configText(1));
+    await expect(restoreBackupFile(file, big)).rejects.toBeInstanceOf(ConfigError);
+    if (process.platform === 'win32') return;
+    await fs.rm(path.join(backupsDir(file), `${big}.json`));
+    execFileSync('mkfifo', [path.join(backupsDir(file), '20250102-030406-000-save.json')]);
+    const [fifo] = await listBackups(file);
+    expect(fifo!.problem).toBe('is not a regular file: not read');
+  });
+
+  it(`lists the newest ${BACKUPS_KEPT} only, however many files are planted`, async () => {
+    await keepBackup(file, configText(1), 'save', T0);
+    for (let i = 0; i < 30; i++)
+      await fs.writeFile(
+        path.join(backupsDir(file), `2025010${i < 10 ? 3 : 4}-0000${String(i).padStart(2, '0')}-000-save.json`),
+        configText(i),
+      );
+    expect(await listBackups(file)).toHaveLength(BACKUPS_KEPT);
   });
 
   it('read by id or "latest"; an id of any other shape never names a file', async () => {

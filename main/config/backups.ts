@@ -4,14 +4,19 @@
 // backup named by its id (`20250102-030405-123-save.json`: UTC time to the millisecond, and why). They hold keys, so
 // the files are 0600 and the folder 0700, like config.json. The newest BACKUPS_KEPT are kept; the oldest beyond go.
 // A backup whose bytes are those of the newest one is not kept twice. Summaries (the admin API's list, `switchboard
-// config backups`) never show keys.
+// config backups`) never show keys. What is in the folder is read as files someone may have planted (issue 33, item
+// 12): a symbolic link is never followed, only regular files of at most MAX_BACKUP_BYTES are read, and the list shows
+// the newest BACKUPS_KEPT.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ConfigBackupInfo, ConfigBackupReason } from '../../shared/admin.ts';
 import { CONFIG_BACKUP_ID_RE, parseConfig } from '../../shared/config.ts';
 import { writeFileAtomic } from './atomic-write.ts';
+import { FileRefusedError, readBoundedFile, sizeText } from './read-bounded.ts';
 
 export const BACKUPS_KEPT = 10;
+/** The largest backup read: twice the admin API's body limit (a config.json Switchboard saves is far smaller). */
+export const MAX_BACKUP_BYTES = 4 * 1024 * 1024;
 
 export class BackupNotFoundError extends Error {
   constructor(
@@ -79,38 +84,77 @@ async function ids(dir: string): Promise<string[]> {
     .reverse();
 }
 
-/** The backup's bytes, or null when there is no such backup (an id of another shape never names a file). */
-async function readText(dir: string, id: string): Promise<string | null> {
+/** A backup file that was not read (a link, not a regular file, too large), and why; its size when known. */
+type Unread = { problem: string; size: number };
+
+/**
+ * The backup's bytes, an Unread when its file is not one Switchboard would have written (a symbolic link, not a regular
+ * file, larger than MAX_BACKUP_BYTES: never followed or read), or null when there is no such backup (an id of another
+ * shape never names a file).
+ */
+async function readText(dir: string, id: string): Promise<string | Unread | null> {
   if (!CONFIG_BACKUP_ID_RE.test(id)) return null;
+  const file = path.join(dir, `${id}.json`);
   try {
-    return await fs.readFile(path.join(dir, `${id}.json`), 'utf8');
+    return (await readBoundedFile(file, { maxBytes: MAX_BACKUP_BYTES, noFollow: true })).toString('utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
+    if (!(err instanceof FileRefusedError)) throw err;
+    const problem =
+      err.reason === 'symlink'
+        ? 'is a symbolic link (Switchboard keeps backups as plain files): not followed'
+        : err.reason === 'too_large'
+          ? `is ${sizeText(err.size ?? 0)}, more than a config backup may be (${sizeText(MAX_BACKUP_BYTES)}): not read`
+          : err.reason === 'not_regular'
+            ? 'is not a regular file: not read'
+            : 'could not be read in time';
+    return { problem, size: err.size ?? 0 };
   }
 }
 
-/** Every backup, newest first. */
+/** The summary of a backup whose bytes were not read: not valid, nothing counted, and why. */
+function unreadSummary(id: string, unread: Unread): ConfigBackupInfo {
+  return {
+    id,
+    saved_at: new Date(timeOf(id)).toISOString(),
+    reason: id.slice(20) as ConfigBackupReason,
+    size: unread.size,
+    valid: false,
+    providers: 0,
+    provider_names: [],
+    rules: 0,
+    problem: unread.problem,
+  };
+}
+
+/** The newest backups first, at most BACKUPS_KEPT (the ring keeps no more; files planted beyond it are not read). */
 export async function listBackups(configFile: string): Promise<ConfigBackupInfo[]> {
   const dir = backupsDir(configFile);
   const out: ConfigBackupInfo[] = [];
-  for (const id of await ids(dir)) {
+  for (const id of (await ids(dir)).slice(0, BACKUPS_KEPT)) {
     const text = await readText(dir, id);
-    if (text !== null) out.push(summarize(id, text));
+    if (text === null) continue;
+    out.push(typeof text === 'string' ? summarize(id, text) : unreadSummary(id, text));
   }
   return out;
 }
 
-/** One backup by id, or `latest` for the newest; null when there is none. */
+/**
+ * One backup by id, or `latest` for the newest; null when there is none. `text` is null when the file was not read
+ * (its summary's `problem` says why): it cannot be restored.
+ */
 export async function readBackup(
   configFile: string,
   id: string,
-): Promise<{ info: ConfigBackupInfo; text: string } | null> {
+): Promise<{ info: ConfigBackupInfo; text: string | null } | null> {
   const dir = backupsDir(configFile);
   const wanted = id === 'latest' ? (await ids(dir))[0] : id;
   if (wanted === undefined) return null;
   const text = await readText(dir, wanted);
-  return text === null ? null : { info: summarize(wanted, text), text };
+  if (text === null) return null;
+  return typeof text === 'string'
+    ? { info: summarize(wanted, text), text }
+    : { info: unreadSummary(wanted, text), text: null };
 }
 
 /** One backup at a time per folder in this process, so ids stay in order and the ring never holds more. */

@@ -90,8 +90,11 @@ export type Restored = { restored: ConfigBackupInfo; backup: ConfigBackupInfo | 
 export async function restoreBackupFile(file: string, id: string): Promise<Restored> {
   const found = await readBackup(file, id);
   if (!found) throw new BackupNotFoundError(backupsDir(file), id);
+  const where = path.join(backupsDir(file), `${found.info.id}.json`);
+  if (found.text === null)
+    throw new ConfigError(where, [{ path: '(the file)', value: null, message: found.info.problem ?? 'was not read' }]);
   const r = parseConfigText(found.text);
-  if (!r.ok) throw new ConfigError(path.join(backupsDir(file), `${found.info.id}.json`), r.problems);
+  if (!r.ok) throw new ConfigError(where, r.problems);
   const current = await readIfThere(file);
   let backup: ConfigBackupInfo | null = null;
   if (current !== found.text) {

@@ -1,11 +1,18 @@
 // What Connect keeps to undo a connect: under `<config dir>/connect/<tool>/`, a manifest (which file, whether it
-// existed, its mode, the folders Connect created, the SHA-256 of the bytes before and after) and `previous`, the exact
-// bytes the file held before Connect first wrote it. Owner-only (0600 files, 0700 folders): the bytes may hold keys.
+// existed, its mode, the folders Connect created, the SHA-256 of the bytes before and after, the identity of the file
+// it wrote) and `previous`, the exact bytes the file held before Connect first wrote it. Owner-only (0600 files, 0700
+// folders): the bytes may hold keys. Both are read as files someone may have changed (never through a link, size
+// capped): Undo trusts none of it beyond what it checks against the tool's own settings path (connect.ts).
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../config/atomic-write.ts';
+import { readBoundedFile } from '../config/read-bounded.ts';
+
+/** The largest manifest and previous bytes read back (a settings file is a few KB; a manifest far less). */
+const MAX_MANIFEST_BYTES = 64 * 1024;
+export const MAX_PREVIOUS_BYTES = 16 * 1024 * 1024;
 
 export const ManifestSchema = z.object({
   version: z.literal(1),
@@ -21,6 +28,9 @@ export const ManifestSchema = z.object({
   created_dirs: z.array(z.string()),
   before_sha256: z.string().nullable(),
   after_sha256: z.string(),
+  /** The device and inode of the file Connect wrote (absent in manifests written before they were kept). */
+  after_dev: z.number().optional(),
+  after_ino: z.number().optional(),
   connected_at: z.string(),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;
@@ -39,7 +49,11 @@ export const previousPath = (configDir: string, tool: string): string =>
 export async function readManifest(configDir: string, tool: string): Promise<Manifest | null> {
   let text: string;
   try {
-    text = await fs.readFile(manifestPath(configDir, tool), 'utf8');
+    const bytes = await readBoundedFile(manifestPath(configDir, tool), {
+      maxBytes: MAX_MANIFEST_BYTES,
+      noFollow: true,
+    });
+    text = bytes.toString('utf8');
   } catch {
     return null;
   }
@@ -52,7 +66,7 @@ export async function readManifest(configDir: string, tool: string): Promise<Man
 }
 
 export async function readPrevious(configDir: string, tool: string): Promise<Buffer> {
-  return fs.readFile(previousPath(configDir, tool));
+  return readBoundedFile(previousPath(configDir, tool), { maxBytes: MAX_PREVIOUS_BYTES, noFollow: true });
 }
 
 /** Keeps the bytes before a write (none when the file did not exist), then the manifest that points at them. */

@@ -96,3 +96,25 @@ describe('switchboard connect', () => {
     expect((await cli('notepad')).stderr).toContain('No tool "notepad"');
   });
 });
+
+// Issue 33, item 6: a dangling ~/.claude symlink crashed the CLI with a stack trace after the manifest was written.
+describe('switchboard connect over a dangling ~/.claude symlink', () => {
+  it('exits 2 with what is wrong and the fix, no stack trace, and keeps no backup', async () => {
+    const other = path.join(tmp.dir, 'home-dangling');
+    await fs.mkdir(other);
+    await fs.symlink(path.join(tmp.dir, 'dotfiles-gone', '.claude'), path.join(other, '.claude'));
+    const cfg = path.join(tmp.dir, 'Switchboard2', 'config.json');
+    const r = await runSwitchboard(['connect', 'claude-code', '--config', cfg], {
+      env: { HOME: other, USERPROFILE: other, XDG_CONFIG_HOME: path.join(other, '.config'), PATH: '' },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `${path.join(other, '.claude')} is a symlink to ${path.join(tmp.dir, 'dotfiles-gone', '.claude')}`,
+    );
+    expect(r.stderr).toContain('Point the link at a folder (or remove it)');
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    await expect(
+      fs.stat(path.join(tmp.dir, 'Switchboard2', 'connect', 'claude-code', 'manifest.json')),
+    ).rejects.toThrow();
+  });
+});

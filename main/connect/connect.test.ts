@@ -346,6 +346,85 @@ describe('file modes and symlinks', () => {
   });
 });
 
+// Issue 33, item 6: Undo trusted its manifest (a manifest changed by hand made --undo delete a file outside the tool's
+// settings), and a dangling ~/.claude symlink crashed the CLI after the manifest was written.
+describe("undo trusts only what it checks against the tool's settings", () => {
+  const manifestFile = (id: string) => path.join(backupDir(deps.configDir, id), 'manifest.json');
+  const tamper = async (id: string, change: (m: Record<string, unknown>) => void) => {
+    const m = JSON.parse(await fs.readFile(manifestFile(id), 'utf8')) as Record<string, unknown>;
+    change(m);
+    await fs.writeFile(manifestFile(id), JSON.stringify(m));
+  };
+
+  it('a manifest pointed at a file outside the settings: 409, nothing deleted or written, even forced', async () => {
+    await fs.mkdir(path.join(home, '.claude'));
+    await connectTool(deps, 'claude-code'); // created: undo would remove the file
+    const victim = path.join(tmp.dir, 'precious.txt');
+    await fs.writeFile(victim, 'keep me');
+    const victimHash = (await import('node:crypto')).createHash('sha256').update('keep me').digest('hex');
+    await tamper('claude-code', (m) => {
+      m.path = victim;
+      m.target = victim;
+      m.after_sha256 = victimHash;
+      delete m.after_ino;
+      delete m.after_dev;
+    });
+    for (const force of [false, true]) {
+      const e = await refusal(undoTool(deps, 'claude-code', { force }));
+      expect(e.status).toBe(409);
+      expect(e.message).toContain(`it names ${victim}, not Claude Code's settings file ${at('claude-code')}`);
+      expect(e.message).toContain('nothing was undone');
+    }
+    expect(await fs.readFile(victim, 'utf8')).toBe('keep me');
+    // The target alone, or a folder that is not on the way to the file: refused too.
+    await tamper('claude-code', (m) => {
+      m.path = at('claude-code');
+      m.target = victim;
+    });
+    expect((await refusal(undoTool(deps, 'claude-code'))).message).toContain(`its target ${victim}`);
+    await tamper('claude-code', (m) => {
+      m.target = at('claude-code');
+      m.created_dirs = [path.join(tmp.dir, 'elsewhere')];
+    });
+    expect((await refusal(undoTool(deps, 'claude-code'))).message).toContain('not a folder on the way');
+    expect(await fs.readFile(victim, 'utf8')).toBe('keep me');
+  });
+
+  it('a previous file swapped for a symlink is not read through', async () => {
+    const original = await fixture('claude-settings.007-dotfiles.json');
+    await place('claude-code', original);
+    await connectTool(deps, 'claude-code');
+    const secret = path.join(tmp.dir, 'secret.txt');
+    await fs.writeFile(secret, 'a secret that must not land in the settings');
+    const previous = path.join(backupDir(deps.configDir, 'claude-code'), 'previous');
+    await fs.rm(previous);
+    await fs.symlink(secret, previous);
+    await expect(undoTool(deps, 'claude-code')).rejects.toThrow();
+    expect(await fs.readFile(at('claude-code'), 'utf8')).not.toContain('a secret');
+  });
+
+  it('the file replaced by another with the same bytes (another inode) is not taken for the one Connect wrote', async () => {
+    await fs.mkdir(path.join(home, '.claude'));
+    await connectTool(deps, 'claude-code');
+    // Another file with the same bytes, made while the first exists (so another inode), renamed over it.
+    const copy = path.join(home, '.claude', 'copy.json');
+    await fs.writeFile(copy, await fs.readFile(at('claude-code')));
+    await fs.rename(copy, at('claude-code'));
+    const e = await refusal(undoTool(deps, 'claude-code'));
+    expect(e.status).toBe(409);
+    expect((await undoTool(deps, 'claude-code', { force: true })).changed[0]!.action).toBe('removed');
+  });
+
+  it('a dangling ~/.claude symlink is refused before anything is written: no manifest, a clear 400', async () => {
+    await fs.symlink(path.join(tmp.dir, 'gone'), path.join(home, '.claude'));
+    const e = await refusal(connectTool(deps, 'claude-code'));
+    expect(e.status).toBe(400);
+    expect(e.message).toContain(`${path.join(home, '.claude')} is a symlink to ${path.join(tmp.dir, 'gone')}`);
+    expect(e.message).toContain('nothing was written');
+    await expect(fs.stat(manifestFile('claude-code'))).rejects.toThrow();
+  });
+});
+
 describe('undo', () => {
   it('with nothing to undo: 404 saying so', async () => {
     const e = await refusal(undoTool(deps, 'claude-code'));

@@ -3,10 +3,13 @@
 // or not the server is running. Refusals are ApiErrors: 404 unknown tool or nothing to undo, 400 a manual tool or a
 // file that does not parse (file:line:column, nothing written), 409 connect_conflict a tool that points elsewhere
 // (or a file changed since Connect wrote it) without `force`.
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { ConnectOverview, ConnectResult, ToolStatus } from '../../shared/connect.ts';
 import { CONNECT_TOOL_IDS } from '../../shared/connect.ts';
 import { ApiError } from '../errors.ts';
 import {
+  backupDir,
   clearBackup,
   keepReplaced,
   type Manifest,
@@ -178,14 +181,12 @@ export async function connectTool(
   }
   const bytes = Buffer.from((file.bom ? '\uFEFF' : '') + text, 'utf8');
   const createdDirs = file.bytes === null ? await missingDirs(file.target) : [];
+  let written: Manifest;
   if (ours) {
-    await writeManifest(deps.configDir, {
-      ...manifest,
-      after_sha256: sha256(bytes)!,
-      connected_at: new Date().toISOString(),
-    });
+    written = { ...manifest, after_sha256: sha256(bytes)!, connected_at: new Date().toISOString() };
+    await writeManifest(deps.configDir, written);
   } else {
-    const next: Manifest = {
+    written = {
       version: 1,
       tool: tool.id,
       path,
@@ -197,9 +198,23 @@ export async function connectTool(
       after_sha256: sha256(bytes)!,
       connected_at: new Date().toISOString(),
     };
-    await saveBackup(deps.configDir, next, file.bytes);
+    await saveBackup(deps.configDir, written, file.bytes);
   }
-  await writeSettings(file.target, bytes, file.mode ?? 0o600);
+  try {
+    await writeSettings(file.target, bytes, file.mode ?? 0o600);
+  } catch (err) {
+    // Nothing was changed: the backup of this attempt is forgotten (an earlier connect's stays).
+    if (ours) await writeManifest(deps.configDir, manifest).catch(() => {});
+    else await clearBackup(deps.configDir, tool.id).catch(() => {});
+    throw new ApiError(
+      'invalid_request',
+      `${path} could not be written: ${(err as Error).message}; nothing was changed.`,
+      `Check that ${path} and its folder can be written, then connect again.`,
+    );
+  }
+  // The identity of the file written, so Undo knows it is still that file.
+  const st = await fs.stat(file.target).catch(() => null);
+  if (st) await writeManifest(deps.configDir, { ...written, after_dev: st.dev, after_ino: st.ino }).catch(() => {});
   const kept = ours ? manifest : await readManifest(deps.configDir, tool.id);
   const backup = kept?.existed ? previousPath(deps.configDir, tool.id) : null;
   return {
@@ -225,10 +240,14 @@ export async function undoTool(deps: ConnectDeps, id: string, opts: { force?: bo
       `Nothing to undo for ${tool.name}: Connect has not changed its settings (or the change was already undone).`,
       'GET /admin/v1/connect shows can_undo for each tool.',
     );
+  await checkManifest(deps, tool, manifest);
   const current = await readSettingsFile(manifest.target).catch(() => null);
   const currentBytes = current?.bytes ?? null;
   let kept: string | null = null;
-  if (sha256(currentBytes) !== manifest.after_sha256) {
+  // The file Connect wrote, still: the same bytes and, where the manifest knows it, the same file (device and inode).
+  const sameFile =
+    manifest.after_ino === undefined || currentBytes === null || (await isFile(manifest.target, manifest));
+  if (sha256(currentBytes) !== manifest.after_sha256 || !sameFile) {
     if (currentBytes === null && !manifest.existed) {
       await clearBackup(deps.configDir, tool.id);
       return {
@@ -263,6 +282,46 @@ export async function undoTool(deps: ConnectDeps, id: string, opts: { force?: bo
         : `${manifest.path} is removed: it did not exist before Connect.`) +
       (kept ? ` The file it replaced is kept in ${kept}.` : ''),
   };
+}
+
+/** Whether `target` is the file the manifest says Connect wrote (device and inode), not a link or another file. */
+async function isFile(target: string, m: Manifest): Promise<boolean> {
+  const st = await fs.lstat(target).catch(() => null);
+  return st !== null && st.isFile() && st.dev === m.after_dev && st.ino === m.after_ino;
+}
+
+/**
+ * Undo trusts nothing of the manifest it did not check (issue 33, item 6: a manifest changed by hand made Undo delete a
+ * file outside the tool's settings): it must be this tool's, name the settings file Connect uses for the tool now,
+ * and that file (or, for a symlink, the file it points to) as its target; the folders it lists must be folders on the
+ * way to that file. Anything else: 409, nothing undone, whatever `force` says.
+ */
+async function checkManifest(deps: ConnectDeps, tool: FileTool, m: Manifest): Promise<void> {
+  const ctx = ctxOf(deps);
+  const known = path.resolve((await tool.file(ctx)).path);
+  const problems: string[] = [];
+  if (m.tool !== tool.id) problems.push(`it is the manifest of "${m.tool}"`);
+  if (path.resolve(m.path) !== known) problems.push(`it names ${m.path}, not ${tool.name}'s settings file ${known}`);
+  else {
+    const target = await fs.realpath(known).catch(() => known);
+    if (path.resolve(m.target) !== target) problems.push(`its target ${m.target} is not ${target}`);
+  }
+  let dir = path.dirname(path.resolve(m.target));
+  const onTheWay = new Set<string>();
+  for (;;) {
+    onTheWay.add(dir);
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  for (const d of m.created_dirs)
+    if (!onTheWay.has(path.resolve(d))) problems.push(`it lists ${d}, which is not a folder on the way to ${m.target}`);
+  if (problems.length)
+    throw new ApiError(
+      'connect_conflict',
+      `Connect's backup for ${tool.name} does not match ${tool.name}'s settings (${problems.join('; ')}); nothing was undone.`,
+      `Restore ${known} by hand if needed; to forget the backup, remove ${backupDir(deps.configDir, tool.id)}.`,
+    );
 }
 
 /** Connects every installed file tool that is not connected and does not point elsewhere (nor is broken). */

@@ -48,20 +48,36 @@ export async function readSettingsFile(file: string): Promise<SettingsFile> {
   return { path: file, target, bytes, text: bom ? raw.slice(1) : raw, bom, mode: st.mode & 0o777 };
 }
 
-/** The folders that do not exist yet on the way to `file`, outermost first. */
+/**
+ * The folders that do not exist yet on the way to `file`, outermost first. One that is there but is not a folder (a
+ * file, or a symlink to nothing, as a dangling `~/.claude` left by an uninstalled dotfiles setup) is refused before
+ * anything is written (issue 33, item 6: it crashed the CLI after the manifest was written).
+ */
 export async function missingDirs(file: string): Promise<string[]> {
   const out: string[] = [];
   let dir = path.dirname(file);
   for (;;) {
-    try {
-      await fs.stat(dir);
-      return out;
-    } catch {
-      out.unshift(dir);
-      const up = path.dirname(dir);
-      if (up === dir) return out;
-      dir = up;
+    const st = await fs.stat(dir).catch((err: NodeJS.ErrnoException) => err);
+    if (!(st instanceof Error)) {
+      if (st.isDirectory()) return out;
+      throw new ApiError(
+        'invalid_request',
+        `${dir} is a file, not a folder, so ${file} cannot be written; nothing was written.`,
+        `Move ${dir} away (or remove it), then connect again.`,
+      );
     }
+    const link = await fs.readlink(dir).catch(() => null);
+    if (link !== null)
+      throw new ApiError(
+        'invalid_request',
+        `${dir} is a symlink to ${link}, which does not exist, so ${file} cannot be written; nothing was written.`,
+        `Point the link at a folder (or remove it), then connect again.`,
+      );
+    if (st.code !== 'ENOENT' && st.code !== 'ENOTDIR') throw st;
+    out.unshift(dir);
+    const up = path.dirname(dir);
+    if (up === dir) return out;
+    dir = up;
   }
 }
 

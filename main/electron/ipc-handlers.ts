@@ -30,6 +30,7 @@ export function desktopHandlers(client: SwitchboardApi, appInfo: () => AppInfo):
     usageRequests: (r) => client.usageRequests(r),
     getMcp: () => client.getMcp(),
     refreshMcp: (r) => client.refreshMcp(r),
+    setMcpEnabled: (r) => client.setMcpEnabled(r),
     importMcp: (r) => client.importMcp(r),
   };
 }

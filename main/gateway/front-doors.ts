@@ -76,3 +76,6 @@ export function errorFormatFor(path: string, headers: IncomingHttpHeaders, query
   if (headers['x-goog-api-key'] || query.has('key')) return geminiFormat;
   return openaiFormat;
 }
+
+/** The one route served over a WebSocket upgrade (realtime.ts), outside the HTTP app's route table. */
+export const REALTIME_PATH = '/v1/realtime';

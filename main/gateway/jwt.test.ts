@@ -9,6 +9,7 @@ import { generateKeyPair, exportSPKI, SignJWT, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Config, parseConfig, problemToText } from '../../shared/config.ts';
 import { ApiError } from '../errors.ts';
+import { logger } from '../observability/logger.ts';
 import { Gateway } from './gateway.ts';
 
 const SECRET_64 = 'k'.repeat(40) + '0123456789abcdef01234567'; // 64 bytes
@@ -70,15 +71,20 @@ describe('the HMAC secret', () => {
     }
   });
 
-  it('from env: is checked when a token is verified: too short (or unset) refuses every HS token, saying why', async () => {
+  it('from env: is checked when a token is verified: too short (or unset) refuses every HS token; the log says why, the 401 does not', async () => {
     process.env.SB_TEST_SHORT_SECRET = 'abc';
+    const logs = captureWarnings();
     const short = await refusal(envConfig('SB_TEST_SHORT_SECRET'), await sign('abc', { exp: now() + 60 }));
-    expect(short).toContain('gateway.jwt.secret (env:SB_TEST_SHORT_SECRET) is 3 bytes');
-    expect(short).toContain('at least 32');
+    // The caller is not authenticated: it learns neither the variable's name nor the secret's length (issue 33, item 11).
+    expect(short).toBe("JWTs are refused: this gateway's JWT secret is not usable. The server's log says why.");
+    expect(short).not.toMatch(/SB_TEST_SHORT_SECRET|\b3 bytes|env:/);
+    expect(logs.text()).toContain('gateway.jwt.secret (env:SB_TEST_SHORT_SECRET) is 3 bytes');
+    expect(logs.text()).toContain('at least 32');
     delete process.env.SB_TEST_UNSET_SECRET;
-    expect(await refusal(envConfig('SB_TEST_UNSET_SECRET'), await sign(SECRET_32, { exp: now() + 60 }))).toContain(
-      'SB_TEST_UNSET_SECRET',
-    );
+    const unset = await refusal(envConfig('SB_TEST_UNSET_SECRET'), await sign(SECRET_32, { exp: now() + 60 }));
+    expect(unset).not.toContain('SB_TEST_UNSET_SECRET');
+    expect(logs.text()).toContain('gateway.jwt.secret (env:SB_TEST_UNSET_SECRET) is 0 bytes');
+    logs.stop();
     process.env.SB_TEST_GOOD_SECRET = SECRET_32;
     const ok = await gateway.authenticate(
       envConfig('SB_TEST_GOOD_SECRET'),
@@ -93,8 +99,11 @@ describe('the HMAC secret', () => {
     expect(await gateway.authenticate(cfg48, request(await sign(SECRET_48, { exp, alg: 'HS384' })))).toMatchObject({
       scope: 'jwt:bob',
     });
+    const logs = captureWarnings();
     const msg = await refusal(cfg48, await sign(SECRET_48, { exp, alg: 'HS512' }));
-    expect(msg).toContain('HS512 needs a secret of at least 64 bytes');
+    expect(msg).toBe("The JWT is signed with HS512, which this gateway does not accept. The server's log says why.");
+    expect(logs.text()).toContain('HS512 needs a secret of at least 64 bytes and gateway.jwt.secret is 48');
+    logs.stop();
     const cfg64 = config({ secret: SECRET_64 });
     expect(await gateway.authenticate(cfg64, request(await sign(SECRET_64, { exp, alg: 'HS512' })))).toMatchObject({
       scope: 'jwt:bob',
@@ -103,6 +112,14 @@ describe('the HMAC secret', () => {
 });
 
 const now = () => Math.floor(Date.now() / 1000);
+
+/** The warnings logged until stop() (the operator's side of a refusal). */
+function captureWarnings(): { text: () => string; stop: () => void } {
+  const lines: string[] = [];
+  const original = logger.warn;
+  logger.warn = ((...args: unknown[]) => void lines.push(args.map(String).join(' '))) as typeof logger.warn;
+  return { text: () => lines.join('\n'), stop: () => void (logger.warn = original) };
+}
 
 describe('exp and the lifetime', () => {
   const cfg = () => config({ secret: SECRET_32 });

@@ -3,6 +3,7 @@
 import type { JWTPayload } from 'jose';
 import { type Config, JWT_HMAC_MIN_BYTES, JWT_SECRET_FIX } from '../../shared/config.ts';
 import { ApiError } from '../errors.ts';
+import { logger } from '../observability/logger.ts';
 import type { Principal } from './gateway.ts';
 
 export const invalidKey = (message: string): ApiError =>
@@ -13,6 +14,25 @@ export const invalidKey = (message: string): ApiError =>
   );
 
 const resolveSecret = (v: string): string => (v.startsWith('env:') ? (process.env[v.slice(4)] ?? '') : v);
+
+/** When each operator-side problem was last logged: a caller sending tokens in a loop logs it once a minute. */
+const logged = new Map<string, number>();
+const LOG_EVERY_MS = 60_000;
+
+/**
+ * A refusal caused by the gateway's own configuration: the caller (not yet authenticated) is told only that its token
+ * is refused; the operator's log says which setting and why. The secret's variable name, its length and the
+ * algorithms it allows are never in the answer (issue 33, item 11).
+ */
+function configRefusal(answer: string, detail: string): ApiError {
+  const now = Date.now();
+  if ((logged.get(detail) ?? 0) + LOG_EVERY_MS <= now) {
+    logged.set(detail, now);
+    if (logged.size > 100) logged.delete(logged.keys().next().value as string);
+    logger.warn(`gateway JWT refused: ${detail}`);
+  }
+  return invalidKey(`${answer} The server's log says why.`);
+}
 
 /**
  * The HMAC key of gateway.jwt.secret and the algorithms it is long enough for (RFC 7518 §3.2: at least the hash's
@@ -29,17 +49,19 @@ function hmacKey(
     .filter(([, min]) => key.length >= min)
     .map(([alg]) => alg);
   if (algorithms.length === 0) {
-    throw invalidKey(
-      `JWTs are refused: ${where} is ${key.length} bytes, and an HMAC secret must be at least ` +
-        `${JWT_HMAC_MIN_BYTES.HS256} bytes; ${JWT_SECRET_FIX}.`,
+    throw configRefusal(
+      "JWTs are refused: this gateway's JWT secret is not usable.",
+      `${where} is ${key.length} bytes, and an HMAC secret must be at least ${JWT_HMAC_MIN_BYTES.HS256} bytes; ` +
+        `${JWT_SECRET_FIX}.`,
     );
   }
   const alg = jose.decodeProtectedHeader(token).alg ?? '';
   const need = (JWT_HMAC_MIN_BYTES as Record<string, number>)[alg];
   if (need !== undefined && key.length < need) {
-    throw invalidKey(
-      `The JWT is signed with ${alg}, and ${alg} needs a secret of at least ${need} bytes; ${where} is ` +
-        `${key.length}. Sign with ${algorithms.join(' or ')}, or configure a longer secret.`,
+    throw configRefusal(
+      `The JWT is signed with ${alg}, which this gateway does not accept.`,
+      `a JWT signed with ${alg} was refused: ${alg} needs a secret of at least ${need} bytes and ${where} is ` +
+        `${key.length}; tokens must be signed with ${algorithms.join(' or ')}, or configure a longer secret.`,
     );
   }
   return { key, algorithms };

@@ -14,7 +14,7 @@ import { type AttemptPlan, type PlanTarget, redact, replyHeaders, sendFormatErro
 import { GATEWAY_JSON_PATHS, GATEWAY_MULTIPART_PATHS, VIDEO_CREATE_PATHS } from './front-doors.ts';
 import { gatewayFor } from './gateway.ts';
 import { isMultipart, spoolUpload } from './multipart.ts';
-import { taskIdOf } from './video-tasks.ts';
+import { taskIdOf, type VideoTask } from './video-tasks.ts';
 
 type Ctx = Context<{ Bindings: HttpBindings }>;
 
@@ -113,7 +113,8 @@ function videoCreateDoor(clientPath: string, engine: () => Engine): FrontDoor {
         translate: {
           json: (reply) => {
             const id = taskIdOf(reply);
-            if (id) gatewayFor(engine()).videos.remember(id, t.name);
+            // Vendor B's task keeps the path it was created at: its polls are that path and the id only.
+            if (id) gatewayFor(engine()).videos.remember(id, t.name, isVendorB(clientPath) ? clientPath : undefined);
             return reply;
           },
           errorMessage: errorMessageOf,
@@ -123,14 +124,28 @@ function videoCreateDoor(clientPath: string, engine: () => Engine): FrontDoor {
   };
 }
 
-/** A task poll (status or content): to the provider that created it, streamed back byte for byte. */
-async function forwardPoll(engine: Engine, taskId: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+const isVendorB = (clientPath: string): boolean => /^\/vendorb(?:\/|$)/.test(clientPath);
+
+/** What a poll asks for: the task, and the path it goes to at the provider (from the task, never the client's path). */
+type Poll = { taskId: string; upstreamPath: (task: VideoTask) => string | null };
+
+/**
+ * A task poll (status or content): to the provider that created it, streamed back byte for byte. Only the task's own
+ * path goes upstream with the provider's key: the route's template with the id, or for vendor B the path the task was
+ * created at and the id (a known id at the end of any other path was forwarded whole: issue 33, item 9). A HEAD is
+ * sent as a HEAD and answered with the head only.
+ */
+async function forwardPoll(engine: Engine, poll: Poll, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { taskId } = poll;
   const task = await gatewayFor(engine).videos.lookup(taskId);
-  if (!task) {
+  const path = task ? poll.upstreamPath(task) : null;
+  if (!task || path === null) {
     throw new ApiError(
       'video_task_not_found',
-      `No video task "${taskId}" was created through this Switchboard.`,
-      'Use the task_id returned by the create call (POST /v1/videos or /v1/video/generations).',
+      task?.path !== undefined
+        ? `No video task "${taskId}" at this path: it is polled at ${task.path}/${encodeURIComponent(taskId)}.`
+        : `No video task "${taskId}" was created through this Switchboard.`,
+      'Use the task_id returned by the create call (POST /v1/videos or /v1/video/generations), at its own poll path.',
     );
   }
   const provider = engine.pool.get(task.provider);
@@ -142,11 +157,12 @@ async function forwardPoll(engine: Engine, taskId: string, req: IncomingMessage,
     );
   }
   const url = new URL(req.url ?? '/', 'http://x');
+  const head = req.method === 'HEAD';
   const upstream = await provider.agent
     .request({
       origin: provider.origin,
-      path: provider.basePath + upstreamPathOf(url.pathname) + url.search,
-      method: 'GET',
+      path: provider.basePath + path + url.search,
+      method: head ? 'HEAD' : 'GET',
       headers: { ...provider.requestHeaders(), accept: req.headers.accept ?? '*/*', 'accept-encoding': 'identity' },
       headersTimeout: provider.timeouts.first_byte_ms,
       bodyTimeout: provider.timeouts.idle_ms,
@@ -159,6 +175,12 @@ async function forwardPoll(engine: Engine, taskId: string, req: IncomingMessage,
       );
     });
   const headers = replyHeaders(upstream.headers, { 'x-switchboard-provider': task.provider });
+  if (head) {
+    upstream.body.resume();
+    res.writeHead(upstream.statusCode, headers);
+    res.end();
+    return;
+  }
   if (upstream.statusCode >= 400) {
     // The provider's error answer may quote the key it refused: read whole and scrubbed, as forwarding does.
     const body = Buffer.from(redact(await upstream.body.text()));
@@ -194,29 +216,49 @@ export function gatewayRoutes(deps: GatewayRouteDeps): Hono<{ Bindings: HttpBind
   for (const p of GATEWAY_MULTIPART_PATHS) app.post(p, run(multipartDoor(p)));
   for (const p of VIDEO_CREATE_PATHS) app.post(p, run(videoCreateDoor(p, deps.engine)));
 
-  const poll = (taskOf: (c: Ctx) => string) => async (c: Ctx) => {
+  const poll = (pollOf: (c: Ctx) => Poll) => async (c: Ctx) => {
     const engine = deps.engine();
     const { incoming, outgoing } = c.env;
     try {
       // Credentials were checked by the gatewayAuth middleware (every route but the front doors).
-      await forwardPoll(engine, taskOf(c), incoming, outgoing);
+      await forwardPoll(engine, pollOf(c), incoming, outgoing);
     } catch (err) {
-      sendFormatError(outgoing, passthroughFormat, toApiError(err));
+      if (!outgoing.headersSent) sendFormatError(outgoing, passthroughFormat, toApiError(err));
+      else outgoing.destroy();
     }
     return RESPONSE_ALREADY_SENT;
   };
-  const byParam = (c: Ctx) => c.req.param('task_id') ?? '';
-  app.get('/v1/videos/:task_id', poll(byParam));
-  app.get('/v1/videos/:task_id/content', poll(byParam));
-  app.get('/v1/video/generations/:task_id', poll(byParam));
-  app.get('/vendora/v1/videos/text2video/:task_id', poll(byParam));
-  app.get('/vendora/v1/videos/image2video/:task_id', poll(byParam));
-  // Vendor B: POST under the prefix creates a task; GET …/{task_id} polls it (the last path segment).
+  /** A fixed poll route: the route's own path with the id, at the provider (a task of vendor B is not polled here). */
+  const byTemplate = (template: string) => (c: Ctx) => {
+    const taskId = c.req.param('task_id') ?? '';
+    return {
+      taskId,
+      upstreamPath: (task: VideoTask) =>
+        task.path !== undefined ? null : upstreamPathOf(template.replace(':task_id', encodeURIComponent(taskId))),
+    };
+  };
+  for (const template of [
+    '/v1/videos/:task_id',
+    '/v1/videos/:task_id/content',
+    '/v1/video/generations/:task_id',
+    '/vendora/v1/videos/text2video/:task_id',
+    '/vendora/v1/videos/image2video/:task_id',
+  ])
+    app.get(template, poll(byTemplate(template)));
+  // Vendor B: POST under the prefix creates a task; GET <the create's path>/{task_id} polls it.
   // The path as the client encoded it (Hono's is decoded): a %00 decoded went upstream as a NUL, which undici refused.
   app.post('/vendorb/*', async (c) => run(videoCreateDoor(rawPath(c), deps.engine))(c));
   app.get(
     '/vendorb/*',
-    poll((c) => decodeURIComponent(c.req.path.split('/').pop() ?? '')),
+    poll((c) => {
+      const raw = rawPath(c);
+      const slash = raw.lastIndexOf('/');
+      const [at, last] = [raw.slice(0, slash), raw.slice(slash + 1)];
+      return {
+        taskId: decodeURIComponent(last),
+        upstreamPath: (task) => (task.path === at ? `${upstreamPathOf(at)}/${last}` : null),
+      };
+    }),
   );
   return app;
 }

@@ -8,7 +8,11 @@ import type { VideoAffinity } from '../store/types.ts';
 /** How long the shared store remembers a task's provider (vendors keep a task's video for a day or a few). */
 export const VIDEO_TASK_TTL_MS = 7 * 86_400_000;
 
-export type VideoTask = { task_id: string; provider: string; created_at: string };
+/**
+ * A task, the provider that created it and, for vendor B's tasks (any path under /vendorb/), the path it was created
+ * at as the client sent it: its polls are that path and the id, nothing else (issue 33, item 9).
+ */
+export type VideoTask = { task_id: string; provider: string; created_at: string; path?: string };
 
 export class VideoTaskStore {
   private tasks: Map<string, VideoTask> | null = null;
@@ -25,8 +29,13 @@ export class VideoTaskStore {
   async lookup(taskId: string): Promise<VideoTask | undefined> {
     const local = this.get(taskId);
     if (local || !this.shared) return local;
-    const provider = await this.shared.get(taskId).catch(() => null);
-    return provider ? { task_id: taskId, provider, created_at: '' } : undefined;
+    const shared = await this.shared.get(taskId).catch(() => null);
+    if (!shared) return undefined;
+    // "provider" or "provider\npath" (provider names hold no newline).
+    const nl = shared.indexOf('\n');
+    return nl === -1
+      ? { task_id: taskId, provider: shared, created_at: '' }
+      : { task_id: taskId, provider: shared.slice(0, nl), created_at: '', path: shared.slice(nl + 1) };
   }
 
   private load(): Map<string, VideoTask> {
@@ -42,7 +51,13 @@ export class VideoTaskStore {
       if (!line) continue;
       try {
         const t = JSON.parse(line) as VideoTask;
-        if (typeof t.task_id === 'string' && typeof t.provider === 'string') tasks.set(t.task_id, t);
+        if (typeof t.task_id === 'string' && typeof t.provider === 'string')
+          tasks.set(t.task_id, {
+            task_id: t.task_id,
+            provider: t.provider,
+            created_at: String(t.created_at ?? ''),
+            ...(typeof t.path === 'string' ? { path: t.path } : {}),
+          });
       } catch {
         // a torn last line (crash mid-append) is skipped
       }
@@ -56,8 +71,13 @@ export class VideoTaskStore {
   }
 
   /** Records a task durably (append + fsync) before its id reaches the client. */
-  remember(taskId: string, provider: string): void {
-    const task: VideoTask = { task_id: taskId, provider, created_at: new Date().toISOString() };
+  remember(taskId: string, provider: string, path?: string): void {
+    const task: VideoTask = {
+      task_id: taskId,
+      provider,
+      created_at: new Date().toISOString(),
+      ...(path !== undefined ? { path } : {}),
+    };
     const fd = fs.openSync(this.file, 'a', 0o600);
     try {
       fs.writeSync(fd, `${JSON.stringify(task)}\n`);
@@ -67,7 +87,8 @@ export class VideoTaskStore {
     }
     this.load().set(taskId, task);
     // Sent before the create reply is written: a poll through another instance comes after it.
-    this.shared?.remember(taskId, provider, VIDEO_TASK_TTL_MS).catch(() => {});
+    const value = path !== undefined ? `${provider}\n${path}` : provider;
+    this.shared?.remember(taskId, value, VIDEO_TASK_TTL_MS).catch(() => {});
   }
 }
 

@@ -4,6 +4,7 @@ import type { McpServerConfig } from '../../shared/config.ts';
 import type { WalLog } from '../wal/index.ts';
 import { AgentService } from './agents.ts';
 import type { TaskDeps } from './executor.ts';
+import type { ProtectedEnv } from './mcp/env.ts';
 import { McpManager } from './mcp/manager.ts';
 import type { DispatchQueue } from './queue.ts';
 import { EmbeddedStore } from './store/embedded.ts';
@@ -21,6 +22,8 @@ export type OrchestratorDeps = TaskDeps & {
   mcpServers?: () => Record<string, McpServerConfig>;
   /** Switchboard's version, sent to MCP servers. */
   version?: string;
+  /** What of Switchboard's environment no MCP server may get (mcp/env.ts). */
+  mcpProtectedEnv?: () => ProtectedEnv;
 };
 
 export class Orchestrator {
@@ -33,7 +36,11 @@ export class Orchestrator {
   readonly mcp: McpManager;
 
   constructor(deps: OrchestratorDeps) {
-    this.mcp = new McpManager({ servers: deps.mcpServers ?? (() => ({})), version: deps.version ?? '0.0.0' });
+    this.mcp = new McpManager({
+      servers: deps.mcpServers ?? (() => ({})),
+      version: deps.version ?? '0.0.0',
+      ...(deps.mcpProtectedEnv ? { protectedEnv: deps.mcpProtectedEnv } : {}),
+    });
     if (deps.store) this.store = deps.store;
     else if (deps.wal)
       this.store = new EmbeddedStore(

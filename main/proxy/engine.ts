@@ -1,5 +1,6 @@
 // The routing engine's live state: config, compiled router, providers and the request log, swapped on reload.
 import type { Config } from '../../shared/config.ts';
+import { effectiveStore, redisPassword } from '../../shared/config.ts';
 import { addSecretSource } from '../observability/redact.ts';
 import type { RequestLog } from '../observability/request-log.ts';
 import { ModelCatalog } from './models.ts';
@@ -34,12 +35,15 @@ export class Engine {
 
   /**
    * The secrets of the running config, read now (an `env:` value as the environment has it): each provider's key and
-   * credential headers, the gateway's JWT secret. Error texts are scrubbed of them (observability/redact.ts).
+   * credential headers, the gateway's JWT secret, the Redis store's password. Error texts are scrubbed of them (observability/redact.ts).
    */
   *secrets(): Iterable<string | undefined> {
     for (const p of this.pool.all()) yield* p.secrets();
     const jwt = this.config.gateway.jwt?.secret;
     if (jwt) yield jwt.startsWith('env:') ? process.env[jwt.slice(4)] : jwt;
+    // The shared store's Redis password (config.json's store.url, or SWITCHBOARD_REDIS_URL).
+    const store = effectiveStore(this.config.store, process.env.SWITCHBOARD_REDIS_URL);
+    if (store.kind === 'redis') yield redisPassword(store.url) ?? undefined;
   }
 
   get maxBodyBytes(): number {

@@ -1,22 +1,26 @@
 // Who is calling: a header, X-Title, an `app:<name>` key, the process owning the socket, then the User-Agent.
 import type { IncomingMessage } from 'node:http';
 import type { AppSource } from '../../shared/admin.ts';
+import { APP_NAME_MAX } from '../../shared/app-name.ts';
 import { identifyOnce } from './apps/connection-cache.ts';
 import { lookupClientProcess } from './apps/os-process.ts';
 
 export type AppIdentity = { name: string; source: AppSource };
 
+/** A name as a client sent it, cut to APP_NAME_MAX characters (the request log, metrics and usage keep no more). */
+const capped = (name: string): string => (name.length > APP_NAME_MAX ? name.slice(0, APP_NAME_MAX) : name);
+
 /** The app named by the request itself (headers or key), without touching the OS. */
 export function appFromHeaders(req: IncomingMessage): AppIdentity | null {
   const h = req.headers;
   const explicit = h['x-switchboard-app'];
-  if (typeof explicit === 'string' && explicit.trim()) return { name: explicit.trim(), source: 'header' };
+  if (typeof explicit === 'string' && explicit.trim()) return { name: capped(explicit.trim()), source: 'header' };
   const title = h['x-title'];
-  if (typeof title === 'string' && title.trim()) return { name: title.trim(), source: 'x-title' };
+  if (typeof title === 'string' && title.trim()) return { name: capped(title.trim()), source: 'x-title' };
   const auth = h.authorization;
   let key = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7).trim() : undefined;
   if (!key && typeof h['x-api-key'] === 'string') key = h['x-api-key'].trim();
-  if (key && key.startsWith('app:') && key.length > 4) return { name: key.slice(4), source: 'api-key' };
+  if (key && key.startsWith('app:') && key.length > 4) return { name: capped(key.slice(4)), source: 'api-key' };
   return null;
 }
 
@@ -24,7 +28,7 @@ export function appFromUserAgent(req: IncomingMessage): AppIdentity | null {
   const ua = req.headers['user-agent'];
   if (!ua) return null;
   const m = /^\s*([^\s/;()]+)/.exec(ua);
-  return m ? { name: m[1]!, source: 'user-agent' } : null;
+  return m ? { name: capped(m[1]!), source: 'user-agent' } : null;
 }
 
 export type IdentifyOptions = {

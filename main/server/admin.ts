@@ -11,7 +11,16 @@ import type {
   StatusResponse,
   AgentStoreStatus,
 } from '../../shared/admin.ts';
-import { configWarnings, isMaskedKey, maskKey, parseConfig, SECRET_HEADER_NAME } from '../../shared/config.ts';
+import {
+  configWarnings,
+  isMaskedKey,
+  isMaskedRedisPassword,
+  maskKey,
+  maskRedisPassword,
+  parseConfig,
+  restoreRedisPassword,
+  SECRET_HEADER_NAME,
+} from '../../shared/config.ts';
 import { BACKUPS_KEPT, BackupNotFoundError, backupsDir, listBackups, readBackup } from '../config/backups.ts';
 import { ConfigError, type ConfigStore } from '../config/store.ts';
 import { gatewayFor } from '../gateway/gateway.ts';
@@ -35,12 +44,24 @@ type ConfigLike = { providers?: ProviderLike[]; gateway?: { jwt?: { secret?: unk
  * Each secret of a config (providers' api_key, their credential-like headers, gateway.jwt.secret) as a reader and
  * a writer, keyed by where it lives, so a masked copy can be made and masked values sent back can be restored.
  */
-function secretsOf(config: unknown): Map<string, { get: () => string; set: (v: string) => void }> {
-  const out = new Map<string, { get: () => string; set: (v: string) => void }>();
+type Secret = {
+  get: () => string;
+  set: (v: string) => void;
+  /** How it is shown (default: maskKey). */
+  mask?: (v: string) => string;
+  /** Whether a value sent back is masked (default: isMaskedKey). */
+  isMasked?: (v: string) => boolean;
+  /** The value a masked one sent back stands for, given the stored one (default: the stored one when the masks match). */
+  restore?: (given: string, stored: string) => string | null;
+};
+
+function secretsOf(config: unknown): Map<string, Secret> {
+  const out = new Map<string, Secret>();
   if (!config || typeof config !== 'object') return out;
   const c = config as ConfigLike;
-  const at = (key: string, obj: Record<string, unknown>, field: string) => {
-    if (typeof obj[field] === 'string') out.set(key, { get: () => obj[field] as string, set: (v) => (obj[field] = v) });
+  const at = (key: string, obj: Record<string, unknown>, field: string, more: Partial<Secret> = {}) => {
+    if (typeof obj[field] === 'string')
+      out.set(key, { get: () => obj[field] as string, set: (v) => (obj[field] = v), ...more });
   };
   for (const p of Array.isArray(c.providers) ? c.providers : []) {
     if (!p || typeof p !== 'object') continue;
@@ -63,13 +84,21 @@ function secretsOf(config: unknown): Map<string, { get: () => string; set: (v: s
   }
   const jwt = c.gateway && typeof c.gateway === 'object' ? c.gateway.jwt : undefined;
   if (jwt && typeof jwt === 'object') at('gateway.jwt.secret', jwt as Record<string, unknown>, 'secret');
+  // The Redis URL's password (issue 33, item 8: status, logs and metrics masked it, the config read did not).
+  const store = (config as { store?: unknown }).store;
+  if (store && typeof store === 'object')
+    at('store.url', store as Record<string, unknown>, 'url', {
+      mask: maskRedisPassword,
+      isMasked: isMaskedRedisPassword,
+      restore: restoreRedisPassword,
+    });
   return out;
 }
 
 function maskConfig(raw: unknown): unknown {
   if (!raw || typeof raw !== 'object') return raw;
   const copy = structuredClone(raw);
-  for (const s of secretsOf(copy).values()) s.set(maskKey(s.get()));
+  for (const s of secretsOf(copy).values()) s.set((s.mask ?? maskKey)(s.get()));
   return copy;
 }
 
@@ -101,6 +130,19 @@ function unmaskKeys(input: unknown, current: unknown): unknown {
   const sentNames = new Set((Array.isArray(sent) ? sent : []).map((p) => (typeof p?.name === 'string' ? p.name : '')));
   for (const [where, s] of secretsOf(copy)) {
     const given = s.get();
+    if (s.restore) {
+      // A value masked its own way (the Redis URL): restored when it is masked and there is a stored one.
+      const stored = known.get(where)?.get();
+      const restored = stored === undefined ? null : s.restore(given, stored);
+      if (restored !== null) s.set(restored);
+      else if (s.isMasked?.(given))
+        throw new ApiError(
+          'config_invalid',
+          `${where} has a masked password that matches no stored one.`,
+          'Send the full value, or send back exactly the masked value you read to keep the stored one.',
+        );
+      continue;
+    }
     if (!isMaskedKey(given)) continue;
     const old = known.get(where)?.get();
     const renamed = old === undefined ? renamedSecret(where, given, known, sentNames) : undefined;
@@ -229,7 +271,7 @@ export function adminRoutes(
     if (!found) throw backupNotFound(id);
     let config: unknown = null;
     try {
-      config = maskConfig(JSON.parse(found.text));
+      if (found.text !== null) config = maskConfig(JSON.parse(found.text));
     } catch {
       // not JSON: listed with valid false, no config to show
     }

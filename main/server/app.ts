@@ -11,6 +11,7 @@ import { CHAT_ROUTE, observeRaw } from './route-label.ts';
 import { ApiError } from '../errors.ts';
 import { checkOrigin, checkProxyHost } from './guards.ts';
 import { listenerLimits } from './listener.ts';
+import { REALTIME_PATH } from '../gateway/front-doors.ts';
 import { isGatewayMode } from '../gateway/gateway.ts';
 import type { realtimeUpgrade } from '../gateway/realtime.ts';
 import type { AppDeps } from './http-app.ts';
@@ -79,14 +80,26 @@ export function buildRequestListener(deps: AppDeps): NodeListener & {
   };
   // WebSocket upgrades (/v1/realtime): the Listener wires this to the server's 'upgrade' event.
   // The server's host and origin guards run before the gateway's realtime proxy looks at the request.
-  const guard = (req: IncomingMessage): void => {
+  const guard = async (req: IncomingMessage): Promise<void> => {
     const config = deps.engine().config;
-    if (!isGatewayMode(config, req)) checkProxyHost(req.headers);
+    if (!isGatewayMode(config, req)) await checkProxyHost(req.headers, config.allowed_hosts);
     checkOrigin(req.headers, config.allowed_origins);
   };
   // The realtime proxy (and the ws package) is loaded on the first WebSocket upgrade, not at start.
   let realtime: Promise<ReturnType<typeof realtimeUpgrade>> | null = null;
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const { path, query } = targetOf(req.url ?? '/');
+    if (path !== REALTIME_PATH) {
+      // An upgrade asked of any other route: 404 in the shape of that route's family (found by the fuzz: it came in
+      // OpenAI's shape on Gemini's and the agent API's paths).
+      const e = new ApiError('not_found', `No WebSocket route ${path}.`, `Connect to ${REALTIME_PATH}?model=<model>.`);
+      const body = JSON.stringify(errorBodyFor(path, req.headers, query, e));
+      socket.end(
+        `HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `Connection: close\r\n\r\n${body}`,
+      );
+      return;
+    }
     realtime ??= import('../gateway/realtime.ts').then((m) => m.realtimeUpgrade({ engine: deps.engine, guard }));
     void realtime.then((handle) => handle(req, socket, head)).catch(() => socket.destroy());
   };

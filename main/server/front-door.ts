@@ -57,7 +57,10 @@ export async function handleFrontDoor(
   try {
     // Gateway mode (keys required) answers any Host; local mode keeps the DNS-rebinding guard.
     const gatewayMode = isGatewayMode(engine.config, req);
-    if (!gatewayMode) checkProxyHost(req.headers);
+    if (!gatewayMode) {
+      const checking = checkProxyHost(req.headers, engine.config.allowed_hosts);
+      if (checking) await checking; // a *.local-style name not looked up yet
+    }
     const grant = checkOrigin(req.headers, engine.config.allowed_origins);
     if (grant !== null) grantCors(res, grant);
     const gateway = gatewayFor(engine);

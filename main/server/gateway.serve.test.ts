@@ -167,6 +167,63 @@ describe('video tasks keep their provider, across a restart', () => {
   });
 });
 
+// Issue 33, item 9: HEAD on a poll printed ERR_HTTP_HEADERS_SENT to stderr; vendor B's poll forwarded the client's
+// whole path, with the provider's key, whenever its last segment was a known task id.
+describe("video polls: HEAD, and only the task's own path upstream", () => {
+  let media: MockMedia;
+  let sb: ServeProcess;
+  beforeAll(async () => {
+    media = await startMockMedia('m');
+    sb = await startServe({ config: configFor({ m: media.baseUrl }, { default_provider: 'm' }) });
+  });
+  shutDownAfterAll(() => [sb, media]);
+
+  it('HEAD on a poll answers the head (sent upstream as a HEAD), nothing on stderr; an unknown id is a 404', async () => {
+    const v = (await (await post(sb, '/v1/videos', { model: 'sora', prompt: 'x' })).json()) as { id: string };
+    for (const p of [`/v1/videos/${v.id}`, `/v1/videos/${v.id}/content`]) {
+      const res = await fetch(`${sb.url}${p}`, { method: 'HEAD' });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-switchboard-provider')).toBe('m');
+      expect(await res.text()).toBe('');
+    }
+    expect(media.requests.filter((r) => r.method === 'HEAD').map((r) => r.path)).toEqual([
+      `/v1/videos/${v.id}`,
+      `/v1/videos/${v.id}/content`,
+    ]);
+    expect((await fetch(`${sb.url}/v1/videos/video_nope`, { method: 'HEAD' })).status).toBe(404);
+    // GET still streams the body.
+    expect(await (await fetch(`${sb.url}/v1/videos/${v.id}/content`)).text()).toBe(`VIDEO:${v.id}:m`);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(sb.stderr()).not.toContain('ERR_HTTP_HEADERS_SENT');
+    expect(sb.stderr()).not.toMatch(/"level":5\d/);
+  });
+
+  it("vendor B's task is polled at the path it was created at and its id; any other path is a 404, never forwarded", async () => {
+    const created = await post(sb, '/vendorb/v1/video/generations', { model: 'gen', prompt: 'x' });
+    const { task_id: id } = (await created.json()) as { task_id: string };
+    const own = await fetch(`${sb.url}/vendorb/v1/video/generations/${id}`);
+    expect(own.status).toBe(200);
+    expect(await own.json()).toMatchObject({ id, served_by: 'm' });
+    media.requests.length = 0;
+    for (const p of [
+      `/vendorb/v1/admin/keys/${id}`,
+      `/vendorb/v1/videos/${id}`,
+      `/vendorb/${id}`,
+      `/v1/video/generations/${id}`,
+    ]) {
+      const res = await fetch(`${sb.url}${p}`);
+      expect(res.status, p).toBe(404);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('video_task_not_found');
+    }
+    expect(media.requests).toEqual([]); // the provider's key went nowhere
+    const wrong = await fetch(`${sb.url}/vendorb/v1/admin/keys/${id}`);
+    expect(((await wrong.json()) as { error: { message: string } }).error.message).toContain(
+      `it is polled at /vendorb/v1/video/generations/${id}`,
+    );
+  });
+});
+
 describe('limits: 429 with headers, and recovery after the window', () => {
   let mock: MockMedia;
   let sb: ServeProcess;

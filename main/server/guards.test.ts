@@ -1,9 +1,11 @@
 // The Origin guard (issue 13, item 8): a browser page may call only from this server's own origin or an origin of
 // allowed_origins (granted CORS); pages on other ports of this machine, "null" and every other site are refused.
+import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../shared/config.ts';
 import { ApiError } from '../errors.ts';
-import { checkOrigin, checkProxyHost, originAllowed, preflightHeaders } from './guards.ts';
+import { checkOrigin, checkProxyHost, hostListed, originAllowed, preflightHeaders } from './guards.ts';
+import { LocalNames } from './host-names.ts';
 
 const HOST = '127.0.0.1:11434';
 const refused = (origin: string | undefined, allowed: string[] = [], extra: Record<string, string> = {}) => {
@@ -69,37 +71,87 @@ describe('checkOrigin', () => {
 });
 
 describe('checkProxyHost', () => {
-  const hostRefused = (host: string | undefined, extra: string[] = []) => {
+  const hostRefused = async (host: string | undefined, extra: string[] = [], more: IncomingHttpHeaders = {}) => {
     try {
-      checkProxyHost(host === undefined ? {} : { host }, extra);
+      await checkProxyHost(host === undefined ? { ...more } : { host, ...more }, extra);
       return null;
     } catch (err) {
       return err instanceof ApiError ? err.code : String(err);
     }
   };
 
-  it('allows this machine by any of its names and refuses a public name (DNS rebinding)', () => {
-    for (const h of [
-      'localhost:11434',
-      '127.0.0.1:11434',
-      '[::1]:11434',
-      '10.0.0.5',
-      'box.local',
-      'host.docker.internal',
-    ])
-      expect(hostRefused(h)).toBeNull();
-    expect(hostRefused(undefined)).toBeNull(); // HTTP/1.0 may omit it
-    expect(hostRefused('evil.example.com')).toBe('host_not_allowed');
-    expect(hostRefused('localhost.evil.example.com:11434')).toBe('host_not_allowed');
+  it('allows this machine by its loopback names and IP literals and refuses a public name (DNS rebinding)', async () => {
+    for (const h of ['localhost:11434', '127.0.0.1:11434', '[::1]:11434', '10.0.0.5'])
+      expect(await hostRefused(h)).toBeNull();
+    expect(await hostRefused(undefined)).toBeNull(); // HTTP/1.0 may omit it
+    expect(await hostRefused('evil.example.com')).toBe('host_not_allowed');
+    expect(await hostRefused('localhost.evil.example.com:11434')).toBe('host_not_allowed');
   });
 
-  it('the last allowed Host, remembered for the next request, never lets another one through', () => {
-    expect(hostRefused('localhost:11434')).toBeNull();
-    expect(hostRefused('evil.example.com:11434')).toBe('host_not_allowed');
-    expect(hostRefused('localhost:11434')).toBeNull();
-    // A name allowed only by the caller's extra list is not remembered for a caller without it.
-    expect(hostRefused('team.example.com', ['team.example.com'])).toBeNull();
-    expect(hostRefused('team.example.com')).toBe('host_not_allowed');
+  // Issue 33, item 7: `Host: evil.local` (and .internal, .localhost names) was accepted, with an Origin of the same name.
+  it('refuses *.local, *.internal and *.localhost names that do not resolve to this machine, and any a browser sends', async () => {
+    for (const h of ['evil.local', 'evil.internal:11434', 'evil.localhost', 'nothing-here-1234.local'])
+      expect(await hostRefused(h)).toBe('host_not_allowed');
+    expect(await hostRefused('evil.local:11434', [], { origin: 'http://evil.local:11434' })).toBe('host_not_allowed');
+  });
+
+  it('allowed_hosts lets a name through, by name or by a leading dot for every name under it', async () => {
+    expect(await hostRefused('host.docker.internal:11434', ['host.docker.internal'])).toBeNull();
+    expect(await hostRefused('box.example.lan', ['.example.lan'])).toBeNull();
+    expect(await hostRefused('example.lan', ['.example.lan'])).toBeNull();
+    expect(await hostRefused('evilexample.lan', ['.example.lan'])).toBe('host_not_allowed');
+    expect(hostListed('host.docker.internal', ['HOST.docker.internal'])).toBe(true);
+  });
+
+  it('the last allowed Host, remembered for the next request, never lets another one through', async () => {
+    expect(await hostRefused('localhost:11434')).toBeNull();
+    expect(await hostRefused('evil.example.com:11434')).toBe('host_not_allowed');
+    expect(await hostRefused('localhost:11434')).toBeNull();
+    // A name allowed only by the caller's list is not remembered for a caller without it.
+    expect(await hostRefused('team.example.com', ['team.example.com'])).toBeNull();
+    expect(await hostRefused('team.example.com')).toBe('host_not_allowed');
+  });
+});
+
+describe('LocalNames: which *.local-style names are this machine', () => {
+  const mine = () => new Set(['192.168.1.20', '127.0.0.1', '::1']);
+  const names = (answers: Record<string, string[]>, calls: string[] = []) =>
+    new LocalNames({
+      addresses: mine,
+      lookup: async (n) => {
+        calls.push(n);
+        if (!(n in answers)) throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
+        return answers[n]!;
+      },
+    });
+
+  it('a name is this machine when every address it resolves to is loopback or an interface of this machine', async () => {
+    const ln = names({
+      'box.local': ['192.168.1.20'],
+      'app.localhost': ['127.0.0.1', '::1'],
+      'host.docker.internal': ['::ffff:192.168.1.20'],
+      'mixed.local': ['127.0.0.1', '93.184.216.34'],
+      'other.local': ['192.168.1.99'],
+    });
+    for (const n of ['box.local', 'app.localhost', 'host.docker.internal']) expect(await ln.check(n)).toBe(true);
+    for (const n of ['mixed.local', 'other.local', 'unknown.local']) expect(await ln.check(n)).toBe(false);
+  });
+
+  it('remembers answers (one lookup per name per TTL) and refuses at once past the lookups in flight', async () => {
+    const calls: string[] = [];
+    const ln = names({ 'box.local': ['192.168.1.20'] }, calls);
+    expect(await ln.check('box.local')).toBe(true);
+    expect(ln.check('box.local')).toBe(true); // known: answered at once
+    expect(calls).toEqual(['box.local']);
+    const slow = new LocalNames({
+      addresses: mine,
+      maxInFlight: 1,
+      lookup: () => new Promise(() => {}),
+      timeoutMs: 50,
+    });
+    const first = slow.check('a.local');
+    expect(slow.check('b.local')).toBe(false);
+    expect(await first).toBe(false); // the lookup that never answers is refused after its timeout
   });
 });
 

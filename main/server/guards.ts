@@ -2,6 +2,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.ts';
+import { LocalNames } from './host-names.ts';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -26,31 +27,59 @@ export function checkAdminHost(headers: IncomingHttpHeaders): void {
 }
 
 /**
- * The last Host header checkProxyHost's rules allowed (`extra` aside): a client sends the same one on every request, so the
- * next is allowed by one string comparison (~9 µs less on the path to the first byte after a pause).
+ * The last Host header checkProxyHost's static rules allowed (loopback names and IP literals): a client sends the same
+ * one on every request, so the next is allowed by one string comparison (~9 µs less on the path to the first byte).
  */
 let lastAllowedHost: string | undefined;
 
 const localName = (host: string): boolean =>
   host.endsWith('.localhost') || host.endsWith('.local') || host.endsWith('.internal');
 
+/** Which *.localhost, *.local and *.internal names resolve to this machine (host-names.ts). */
+const localNames = new LocalNames();
+
+/** Whether allowed_hosts lists the host: a name, or `.example.com` for it and every name under it. */
+export function hostListed(host: string, allowed: readonly string[]): boolean {
+  for (const a of allowed) {
+    const entry = a.toLowerCase();
+    if (entry === host) return true;
+    if (entry.startsWith('.') && (host === entry.slice(1) || host.endsWith(entry))) return true;
+  }
+  return false;
+}
+
 /**
- * Proxy routes: loopback names, IP literals, *.localhost, *.local, *.internal (containers reach the host as
- * host.docker.internal), the same set Ollama allows, so rebinding through a public name is refused.
+ * Proxy routes and the agent API (local mode): loopback names and IP literals; a name config.json's allowed_hosts
+ * lists; a *.localhost, *.local or *.internal name (containers reach the host as host.docker.internal) only when it
+ * resolves to this machine alone and the request is not a browser's (issue 33, item 7). A browser's request naming
+ * such a host is what DNS rebinding looks like: by then the attacker's name resolves here too. Every other name is
+ * refused. Answers at once, or (a name not looked up yet) after one bounded lookup.
  */
-export function checkProxyHost(headers: IncomingHttpHeaders, extra: readonly string[] = []): void {
+export function checkProxyHost(headers: IncomingHttpHeaders, allowed: readonly string[] = []): void | Promise<void> {
   const header = headers.host;
   if (header === lastAllowedHost) return;
   const host = hostName(header);
-  if (host === '' || LOOPBACK_HOSTS.has(host) || /^[\d.]+$/.test(host) || host.startsWith('[') || localName(host)) {
+  if (host === '' || LOOPBACK_HOSTS.has(host) || /^[\d.]+$/.test(host) || host.startsWith('[')) {
     lastAllowedHost = header;
     return;
   }
-  if (extra.includes(host)) return;
-  throw new ApiError(
+  if (hostListed(host, allowed)) return;
+  if (!localName(host)) throw hostRefused(host, 'it is not a name of this machine');
+  if (headers.origin !== undefined || headers['sec-fetch-site'] !== undefined)
+    throw hostRefused(host, "a browser's request may name such a host only when allowed_hosts lists it");
+  const here = localNames.check(host);
+  if (here === true) return;
+  if (here === false) throw hostRefused(host, 'it does not resolve to this machine');
+  return here.then((ok) => {
+    if (!ok) throw hostRefused(host, 'it does not resolve to this machine');
+  });
+}
+
+function hostRefused(host: string, why: string): ApiError {
+  return new ApiError(
     'host_not_allowed',
-    `Requests must name this machine (localhost, an IP address, *.local or *.internal); host "${host}" is refused to block DNS rebinding.`,
-    'Point the client at http://localhost:<port> or http://127.0.0.1:<port>.',
+    `Requests must name this machine (localhost, 127.0.0.1, an IP address, or a name of allowed_hosts); host "${host}" is refused: ${why} (a guard against DNS rebinding).`,
+    `Point the client at http://localhost:<port> or http://127.0.0.1:<port>, or add "${host}" to allowed_hosts in config.json.`,
   );
 }
 

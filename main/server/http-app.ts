@@ -3,7 +3,7 @@
 // @hono/node-server makes a Response when it loads, which loads Node's built-in fetch (~25 ms of a start on these
 // machines), and imports node:http2 (~7 ms); see docs/PERFORMANCE.md.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getRequestListener, type HttpBindings } from '@hono/node-server';
+import { getRequestListener, type Http2Bindings, type HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
@@ -92,7 +92,7 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
     if (!c.req.path.startsWith('/admin/')) {
       const config = deps.engine().config;
       const headers = c.env.incoming.headers;
-      if (!isGatewayMode(config, c.env.incoming)) checkProxyHost(headers);
+      if (!isGatewayMode(config, c.env.incoming)) await checkProxyHost(headers, config.allowed_hosts);
       // An origin of allowed_origins is granted CORS, and its preflight answered here (before any credential check).
       const grant = checkOrigin(headers, config.allowed_origins);
       if (grant !== null) {
@@ -190,7 +190,20 @@ export function honoListener(deps: AppDeps): (req: IncomingMessage, res: ServerR
   // Hono refuses a request it cannot make a URL of (a backslash in the path, a malformed Host) with a bare 400 before
   // the app sees it; errorHandler is then called at once, within the call below, so `arriving` is that request.
   let arriving: IncomingMessage | null = null;
-  const hono = getRequestListener(buildHttpApp(deps).fetch, {
+  const app = buildHttpApp(deps);
+  // A route that answers on Node's own response returns RESPONSE_ALREADY_SENT; for a HEAD, Hono wraps what the GET
+  // route returned in a new Response, which the adapter then tried to write again (ERR_HTTP_HEADERS_SENT on stderr:
+  // issue 33, item 9). An answer already written is the answer, whatever came back.
+  // For a HEAD, what such a route writes after its head is a body, which Node drops: the answer ends with the head
+  // (an event stream's HEAD used to stay open forever, its head never sent: found by the fuzz).
+  const fetch = async (req: Request, env: HttpBindings | Http2Bindings): Promise<Response> => {
+    const res = await app.fetch(req, env);
+    const out = env.outgoing;
+    if (!out.headersSent) return res;
+    if (req.method === 'HEAD' && !out.writableEnded) out.end();
+    return RESPONSE_ALREADY_SENT;
+  };
+  const hono = getRequestListener(fetch, {
     errorHandler: (err) => unreadableRequest(err, arriving),
   });
   return (req, res) => {

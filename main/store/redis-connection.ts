@@ -6,6 +6,7 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { redactRedisUrl, type StoreConfig } from '../../shared/config.ts';
 import { logger } from '../observability/logger.ts';
+import { redact } from '../observability/redact.ts';
 import type { StoreStatus } from './status.ts';
 
 export type RedisStoreConfig = Extract<StoreConfig, { kind: 'redis' }>;
@@ -55,8 +56,9 @@ export class RedisConnection {
     this.client.on('ready', () => this.mark(true));
     this.client.on('close', () => this.mark(false));
     this.client.on('end', () => this.mark(false));
-    // Errors are reported through mark() once per outage; without a listener ioredis would print each one.
-    this.client.on('error', () => {});
+    // Each distinct error is logged once until the connection is up again (ioredis repeats it at every retry); without
+    // a listener ioredis would print each one. A refused password used to log nothing at all (issue 33, item 8).
+    this.client.on('error', (err: Error) => this.failed(err));
     this.client.connect().catch(() => {});
   }
 
@@ -86,7 +88,27 @@ export class RedisConnection {
     return dup;
   }
 
+  /** The errors logged in this outage (cleared when Redis is up), so a retry loop logs each one once. */
+  private readonly logged = new Set<string>();
+
+  private failed(err: Error): void {
+    if (this.closed) return;
+    const message = redact(err.message ?? String(err)).slice(0, 300);
+    if (this.logged.has(message) || this.logged.size >= 20) return;
+    this.logged.add(message);
+    const where = 'store.url in config.json, or SWITCHBOARD_REDIS_URL';
+    const auth =
+      /WRONGPASS|NOAUTH|invalid password|invalid username-password|AUTH <password>|called without any password/i;
+    logger.warn(
+      { store: this.safeUrl, error: message },
+      auth.test(message)
+        ? `shared state: Redis refused the credentials of ${where}; limits are counted locally until they are fixed`
+        : 'shared state: Redis cannot be used; limits are counted locally until it can',
+    );
+  }
+
   private mark(up: boolean): void {
+    if (up) this.logged.clear();
     if (up === this.up || this.closed) return;
     this.up = up;
     this.since = new Date().toISOString();

@@ -119,10 +119,15 @@ export class Rollup<B extends number | string> {
   readonly buckets = new Map<B, Cells>();
   private dirty = new Map<B, Set<string>>();
 
-  add(bucket: B, key: string, r: UsageRecord): void {
+  /** Counts a record in a bucket's cell; a new key in a bucket already holding `bound.cells` goes to its overflow cell. */
+  add(bucket: B, key: string, r: UsageRecord, bound?: CellBound): void {
     let cells = this.buckets.get(bucket);
     if (!cells) this.buckets.set(bucket, (cells = new Map()));
     let t = cells.get(key);
+    if (!t && bound && cells.size >= bound.cells) {
+      key = bound.overflow(key);
+      t = cells.get(key);
+    }
     if (!t) cells.set(key, (t = emptyTotals()));
     addRecord(t, r);
     let changed = this.dirty.get(bucket);
@@ -200,6 +205,11 @@ export const isBucketDate = (b: unknown): b is string => typeof b === 'string' &
 export type Granularity = 'minute' | 'hour' | 'day' | 'session';
 export const GRANULARITIES: readonly Granularity[] = ['minute', 'hour', 'day', 'session'];
 
+/** How many cells a bucket may hold, and the cell a new key is counted in past that (bounds.ts). The sessions'
+ * rollup has its own bound (addSession). */
+export type CellBound = { cells: number; overflow: (key: string) => string };
+export type CellBounds = Readonly<Record<Exclude<Granularity, 'session'>, CellBound>>;
+
 /** The three rollups, added to together. */
 export class Rollups {
   readonly minute = new Rollup<number>();
@@ -220,11 +230,17 @@ export class Rollups {
   }
 
   /** Adds a record (at epoch ms t) to the rollups named (all of them by default). */
-  add(r: UsageRecord, t: number, key: string, only: Granularity[] = GRANULARITIES as Granularity[]): void {
+  add(
+    r: UsageRecord,
+    t: number,
+    key: string,
+    only: Granularity[] = GRANULARITIES as Granularity[],
+    bounds?: CellBounds,
+  ): void {
     for (const g of only) {
-      if (g === 'minute') this.minute.add(Math.floor(t / MINUTE), key, r);
-      else if (g === 'hour') this.hour.add(Math.floor(t / HOUR), key, r);
-      else if (g === 'day') this.day.add(this.dateOf(t), key, r);
+      if (g === 'minute') this.minute.add(Math.floor(t / MINUTE), key, r, bounds?.minute);
+      else if (g === 'hour') this.hour.add(Math.floor(t / HOUR), key, r, bounds?.hour);
+      else if (g === 'day') this.day.add(this.dateOf(t), key, r, bounds?.day);
       else if (r.session) this.addSession(r, t, r.session);
     }
   }

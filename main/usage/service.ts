@@ -8,6 +8,8 @@ import type { UsageRange, UsageRecord, UsageRequests, UsageSummary } from '../..
 import { isoTimeMs } from '../observability/iso-time.ts';
 import type { BudgetGate, Engine } from '../proxy/engine.ts';
 import type { PoolWatcher, ProviderRuntime } from '../proxy/provider-pool.ts';
+import { bareAppName } from '../../shared/app-name.ts';
+import type { Kept } from './bounds.ts';
 import { Budgets } from './budgets.ts';
 import type { Notifier } from './notifier.ts';
 import { priceOf } from './prices.ts';
@@ -27,6 +29,22 @@ export type UsageServiceOptions = {
 };
 
 const services = new WeakMap<Engine, UsageService>();
+
+/** The apps (bare names) and providers config.json names: they keep usage rows of their own (bounds.ts). */
+const keptByConfig = new WeakMap<Config, Kept>();
+function keptOf(config: Config): Kept {
+  let kept = keptByConfig.get(config);
+  if (!kept) {
+    const apps = [
+      ...config.app_rules.map((r) => r.app),
+      ...Object.keys(config.limits.per_app),
+      ...config.budgets.flatMap((b) => (b.app ? [b.app] : [])),
+    ];
+    kept = { apps: new Set(apps.map(bareAppName)), providers: new Set(config.providers.map((p) => p.name)) };
+    keptByConfig.set(config, kept);
+  }
+  return kept;
+}
 
 /** The usage service of an engine (one per running Switchboard); null when none was opened for it. */
 export function usageOf(engine: Engine): UsageService | null {
@@ -69,6 +87,7 @@ export class UsageService implements PoolWatcher {
   static async open(o: UsageServiceOptions): Promise<UsageService> {
     const store = await UsageStore.open({
       dir: o.dir,
+      kept: () => keptOf(o.config()),
       retention: () => o.config().usage,
       ...(o.now ? { now: o.now } : {}),
       ...(o.flushMs !== undefined ? { flushMs: o.flushMs } : {}),

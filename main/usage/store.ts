@@ -12,15 +12,18 @@ import type { UsageRecord, UsageRequests } from '../../shared/usage.ts';
 import { writeFileAtomic } from '../config/atomic-write.ts';
 import { removeStaleTemps } from '../config/stale-temp.ts';
 import { logger } from '../observability/logger.ts';
-import { DAY, utcDate } from './periods.ts';
+import { DAY, localDate, utcDate } from './periods.ts';
 import { comparePositions, type RawPosition, RawLog } from './raw.ts';
-import { GRANULARITIES, type Granularity, keyOf, Rollups, type RollupJson } from './rollups.ts';
+import { boundRecord, KeyBounds, type Kept } from './bounds.ts';
+import { type CellBounds, GRANULARITIES, type Granularity, Rollups, type RollupJson } from './rollups.ts';
 
 export type Retention = { raw_days: number; rollup_days: number };
 
 export type UsageStoreOptions = {
   /** The store's folder (data/usage/ beside the WAL). */
   dir: string;
+  /** The apps and providers config.json names: they keep rows of their own past the day's bounds (bounds.ts). */
+  kept?: () => Kept;
   retention: () => Retention;
   now?: () => number;
   /** How long a raw line may wait for its batch (ms). */
@@ -84,10 +87,15 @@ export class UsageStore {
   private timer: NodeJS.Timeout | null = null;
   private retainedOn = '';
   private readonly now: () => number;
+  /** What keeps the rollups bounded whatever names clients send (bounds.ts). */
+  private readonly bounds: KeyBounds;
+  private readonly cellBounds: CellBounds;
 
   private constructor(private readonly o: UsageStoreOptions) {
     this.now = o.now ?? Date.now;
     this.raw = new RawLog(o.dir, this.now, o.flushMs ?? 200);
+    this.bounds = new KeyBounds(o.kept);
+    this.cellBounds = this.bounds.cellBounds();
   }
 
   static async open(o: UsageStoreOptions): Promise<UsageStore> {
@@ -101,10 +109,15 @@ export class UsageStore {
     await removeStaleTemps(this.o.dir);
     const through = {} as Record<Granularity, RawPosition | null>;
     for (const g of GRANULARITIES) through[g] = await this.loadSnapshot(g);
+    // The names each day already counts, so the records replayed get the rows they got before a crash.
+    for (const [date, cells] of this.rollups.day.buckets) for (const key of cells.keys()) this.bounds.learn(date, key);
     const from = GRANULARITIES.map((g) => through[g]).reduce((a, b) => (comparePositions(a, b) <= 0 ? a : b));
-    const { records, skipped } = await this.raw.replay(from, (r, at) => {
+    const { records, skipped } = await this.raw.replay(from, (record, at) => {
       const only = GRANULARITIES.filter((g) => comparePositions(at, through[g]) > 0);
-      if (only.length) this.rollups.add(r, Date.parse(r.time), keyOf(r.app, r.provider, r.model), only);
+      if (!only.length) return;
+      const r = boundRecord(record); // lines written before the bounds existed
+      const t = Date.parse(r.time);
+      this.rollups.add(r, t, this.bounds.keyOf(r, this.rollups.dateOf(t)), only, this.cellBounds);
     });
     this.replayedRecords = records;
     this.skippedLines = skipped;
@@ -146,9 +159,16 @@ export class UsageStore {
     return through;
   }
 
-  /** Counts a request and queues its raw line. */
-  record(r: UsageRecord, t = Date.parse(r.time)): void {
-    this.rollups.add(r, t, keyOf(r.app, r.provider, r.model));
+  /** Counts a request (its names cut to their lengths, past the day's bounds as `other`) and queues its raw line. */
+  record(record: UsageRecord, t = Date.parse(record.time)): void {
+    const r = boundRecord(record);
+    this.rollups.add(
+      r,
+      t,
+      this.bounds.keyOf(r, this.rollups.dateOf(t)),
+      GRANULARITIES as Granularity[],
+      this.cellBounds,
+    );
     this.raw.append(`${JSON.stringify(r)}\n`);
     this.dirty = true;
   }
@@ -170,6 +190,7 @@ export class UsageStore {
     const through = this.raw.position();
     const now = this.now();
     this.rollups.prune(now, this.o.retention().rollup_days);
+    this.bounds.prune(localDate(now - 3 * DAY)); // records arrive for today (a team's, a replay's: a day or two back)
     const written_at = new Date(now).toISOString();
     const taken: { g: Granularity; whole: boolean; cells: RollupJson }[] = [];
     for (const g of GRANULARITIES) {

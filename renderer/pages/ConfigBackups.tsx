@@ -16,6 +16,7 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** What a backup holds, in words: its providers by name and its rules (never a key). */
 export function backupSummary(b: ConfigBackupInfo): string {
+  if (b.problem) return `not read: it ${b.problem}`;
   if (!b.valid) return 'not a valid config';
   const names = b.provider_names.length ? ` (${b.provider_names.join(', ')})` : '';
   return `${plural(b.providers, 'provider')}${names}, ${plural(b.rules, 'rule')}`;

@@ -1,6 +1,7 @@
 // Settings' MCP servers (README, "MCP tools"): each server of config.json's mcp_servers with its state and tools
-// (Refresh starts it and lists them), and Import: the mcpServers of Claude Desktop, Claude Code and Cursor, never
-// overwriting a server of the same name. Read every 5 s while shown.
+// (Refresh starts it and lists them), Enable (which shows what the server runs and asks first) and Disable, and
+// Import: the mcpServers of Claude Desktop, Claude Code and Cursor, or of a file named by path (a project's .mcp.json:
+// imported disabled), never overwriting a server of the same name. Read every 5 s while shown.
 import { useCallback, useEffect, useState } from 'react';
 import type { McpImportRequest, McpImportResult, McpOverview } from '../../shared/mcp.ts';
 import { ErrorLine, Select, Table } from '../components/controls.tsx';
@@ -34,6 +35,9 @@ export function McpServers() {
   const [source, setSource] = useState(ALL);
   const [result, setResult] = useState<string[] | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
+  /** The disabled server whose Enable was pressed: what it runs is shown, and Enable asked again. */
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [file, setFile] = useState('');
 
   const load = useCallback(async () => {
     const r = await api.getMcp();
@@ -56,9 +60,19 @@ export function McpServers() {
     await load();
   };
 
-  const runImport = async () => {
+  const setEnabled = async (name: string, enabled: boolean) => {
+    setConfirming(null);
+    setBusy(name);
+    const r = await api.setMcpEnabled({ name, enabled });
+    setBusy(null);
+    if (!r.ok) setError(failureText(r.failure).join(' '));
+    await load();
+    await store.getState().loadConfig();
+  };
+
+  const runImport = async (byPath = false) => {
     const from = Object.entries(SOURCE_NAMES).find(([, label]) => label === source)?.[0];
-    const req = (from ? { from } : {}) as McpImportRequest;
+    const req = (byPath ? { path: file.trim() } : from ? { from } : {}) as McpImportRequest;
     setBusy('import');
     const r = await api.importMcp(req);
     setBusy(null);
@@ -121,7 +135,41 @@ export function McpServers() {
                     data-testid={`mcp-refresh-${s.name}`}
                   >
                     Refresh
-                  </button>
+                  </button>{' '}
+                  {s.enabled ? (
+                    <button
+                      disabled={busy !== null}
+                      onClick={() => void setEnabled(s.name, false)}
+                      data-testid={`mcp-disable-${s.name}`}
+                    >
+                      Disable
+                    </button>
+                  ) : confirming === s.name ? (
+                    <div role="alertdialog" aria-label={`Enable ${s.name}?`} data-testid={`mcp-confirm-${s.name}`}>
+                      <p className="small">
+                        Enabling <code className="mono">{s.name}</code> lets agents run:{' '}
+                        <code className="mono" data-testid={`mcp-launch-${s.name}`}>
+                          {s.launch}
+                        </code>
+                      </p>
+                      <button
+                        onClick={() => void setEnabled(s.name, true)}
+                        data-testid={`mcp-enable-confirm-${s.name}`}
+                      >
+                        Enable it
+                      </button>{' '}
+                      <button onClick={() => setConfirming(null)}>Cancel</button>
+                    </div>
+                  ) : (
+                    <button
+                      disabled={busy !== null}
+                      onClick={() => setConfirming(s.name)}
+                      aria-label={`Enable ${s.name} (shows what it runs first)`}
+                      data-testid={`mcp-enable-${s.name}`}
+                    >
+                      Enable…
+                    </button>
+                  )}
                 </td>
               </tr>
             ))}
@@ -146,6 +194,27 @@ export function McpServers() {
       </label>{' '}
       <button disabled={busy !== null} onClick={() => void runImport()} data-testid="mcp-import">
         Import
+      </button>
+      <p className="hint">
+        A project&apos;s <code className="mono">.mcp.json</code> (or any file) is imported only when named here, and its
+        servers are added disabled: a repository can name any program, so check what each runs before enabling it.
+      </p>
+      <label>
+        File{' '}
+        <input
+          className="mono"
+          value={file}
+          onChange={(e) => setFile(e.target.value)}
+          placeholder="/path/to/project/.mcp.json"
+          data-testid="mcp-import-file"
+        />
+      </label>{' '}
+      <button
+        disabled={busy !== null || file.trim() === ''}
+        onClick={() => void runImport(true)}
+        data-testid="mcp-import-file-run"
+      >
+        Import file
       </button>
       {result && (
         <ul data-testid="mcp-import-result" aria-live="polite">

@@ -3,6 +3,7 @@
 // what a right answer is (see Expect).
 import fc from 'fast-check';
 import type { Framing, RawRequest } from './raw-http.ts';
+import { CONNECT_TOOL_IDS } from '../../shared/connect.ts';
 import { BODY_ROUTES, type Param, PARAMS, type Route, ROUTES } from './routes.ts';
 import { familyOf, type Family } from './shapes.ts';
 import {
@@ -77,6 +78,8 @@ const REAL: Record<Param, (r: Refs, route: Route) => string[]> = {
   key: () => ['key_0000000000000000'],
   video: () => ['video_media_1', 'gen_x'],
   tail: () => ['v1/videos/text2video', 'x'],
+  tool: () => [...CONNECT_TOOL_IDS],
+  mcp: () => ['fuzz-mcp'],
 };
 /** Odd path parameters (percent-encoded as a client would). */
 const ODD_PARAMS = [
@@ -273,6 +276,7 @@ function request(
   extra: [string, string][] = [],
 ): RawRequest {
   const headers: [string, string][] = [...credentials(route, refs)];
+  if (route.upgrade) headers.push(...HANDSHAKE);
   if (body?.contentType) headers.push(['Content-Type', body.contentType]);
   headers.push(...extra);
   return {
@@ -285,6 +289,15 @@ function request(
 }
 
 const routeArb = (routes: readonly Route[]) => fc.constantFrom(...routes);
+
+/** A WebSocket client's handshake (RFC 6455 §4.1), with the realtime API's subprotocol. */
+const HANDSHAKE: [string, string][] = [
+  ['Connection', 'Upgrade'],
+  ['Upgrade', 'websocket'],
+  ['Sec-WebSocket-Version', '13'],
+  ['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ=='],
+  ['Sec-WebSocket-Protocol', 'realtime'],
+];
 
 /** A route with a body of its kind (JSON or multipart). */
 function bodyCase(refs: Refs, routes: readonly Route[], group: Group): fc.Arbitrary<Case> {
@@ -502,6 +515,23 @@ const ODD_HEADERS: fc.Arbitrary<[string, string][]> = fc.oneof(
   fc
     .integer({ min: 10, max: 80 })
     .map((n): [string, string][] => Array.from({ length: n }, (_, i) => [`X-Fuzz-${i}`, 'v'])),
+  // WebSocket handshakes gone wrong (on the realtime route they replace its own; elsewhere, an upgrade asked of a
+  // route that has none).
+  fc.constantFrom<[string, string][]>(
+    [['Sec-WebSocket-Key', 'short']],
+    [['Sec-WebSocket-Key', '']],
+    [['Sec-WebSocket-Version', '12']],
+    [['Sec-WebSocket-Protocol', 'realtime,,x y']],
+    [['Sec-WebSocket-Protocol', 'realtime, realtime']],
+    [['Sec-WebSocket-Protocol', 'openai-insecure-api-key.sk-fuzz-0123456789, realtime']],
+    [['Upgrade', 'h2c']],
+    [
+      ['Connection', 'Upgrade'],
+      ['Upgrade', 'websocket'],
+      ['Sec-WebSocket-Version', '13'],
+      ['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ=='],
+    ],
+  ),
 );
 
 /** Valid requests with odd headers added. */

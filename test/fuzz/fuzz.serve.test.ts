@@ -173,6 +173,57 @@ describe('found by the fuzz', () => {
     if (x.kind === 'response') expect(shapeProblem('admin', JSON.parse(x.response.body.toString()), 404)).toBeNull();
   });
 
+  // A WebSocket upgrade asked of a route that has none came back in OpenAI's shape on every path; and on the realtime
+  // route, a handshake ws refuses came in text/html after the provider's socket was opened (issue 33's fuzz entries).
+  const upgradeTo = (target: string, extra: [string, string][] = []) =>
+    raw('GET', target, [
+      ['Connection', 'Upgrade'],
+      ['Upgrade', 'websocket'],
+      ['Sec-WebSocket-Version', '13'],
+      ...extra,
+    ]);
+  it.each([
+    ['/v1beta/models', 'gemini'],
+    ['/api/v1/agents', 'agent'],
+    ['/api/tags', 'ollama'],
+    ['/admin/v1/status', 'admin'],
+  ] as const)('an upgrade of %s (no WebSocket there) is a 404 in the %s shape', async (target, family) => {
+    const x = await upgradeTo(target, [['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ==']]);
+    expect(x.kind === 'response' && x.response.status).toBe(404);
+    if (x.kind === 'response') expect(shapeProblem(family, JSON.parse(x.response.body.toString()), 404)).toBeNull();
+  });
+
+  it('a realtime handshake with no key, or an odd subprotocol list, is a 400 in JSON', async () => {
+    for (const extra of [
+      [],
+      [
+        ['Sec-WebSocket-Key', 'dGhlIHNhbXBsZSBub25jZQ=='],
+        ['Sec-WebSocket-Protocol', 'a,,b'],
+      ],
+    ] as [string, string][][]) {
+      const x = await upgradeTo('/v1/realtime?model=realtime-m', extra);
+      expect(x.kind === 'response' && x.response.status).toBe(400);
+      if (x.kind === 'response') expect(shapeProblem('openai', JSON.parse(x.response.body.toString()), 400)).toBeNull();
+    }
+  });
+
+  // A HEAD of the agent API's event stream never got its head (Node drops a HEAD's body writes, and the stream never
+  // ends), so the client waited forever (the 20,000-case run of issue 33).
+  it('HEAD /api/v1/events answers its head and ends', async () => {
+    const x = await exchange(
+      world.port,
+      {
+        method: 'HEAD',
+        target: '/api/v1/events?last_event_id=0',
+        headers: [['X-Api-Key', world.agentKey]],
+        body: Buffer.alloc(0),
+        framing: 'length',
+      },
+      { timeoutMs: 5_000 },
+    );
+    expect(x.kind === 'response' && x.response.status).toBe(200);
+  });
+
   // main/server/listener.ts answers what Node's HTTP parser refuses (the server's 'clientError': bad framing, an
   // unknown method, a head over 16 KB, bytes not allowed in a path or header) with a JSON body in the error shape of
   // the path's family (read from err.rawPacket's request line; OpenAI's when there is none), where Node's default

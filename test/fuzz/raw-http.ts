@@ -122,11 +122,14 @@ export function encodeRequest(req: RawRequest, host: string, keepAlive = false):
   return Buffer.concat([h, body]);
 }
 
+/** An interim answer's status line (1xx but 101, which ends the HTTP part of a WebSocket handshake). */
+const INTERIM = /^HTTP\/1\.[01] 1(?!01)\d\d/;
+
 /** Parses a whole HTTP/1.1 response (status line, headers, body by chunked / Content-Length / until close). */
 export function parseResponse(whole: Buffer, method: string): RawResponse | null {
   let buf = whole;
-  // Interim answers (100 Continue to Expect: 100-continue) come before the real one.
-  while (/^HTTP\/1\.[01] 1\d\d/.test(buf.subarray(0, 12).toString('latin1'))) {
+  // Interim answers (100 Continue to Expect: 100-continue) come before the real one; 101 Switching Protocols is final.
+  while (INTERIM.test(buf.subarray(0, 12).toString('latin1'))) {
     const next = buf.indexOf('\r\n\r\n');
     if (next === -1) return null;
     buf = buf.subarray(next + 4);
@@ -148,7 +151,8 @@ export function parseResponse(whole: Buffer, method: string): RawResponse | null
     headers[k] = headers[k] === undefined ? v : `${headers[k]}, ${v}`;
   }
   let rest = buf.subarray(end + 4);
-  if (method === 'HEAD' || status === 204 || status === 304) rest = Buffer.alloc(0);
+  // After a 101 the bytes are WebSocket frames, not a body.
+  if (method === 'HEAD' || status === 101 || status === 204 || status === 304) rest = Buffer.alloc(0);
   else if (/chunked/i.test(headers['transfer-encoding'] ?? '')) rest = dechunk(rest);
   else if (headers['content-length'] !== undefined) rest = rest.subarray(0, Number(headers['content-length']));
   return { status, headers, rawHeaders, body: rest };
@@ -157,7 +161,7 @@ export function parseResponse(whole: Buffer, method: string): RawResponse | null
 /** Whether `buf` holds a whole answer: its head, and its body by Content-Length or up to the last chunk. */
 export function isWhole(buf: Buffer, method: string): boolean {
   let rest = buf;
-  while (/^HTTP\/1\.[01] 1\d\d/.test(rest.subarray(0, 12).toString('latin1'))) {
+  while (INTERIM.test(rest.subarray(0, 12).toString('latin1'))) {
     const next = rest.indexOf('\r\n\r\n');
     if (next === -1) return false;
     rest = rest.subarray(next + 4);
@@ -166,7 +170,7 @@ export function isWhole(buf: Buffer, method: string): boolean {
   if (end === -1) return false;
   const headText = rest.subarray(0, end).toString('latin1');
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(headText)?.[1] ?? 0);
-  if (method === 'HEAD' || status === 204 || status === 304) return true;
+  if (method === 'HEAD' || status === 101 || status === 204 || status === 304) return true;
   const body = rest.subarray(end + 4);
   if (/\r\ntransfer-encoding:[^\r]*chunked/i.test(headText)) return /(^|\r\n)0\r\n\r\n$/.test(body.toString('latin1'));
   const length = /\r\ncontent-length:\s*(\d+)/i.exec(headText);

@@ -1,10 +1,14 @@
-// Every route the fuzz suite runs: the front doors (each wire format's), the gateway's endpoints, the model lists,
-// the admin API and the agent API, each with its method, path template, error family, credential, body kind, body
+// Every route the fuzz suite runs: the front doors (each wire format's), the gateway's endpoints, the realtime
+// WebSocket upgrade, the model lists, the admin API (config, backups, logs, usage, notifications, Connect, Try it,
+// MCP), the agent API and the UI, each with its method, path template, error family, credential, body kind, body
 // limit, seed bodies and (for the APIs with zod schemas in shared/) the schema its mis-typed fields are drawn from.
+// routes.test.ts checks this list against the server's own route table: a route the server serves with no entry here
+// fails it.
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { API_BODY_BYTES } from '../../main/proxy/body.ts';
 import { ConfigSchema } from '../../shared/config.ts';
+import { ConnectRequestSchema, TryRequestSchema } from '../../shared/connect.ts';
 import { McpImportRequestSchema } from '../../shared/mcp.ts';
 import {
   ApprovalDecisionSchema,
@@ -52,6 +56,8 @@ export type Route = {
   schema?: z.ZodType;
   /** A 2xx changed the server's state in a way later cases must not inherit: restore config.json and unpause. */
   resets?: boolean;
+  /** A WebSocket upgrade (the realtime route): cases carry a client's handshake headers, and 101 is its success. */
+  upgrade?: boolean;
 };
 
 /** What seeds may name: the agent and workflow the world made, and config.json as the fuzz started it. */
@@ -70,6 +76,8 @@ export const PARAMS = [
   'key',
   'video',
   'tail',
+  'tool',
+  'mcp',
 ] as const;
 export type Param = (typeof PARAMS)[number];
 
@@ -235,17 +243,18 @@ const GATEWAY: Route[] = [
   })),
 ];
 
-/** The model lists and Ollama's metadata routes (main/server/compat.ts). */
-const LISTS: Route[] = ['/v1/models', '/v1beta/models', '/api/tags', '/api/ps', '/api/version', '/'].map(
-  (p): Route => ({
-    ...model(familyOf(p), p.endsWith('models') || p === '/api/tags'),
-    method: 'GET',
-    template: p,
-    body: 'none',
-    limitBytes: null,
-    seeds: () => [],
-  }),
-);
+/** The model lists and Ollama's metadata routes (main/server/compat.ts), and Ollama's `HEAD /` (is it running?). */
+const LISTS: Route[] = [
+  ...['/v1/models', '/v1beta/models', '/api/tags', '/api/ps', '/api/version', '/'].map((p) => ['GET', p] as const),
+  ['HEAD', '/'] as const,
+].map(([method, p]): Route => ({
+  ...model(familyOf(p), p.endsWith('models') || p === '/api/tags'),
+  method,
+  template: p,
+  body: 'none',
+  limitBytes: null,
+  seeds: () => [],
+}));
 
 const admin = (method: string, template: string, more: Partial<Route> = {}): Route => ({
   method,
@@ -281,9 +290,29 @@ const ADMIN: Route[] = [
   admin('GET', '/port-check?port=1'),
   admin('GET', '/usage?range=today'),
   admin('GET', '/usage/requests?limit=5'),
+  admin('GET', '/events'),
+  // Connect edits the tools' files under the fuzz server's own temporary HOME (world.ts), never this machine's.
+  admin('GET', '/connect'),
+  admin('POST', '/connect/{tool}', { schema: ConnectRequestSchema, seeds: () => [{}, { force: true }] }),
+  admin('POST', '/connect/{tool}/undo', { schema: ConnectRequestSchema, seeds: () => [{}, { force: true }] }),
+  admin('POST', '/try', {
+    schema: TryRequestSchema,
+    seeds: () => [
+      { model: 'via-openai-m', message: 'Say hi.' },
+      { model: 'via-anthropic-m', message: 'Say hi.', app: 'fuzz-try' },
+    ],
+  }),
   admin('GET', '/mcp'),
-  // A pasted block only: a path or a source would read this machine's files (and import what they hold).
-  admin('POST', '/mcp/import', { schema: McpImportRequestSchema, seeds: () => [{ mcpServers: {} }], resets: true }),
+  // The world's MCP server is a command that does not exist: a refresh fails at once, saying why.
+  admin('POST', '/mcp/{mcp}/refresh', { limitBytes: null }),
+  admin('POST', '/mcp/{mcp}/enable', { limitBytes: null, resets: true }),
+  admin('POST', '/mcp/{mcp}/disable', { limitBytes: null, resets: true }),
+  // Sources and files are read under the world's HOME and working folder; a file named by path is imported disabled.
+  admin('POST', '/mcp/import', {
+    schema: McpImportRequestSchema,
+    seeds: () => [{ mcpServers: {} }, {}, { from: 'cursor' }, { path: 'nope.json' }],
+    resets: true,
+  }),
 ];
 
 const agent = (method: string, template: string, more: Partial<Route> = {}): Route => ({
@@ -340,6 +369,12 @@ const AGENT_API: Route[] = [
   }),
   agent('GET', '/workflows'),
   agent('GET', '/workflows/{workflow}'),
+  agent('PUT', '/workflows/{workflow}', {
+    schema: CreateWorkflowSchema,
+    seeds: () => [{ steps: [{ name: 's', agent: 'fuzz-agent', prompt: 'Say {{input.x}}' }] }],
+    resets: true,
+  }),
+  agent('DELETE', '/workflows/{workflow}', { resets: true }),
   agent('GET', '/workflows/{workflow}/runs'),
   agent('GET', '/workflows/{workflow}/runs/{run}'),
   agent('POST', '/workflows/{workflow}/run', { schema: RunWorkflowSchema, seeds: () => [{ input: { topic: 'x' } }] }),
@@ -351,6 +386,12 @@ const AGENT_API: Route[] = [
   }),
   agent('GET', '/swarms'),
   agent('GET', '/swarms/{swarm}'),
+  agent('PUT', '/swarms/{swarm}', {
+    schema: CreateSwarmSchema,
+    seeds: () => [{ coordinator: 'fuzz-agent', agents: ['fuzz-member'] }],
+    resets: true,
+  }),
+  agent('DELETE', '/swarms/{swarm}', { resets: true }),
   agent('GET', '/swarms/{swarm}/tasks'),
   agent('GET', '/swarms/{swarm}/tasks/{task}'),
   agent('POST', '/swarms/{swarm}/tasks', { schema: SwarmTaskSchema, seeds: () => [{ message: 'Say hi.' }] }),
@@ -360,5 +401,37 @@ const AGENT_API: Route[] = [
   agent('POST', '/wal/compact', { limitBytes: null }),
 ];
 
-export const ROUTES: readonly Route[] = [...FRONT_DOORS, ...GATEWAY, ...LISTS, ...ADMIN, ...AGENT_API];
+/** The realtime WebSocket (main/gateway/realtime.ts): a client's handshake, to the world's realtime provider. */
+const REALTIME: Route[] = [
+  {
+    ...model('openai', true, ['realtime-m']),
+    method: 'GET',
+    // The model is fixed: an odd one would route to a chat mock that has no realtime endpoint (a 502 of its own).
+    template: '/v1/realtime?model=realtime-m',
+    body: 'none',
+    limitBytes: null,
+    seeds: () => [],
+    upgrade: true,
+  },
+];
+
+/** The UI (main/server/ui.ts): the page, its assets and client-side routes; a missing asset is a plain 404. */
+const UI: Route[] = ['/ui', '/ui/', '/ui/{tail}'].map((template): Route => ({
+  ...model('ui', false, CHAT_MODELS),
+  method: 'GET',
+  template,
+  body: 'none',
+  limitBytes: null,
+  seeds: () => [],
+}));
+
+export const ROUTES: readonly Route[] = [
+  ...FRONT_DOORS,
+  ...GATEWAY,
+  ...REALTIME,
+  ...LISTS,
+  ...ADMIN,
+  ...AGENT_API,
+  ...UI,
+];
 export const BODY_ROUTES: readonly Route[] = ROUTES.filter((r) => r.body !== 'none');

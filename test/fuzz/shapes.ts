@@ -4,7 +4,7 @@
 // that code, so a route that answers in the wrong family's shape fails.
 
 /** Whose error shape a route answers in. */
-export type Family = 'openai' | 'anthropic' | 'gemini' | 'ollama' | 'agent' | 'admin';
+export type Family = 'openai' | 'anthropic' | 'gemini' | 'ollama' | 'agent' | 'admin' | 'ui';
 
 /**
  * The family a path belongs to, as a client of it expects: the admin API, the agent API (/api/v1), Ollama's (/api/),
@@ -24,6 +24,7 @@ export function familyOf(target: string): Family {
     // a bad escape: the raw prefix decides
   }
   if (p.startsWith('/admin/')) return 'admin';
+  if (p === '/ui' || p.startsWith('/ui/')) return 'ui';
   if (p === '/api/v1' || p.startsWith('/api/v1/')) return 'agent';
   if (p.startsWith('/api/')) return 'ollama';
   if (p.startsWith('/v1beta/')) return 'gemini';
@@ -102,6 +103,9 @@ export function shapeProblem(family: Family, body: unknown, status: number): str
       if (!isObj(body) || !text(body.error)) return 'not {"error": "<text>"}';
       return null;
     }
+    case 'ui':
+      // A browser's page: a missing asset is a plain-text 404 (the guards' refusals are JSON, in OpenAI's shape).
+      return null;
   }
 }
 

@@ -1,7 +1,9 @@
 // The fuzz suite's world: a real `switchboard serve` (child process, real sockets) whose config routes models to
-// real mock providers of every type, an agent API key, an agent, a workflow and a swarm the cases can name, and the
-// server's vital signs (alive, /api/v1/health, resident memory, error-level log lines).
-import { readFile } from 'node:fs/promises';
+// real mock providers of every type (a realtime one included), an agent API key, an agent, a workflow, a swarm and an
+// MCP server the cases can name, and the server's vital signs (alive, /api/v1/health, resident memory, error-level log
+// lines). The server's HOME and working folder are temporary folders of its own: Connect and MCP import read and write
+// the tools' files there, never this machine's.
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createKey, keysFile } from '../../main/orchestrator/keys.ts';
 import { type MockAnthropic, startMockAnthropic } from '../support/mock-anthropic.ts';
@@ -9,6 +11,7 @@ import { type MockGemini, startMockGemini } from '../support/mock-gemini.ts';
 import { type MockMedia, startMockMedia } from '../support/mock-media.ts';
 import { type MockOllama, startMockOllama } from '../support/mock-ollama.ts';
 import { type MockProvider, startMockProvider } from '../support/mock-provider.ts';
+import { type MockRealtime, startMockRealtime } from '../support/mock-realtime.ts';
 import { type ServeProcess, startServe } from '../support/serve-process.ts';
 import { makeTempDir, type TempDir } from '../support/temp.ts';
 
@@ -44,7 +47,7 @@ function provider(name: string, type: string, base_url: string) {
   return { name, type, base_url, api_key: `sk-fuzz-${name}-0123456789abcdef`, enabled: true };
 }
 
-export function fuzzConfig(urls: Record<'openai' | 'anthropic' | 'gemini' | 'ollama' | 'media', string>) {
+export function fuzzConfig(urls: Record<'openai' | 'anthropic' | 'gemini' | 'ollama' | 'media' | 'realtime', string>) {
   return {
     listen_port: 11434,
     log_requests: false,
@@ -54,6 +57,7 @@ export function fuzzConfig(urls: Record<'openai' | 'anthropic' | 'gemini' | 'oll
       provider('p-gemini', 'gemini', urls.gemini),
       provider('p-ollama', 'ollama', urls.ollama),
       provider('p-media', 'openai', urls.media),
+      provider('p-realtime', 'openai', urls.realtime),
     ],
     routing: {
       default_provider: 'p-openai',
@@ -63,6 +67,7 @@ export function fuzzConfig(urls: Record<'openai' | 'anthropic' | 'gemini' | 'oll
           provider: `p-${k}`,
         })),
         { pattern: 'media-*', provider: 'p-media' },
+        { pattern: 'realtime-*', provider: 'p-realtime' },
       ],
     },
     app_rules: [],
@@ -70,6 +75,8 @@ export function fuzzConfig(urls: Record<'openai' | 'anthropic' | 'gemini' | 'oll
     max_body_mb: MAX_BODY_MB,
     // One worker: agent runs the cases start stay few at a time on this 2-core machine.
     orchestrator: { workers: 1, run_window_ms: 0 },
+    // A server whose command does not exist: a refresh fails at once (the MCP routes' cases name it).
+    mcp_servers: { 'fuzz-mcp': { command: 'switchboard-fuzz-no-such-mcp-server', call_timeout_s: 5 } },
   };
 }
 
@@ -95,41 +102,66 @@ export async function startWorld(): Promise<World> {
     started.push(ollama);
     const media: MockMedia = await startMockMedia('media');
     started.push(media);
+    const realtime: MockRealtime = await startMockRealtime('realtime');
+    started.push(realtime);
     temp = await makeTempDir('sb-fuzz-');
+    const home = path.join(temp.dir, 'home');
+    await mkdir(home);
     const config = fuzzConfig({
       openai: openai.baseUrl,
       anthropic: anthropic.baseUrl,
       gemini: gemini.baseUrl,
       ollama: ollama.baseUrl,
       media: media.baseUrl,
+      realtime: realtime.baseUrl,
     });
     const { key: agentKey } = await createKey(keysFile(temp.dir), 'fuzz');
-    serve = await startServe({ dir: temp.dir, config });
+    const isolated = {
+      HOME: home,
+      USERPROFILE: home,
+      XDG_CONFIG_HOME: path.join(home, '.config'),
+      APPDATA: path.join(home, 'AppData'),
+      CLAUDE_CONFIG_DIR: '',
+      CODEX_HOME: '',
+      CONTINUE_GLOBAL_DIR: '',
+    };
+    serve = await startServe({ dir: temp.dir, config, cwd: home, env: isolated });
     const api = `${serve.url}/api/v1`;
     const headers = { 'x-api-key': agentKey, 'content-type': 'application/json' };
-    const agent = await json(`${api}/agents`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: 'fuzz-agent', model: 'via-openai-m', system_prompt: 'Be brief.' }),
-    });
-    await json(`${api}/agents`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: 'fuzz-member', model: 'via-anthropic-m' }),
-    });
-    await json(`${api}/workflows`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        name: 'fuzz-flow',
-        steps: [{ name: 'one', agent: 'fuzz-agent', prompt: 'Say {{input.topic}}' }],
-      }),
-    });
-    await json(`${api}/swarms`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: 'fuzz-swarm', coordinator: 'fuzz-agent', agents: ['fuzz-member'] }),
-    });
+    const AGENTS = [
+      { name: 'fuzz-agent', model: 'via-openai-m', system_prompt: 'Be brief.' },
+      { name: 'fuzz-member', model: 'via-anthropic-m' },
+    ];
+    const agent = await json(`${api}/agents`, { method: 'POST', headers, body: JSON.stringify(AGENTS[0]) });
+    await json(`${api}/agents`, { method: 'POST', headers, body: JSON.stringify(AGENTS[1]) });
+    const FLOW = { name: 'fuzz-flow', steps: [{ name: 'one', agent: 'fuzz-agent', prompt: 'Say {{input.topic}}' }] };
+    const SWARM = { name: 'fuzz-swarm', coordinator: 'fuzz-agent', agents: ['fuzz-member'] };
+    /** The workflow and the swarm as the world made them (again after a case deleted or replaced one). */
+    const restoreCatalog = async () => {
+      // The agents they name first (a case may have deleted one: it comes back under a new id, the same name).
+      const names = new Set<string>();
+      for (let offset = 0, total = 1; offset < total; offset += 100) {
+        const page = await json(`${api}/agents?limit=100&offset=${offset}`, { headers });
+        total = page.total as number;
+        for (const a of page.data as { name: string }[]) names.add(a.name);
+      }
+      for (const a of AGENTS)
+        if (!names.has(a.name)) await json(`${api}/agents`, { method: 'POST', headers, body: JSON.stringify(a) });
+      for (const [kind, def] of [
+        ['workflows', FLOW],
+        ['swarms', SWARM],
+      ] as const) {
+        const { name, ...rest } = def;
+        const got = await fetch(`${api}/${kind}/${name}`, { headers });
+        await got.arrayBuffer();
+        if (got.status === 404) await json(`${api}/${kind}`, { method: 'POST', headers, body: JSON.stringify(def) });
+        else
+          await (
+            await fetch(`${api}/${kind}/${name}`, { method: 'PUT', headers, body: JSON.stringify(rest) })
+          ).arrayBuffer();
+      }
+    };
+    await restoreCatalog();
     const s = serve;
     const t = temp;
     return {
@@ -154,6 +186,7 @@ export async function startWorld(): Promise<World> {
           body: JSON.stringify({ paused: false }),
         });
         if (!pause.ok) throw new Error(`could not resume routing: ${pause.status} ${await pause.text()}`);
+        await restoreCatalog();
       },
       forgetRecorded() {
         anthropic.requests.length = 0;

@@ -4,6 +4,7 @@
 //   slow {ms}        → answers after ms; a cancellation (notifications/cancelled) is written to $MCP_TEST_LOG
 //   hang             → never answers
 //   crash            → exits (code 3) in the middle of the call, after a line on stderr
+// With MCP_TEST_LAUNCH=1 it also writes its arguments and environment to $MCP_TEST_LOG when it starts.
 // Run as: node --import tsx test/support/mcp-test-server.ts (cwd: the repository, so tsx resolves).
 import fs from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -65,4 +66,7 @@ server.registerTool('crash', { description: 'Exits mid-call.', annotations: { re
 });
 
 log(`started ${process.pid}`);
+// What it was started with (MCP_TEST_LAUNCH=1): the tests of what a server may get of Switchboard's environment.
+if (process.env.MCP_TEST_LAUNCH === '1')
+  log(`launched ${JSON.stringify({ argv: process.argv.slice(2), env: process.env })}`);
 await server.connect(new StdioServerTransport());

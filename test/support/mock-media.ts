@@ -174,13 +174,14 @@ export async function startMockMedia(name: string): Promise<MockMedia> {
           return json(200, { task_id: `gen_${name}_${++seq}`, status: 'queued' });
         if (req.method === 'POST' && (m = /^\/v1\/videos\/(text2video|image2video)$/.exec(path)))
           return json(200, { code: 0, data: { task_id: `va_${m[1]}_${name}_${++seq}`, task_status: 'submitted' } });
-        if (req.method === 'GET' && (m = /^\/v1\/videos\/([^/]+)\/content$/.exec(path))) {
+        const get = req.method === 'GET' || req.method === 'HEAD'; // Node writes no body for a HEAD
+        if (get && (m = /^\/v1\/videos\/([^/]+)\/content$/.exec(path))) {
           res.writeHead(200, { 'content-type': 'video/mp4' });
           res.end(`VIDEO:${m[1]}:${name}`);
           return;
         }
         if (
-          req.method === 'GET' &&
+          get &&
           (m = /^\/v1\/(?:videos|video\/generations|videos\/text2video|videos\/image2video)\/([^/]+)$/.exec(path))
         ) {
           return json(200, { id: m[1], status: 'completed', served_by: name });

@@ -31,7 +31,8 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
       });
       socket.once('data', (d) => {
         socket.destroy();
-        resolve(d.toString().startsWith('+PONG'));
+        // A server with requirepass answers PING with -NOAUTH: it is up all the same.
+        resolve(d.toString().startsWith('+PONG') || d.toString().startsWith('-NOAUTH'));
       });
       socket.once('error', () => resolve(false));
     });
@@ -43,9 +44,10 @@ async function waitForPort(port: number, timeoutMs: number): Promise<void> {
 
 /**
  * Start a redis-server on 127.0.0.1 at a free port. Throws when redis-server is not installed. `args` replace the
- * persistence settings (e.g. `['--appendonly', 'yes', '--appendfsync', 'always']`; the default is none at all).
+ * persistence settings (e.g. `['--appendonly', 'yes', '--appendfsync', 'always']`; the default is none at all); with
+ * `password`: requirepass, and `url` carries it.
  */
-export async function startRedis(opts: { args?: string[] } = {}): Promise<TestRedis> {
+export async function startRedis(opts: { args?: string[]; password?: string } = {}): Promise<TestRedis> {
   const bin = redisServerBinary();
   if (!bin) throw new Error('redis-server is not installed (apt-get install redis-server; .ci/run does it)');
   const port = await freePort();
@@ -62,6 +64,7 @@ export async function startRedis(opts: { args?: string[] } = {}): Promise<TestRe
         '--dir',
         temp.dir,
         ...(opts.args ?? ['--save', '', '--appendonly', 'no']),
+        ...(opts.password ? ['--requirepass', opts.password] : []),
       ],
       { stdio: 'ignore' },
     );
@@ -77,7 +80,7 @@ export async function startRedis(opts: { args?: string[] } = {}): Promise<TestRe
   };
   await launch();
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: opts.password ? `redis://:${opts.password}@127.0.0.1:${port}` : `redis://127.0.0.1:${port}`,
     port,
     kill,
     restart: launch,

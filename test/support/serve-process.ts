@@ -39,6 +39,8 @@ export type ServeOptions = {
   portFromConfig?: boolean;
   /** Node flags before bin/switchboard.mjs (after package.json serve's). */
   nodeArgs?: string[];
+  /** The working folder serve runs in (default: the repository). */
+  cwd?: string;
 };
 
 const BIN = path.join(ROOT, 'bin/switchboard.mjs');
@@ -103,7 +105,7 @@ async function spawnServe(opts: ServeOptions) {
   else if (!opts.portFromConfig) args.push('--port', '0');
   args.push(...(opts.args ?? []));
   const child = spawn(testNode(), args, {
-    cwd: ROOT,
+    cwd: opts.cwd ?? ROOT,
     env: { ...process.env, SWITCHBOARD_LOG_LEVEL: 'info', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -97,3 +97,53 @@ it('finds a Switchboard started with serve --port N, takes --port, and refuses a
   await expect(fs.stat(path.join(dir, 'listening.json'))).rejects.toThrow();
   await fs.rm(dir, { recursive: true, force: true });
 }, 60_000);
+
+// Issue 33, item 2: `switchboard mcp import` with no --from took ./.mcp.json of the working folder, enabled.
+it("a project's .mcp.json is imported only when named, disabled; enable shows what it runs and asks first", async () => {
+  const project = path.join(home, 'cloned-repo');
+  await fs.mkdir(project);
+  await fs.writeFile(
+    path.join(project, '.mcp.json'),
+    JSON.stringify({ mcpServers: { helper: { command: 'node', args: ['./tools/helper.js'] } } }),
+  );
+  const config = path.join(home, 'sb2', 'config.json');
+  await fs.mkdir(path.dirname(config));
+  await fs.writeFile(config, JSON.stringify({ listen_port: 9, providers: [] }));
+  const run = async (...args: string[]) => {
+    const r = await runSwitchboard(['mcp', ...args, '--config', config], {
+      cwd: project,
+      env: {
+        ...process.env,
+        HOME: path.join(home, 'empty-home'),
+        USERPROFILE: path.join(home, 'empty-home'),
+        NODE_OPTIONS: '',
+      },
+    });
+    return { code: r.code, out: r.stdout, err: r.stderr };
+  };
+  const servers = async () => JSON.parse(await fs.readFile(config, 'utf8')).mcp_servers as Record<string, unknown>;
+
+  const all = await run('import');
+  expect(all.err).toContain('found none of the known files');
+  expect(JSON.parse(await fs.readFile(config, 'utf8')).mcp_servers).toBeUndefined();
+
+  const named = await run('import', '--from', '.mcp.json');
+  expect(named.code).toBe(0);
+  expect(named.out).toContain('imported helper (from');
+  expect(named.out).toContain('imported disabled: it comes from a file named by path');
+  expect(named.out).toContain('enabling it runs node ./tools/helper.js');
+  expect(await servers()).toEqual({ helper: { command: 'node', args: ['./tools/helper.js'], enabled: false } });
+
+  // Not a terminal: enable shows the line and refuses without --yes.
+  const asked = await run('enable', 'helper');
+  expect(asked.code).toBe(2);
+  expect(asked.err).toContain('helper runs: node ./tools/helper.js');
+  expect(asked.err).toContain('switchboard mcp enable helper --yes');
+  expect((await servers()).helper).toMatchObject({ enabled: false });
+  const yes = await run('enable', 'helper', '--yes');
+  expect(yes).toMatchObject({ code: 0, out: 'enabled helper\n' });
+  expect((await servers()).helper).toMatchObject({ enabled: true });
+  expect((await run('disable', 'helper')).out).toBe('disabled helper\n');
+  expect((await servers()).helper).toMatchObject({ enabled: false });
+  expect((await run('enable', 'nope', '--yes')).err).toContain('no MCP server "nope"');
+}, 60_000);

@@ -1,6 +1,8 @@
-// `switchboard mcp list [--json]` and `switchboard mcp import [--from claude-desktop|claude-code|cursor|<file>]`.
-// Both work on config.json directly (a running Switchboard takes an import in within a second); `list` also asks a
-// running Switchboard on this machine for each server's state and tools, and says so when none answers.
+// `switchboard mcp list [--json]`, `switchboard mcp import [--from claude-desktop|claude-code|cursor|<file>]` and
+// `switchboard mcp enable|disable <name> [--yes]`. They work on config.json directly (a running Switchboard takes a
+// change in within a second); `list` also asks a running Switchboard on this machine for each server's state and
+// tools, and says so when none answers. `enable` shows what the server runs first, and asks (or needs --yes).
+import { createInterface } from 'node:readline/promises';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { problemToText } from '../../../shared/config.ts';
@@ -13,6 +15,8 @@ import {
 import { readListening } from '../../config/listening.ts';
 import { ConfigError, ConfigStore } from '../../config/store.ts';
 import { importMcpServers } from './import.ts';
+import { launchLine, setServerEnabled } from './launch.ts';
+import { ApiError } from '../../errors.ts';
 
 export type CommandOutput = { out: string; err: string; code: number };
 
@@ -79,7 +83,8 @@ function importText(r: McpImportResult): { out: string; err: string } {
 export async function mcpCommand(
   configPath: string,
   sub: string | undefined,
-  flags: { from?: string; json?: boolean; port?: string },
+  flags: { from?: string; json?: boolean; port?: string; yes?: boolean },
+  name?: string,
 ): Promise<CommandOutput> {
   let store: ConfigStore;
   try {
@@ -134,5 +139,55 @@ export async function mcpCommand(
       store.close();
     }
   }
-  return { out: '', err: `Unknown mcp command "${sub ?? ''}"; use list or import.\n`, code: 2 };
+  if (sub === 'enable' || sub === 'disable') {
+    try {
+      return await enableCommand(store, sub === 'enable', name, flags.yes === true);
+    } finally {
+      store.close();
+    }
+  }
+  return { out: '', err: `Unknown mcp command "${sub ?? ''}"; use list, import, enable or disable.\n`, code: 2 };
+}
+
+/** Asks on the terminal (stdin and stderr a TTY); answers false anywhere else. */
+async function confirm(question: string): Promise<boolean> {
+  if (!process.stdin.isTTY || !process.stderr.isTTY) return false;
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+/** `mcp enable <name>` shows what the server runs and asks first (or takes --yes); `mcp disable <name>` does not ask. */
+async function enableCommand(
+  store: ConfigStore,
+  enabled: boolean,
+  name: string | undefined,
+  yes: boolean,
+): Promise<CommandOutput> {
+  const verb = enabled ? 'enable' : 'disable';
+  if (!name) return { out: '', err: `usage: switchboard mcp ${verb} <name> (see: switchboard mcp list)\n`, code: 2 };
+  const server = Object.hasOwn(store.config.mcp_servers, name) ? store.config.mcp_servers[name] : undefined;
+  if (!server)
+    return { out: '', err: `no MCP server "${name}" in ${store.file}; see: switchboard mcp list\n`, code: 2 };
+  const runs = `${name} runs: ${launchLine(server)}\n`;
+  if (enabled && !server.enabled && !yes) {
+    process.stderr.write(runs);
+    if (!(await confirm(`Enable ${name}? Switchboard will run this when an agent uses its tools [y/N] `)))
+      return {
+        out: '',
+        err: `not enabled. Check what it runs (above); to enable it without being asked: switchboard mcp enable ${name} --yes\n`,
+        code: 2,
+      };
+  }
+  try {
+    await setServerEnabled(store, name, enabled);
+  } catch (err) {
+    if (err instanceof ApiError) return { out: '', err: `${err.message}\n`, code: 2 };
+    if (err instanceof ConfigError) return { out: '', err: `${name} was not ${verb}d: ${err.message}\n`, code: 2 };
+    throw err;
+  }
+  return { out: `${verb}d ${name}\n`, err: enabled ? runs : '', code: 0 };
 }

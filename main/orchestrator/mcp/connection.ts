@@ -11,7 +11,8 @@ import type { McpServerState, McpToolInfo } from '../../../shared/mcp.ts';
 import { logger } from '../../observability/logger.ts';
 import { redact } from '../../observability/redact.ts';
 import type { McpToolResult } from './content.ts';
-import { expandVars, wireName } from './names.ts';
+import { NO_PROTECTED_ENV, type ProtectedEnv, refusedText, serverEnvironment } from './env.ts';
+import { wireName } from './names.ts';
 
 const STDERR_KEPT = 2000;
 
@@ -57,6 +58,8 @@ export class McpConnection {
     readonly name: string,
     readonly config: McpServerConfig,
     private readonly version: string,
+    /** What of Switchboard's environment the server may never get (env.ts), read at each start. */
+    private readonly protectedEnv: () => ProtectedEnv = () => NO_PROTECTED_ENV,
   ) {}
 
   get transport(): 'stdio' | 'http' {
@@ -219,30 +222,51 @@ export class McpConnection {
 
   private makeTransport(sse: boolean): Transport {
     const { SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport } = sdk as Sdk;
-    const missing = new Set<string>();
-    const x = (v: string) => expandVars(v, process.env, missing);
+    // ${VAR}s expand only for the variables env_passthrough lists, and never for a provider key's (env.ts).
+    const se = serverEnvironment(this.config, process.env, this.protectedEnv());
+    const x = se.expand;
     const c = this.config;
+    type Settings =
+      | { command: string; args: string[]; env: Record<string, string>; cwd: string }
+      | { url: string; headers: Record<string, string> };
+    const settings: Settings =
+      c.command !== undefined
+        ? {
+            command: x(c.command),
+            args: (c.args ?? []).map(x),
+            env: Object.fromEntries(Object.entries(c.env ?? {}).map(([k, v]) => [k, x(v)])),
+            cwd: c.cwd ? x(c.cwd) : os.homedir(),
+          }
+        : {
+            url: x(c.url as string),
+            headers: Object.fromEntries(Object.entries(c.headers ?? {}).map(([k, v]) => [k, x(v)])),
+          };
+    const refused = refusedText(this.name, se.refused);
+    if (refused) throw new Error(refused);
     let t: Transport;
-    if (c.command !== undefined) {
-      const env = Object.fromEntries(Object.entries(c.env ?? {}).map(([k, v]) => [k, x(v)]));
+    if ('command' in settings) {
       const stdio = new StdioClientTransport({
-        command: x(c.command),
-        args: (c.args ?? []).map(x),
-        env, // on top of the SDK's safe defaults (HOME, PATH, USER...), never Switchboard's own environment
-        cwd: c.cwd ? x(c.cwd) : os.homedir(),
+        command: settings.command,
+        args: settings.args,
+        // On top of the SDK's minimal environment (HOME, PATH, USER...), never Switchboard's own: the variables
+        // env_passthrough lists, then the server's own env.
+        env: { ...se.passed, ...settings.env },
+        cwd: settings.cwd,
         stderr: 'pipe',
       });
       stdio.stderr?.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-STDERR_KEPT)));
       t = stdio;
     } else {
-      const url = new URL(x(c.url as string));
-      const headers = Object.fromEntries(Object.entries(c.headers ?? {}).map(([k, v]) => [k, x(v)]));
+      const url = new URL(settings.url);
+      const headers = settings.headers;
       t = sse
         ? new SSEClientTransport(url, { requestInit: { headers }, eventSourceInit: { fetch: withHeaders(headers) } })
         : new StreamableHTTPClientTransport(url, { requestInit: { headers } });
     }
-    if (missing.size)
-      logger.warn(`MCP server "${this.name}": ${[...missing].map((v) => `\${${v}}`).join(', ')} not set (used as "")`);
+    if (se.missing.size)
+      logger.warn(
+        `MCP server "${this.name}": ${[...se.missing].map((v) => `\${${v}}`).join(', ')} not set (used as "")`,
+      );
     return t;
   }
 

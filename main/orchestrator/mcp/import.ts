@@ -4,20 +4,28 @@
 //   (Windows), $XDG_CONFIG_HOME/Claude or ~/.config/Claude (Linux, where community builds keep it);
 //   {"mcpServers": {name: {command, args, env}}} beside the app's own "preferences".
 // - Claude Code (code.claude.com/docs/en/mcp): ~/.claude.json, its top-level "mcpServers" (user scope) and
-//   "projects"[<folder>]."mcpServers" (local scope, for the current folder), and .mcp.json in the current folder
-//   (project scope); entries have "type": "stdio" | "http" | "sse", command/args/env or url/headers.
+//   "projects"[<folder>]."mcpServers" (local scope, for the current folder); entries have "type": "stdio" | "http" |
+//   "sse", command/args/env or url/headers. A project's .mcp.json (project scope) only when named by path.
 // - Cursor (cursor.com/docs/mcp): ~/.cursor/mcp.json, {"mcpServers": {name: {command, args, env} | {url, headers}}}.
-// A file given by path may also be a bare {name: server} map (as atlassian-mcp-server's .mcp.json is).
+// A file given by path may also be a bare {name: server} map (as atlassian-mcp-server's .mcp.json is). Its servers
+// are added disabled, each with the line saying what enabling it runs (launch.ts): a file named by path may come from
+// a repository someone else wrote, so nothing of it runs before a person has looked (issue 33, item 2).
 // A server whose name exists already is never overwritten: it is reported as skipped.
+// Every file is read as another program's (issue 33, item 5): a regular file only (a FIFO is refused at once, never
+// waited on), at most MAX_SOURCE_BYTES, within a timeout, one file at a time in this process (three calls on a 150 MB
+// ~/.claude.json took RSS to 1 GB), and what a file held is remembered until the file changes (the UI asks every 5 s).
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { McpServerSchema, problemToText, describeConfigIssues } from '../../../shared/config.ts';
+import { FileRefusedError, readBoundedFile } from '../../config/read-bounded.ts';
+import { isProviderKeyVar, referencedVars } from './env.ts';
+import { launchLine } from './launch.ts';
 import type { McpImportRequest, McpImportResult, McpImportSource, McpSourceFile } from '../../../shared/mcp.ts';
 import { MCP_IMPORT_SOURCES } from '../../../shared/mcp.ts';
 
 /** The files a source keeps its servers in, on this platform (the first existing one of each list is read). */
-export function sourcePaths(source: McpImportSource, env: NodeJS.ProcessEnv, cwd: string): string[] {
+export function sourcePaths(source: McpImportSource, env: NodeJS.ProcessEnv): string[] {
   const home = env.HOME || env.USERPROFILE || os.homedir();
   switch (source) {
     case 'claude-desktop': {
@@ -30,7 +38,9 @@ export function sourcePaths(source: McpImportSource, env: NodeJS.ProcessEnv, cwd
       return [path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'Claude', 'claude_desktop_config.json')];
     }
     case 'claude-code':
-      return [path.join(home, '.claude.json'), path.join(cwd, '.mcp.json')];
+      // The user's own file only. A project's .mcp.json (in a cloned repository, say) is imported only when named by
+      // path, and then disabled (issue 33, item 2): as Claude Code asks before trusting a project's servers.
+      return [path.join(home, '.claude.json')];
     case 'cursor':
       return [path.join(home, '.cursor', 'mcp.json')];
   }
@@ -38,21 +48,78 @@ export function sourcePaths(source: McpImportSource, env: NodeJS.ProcessEnv, cwd
 
 type Found = { source: string; path: string; servers: [string, unknown][]; error: string | null };
 
-/** The servers of one file: `mcpServers` (and, for ~/.claude.json, the current folder's project scope), else a bare map. */
-async function readServers(source: string, file: string, cwd: string, bare: boolean): Promise<Found | null> {
-  let text: string;
+/** The largest source file read: Claude Code's ~/.claude.json grows with its history (a few MB is common). */
+export const MAX_SOURCE_BYTES = 32 * 1024 * 1024;
+const READ_TIMEOUT_MS = 5_000;
+
+/** One read at a time: a large file costs its size several times over while it is parsed. */
+let queue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const run = queue.then(work, work);
+  queue = run.catch(() => {});
+  return run;
+}
+
+type Parsed = { json: unknown } | { error: string };
+
+/** The file's identity (device, inode, size, times): what it held is read again only when this changed. */
+async function identity(file: string): Promise<string | null | { error: string }> {
   try {
-    text = await fs.readFile(file, 'utf8');
+    const st = await fs.stat(file);
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    return { source, path: file, servers: [], error: `cannot be read: ${(err as Error).message}` };
+    return { error: `cannot be read: ${(err as Error).message}` };
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    return { source, path: file, servers: [], error: `is not JSON: ${(err as Error).message}` };
-  }
+}
+
+/** The file's JSON, or why not (null: it does not exist). */
+function readJson(file: string): Promise<Parsed | null> {
+  return oneAtATime(async () => {
+    let text: string;
+    try {
+      text = (await readBoundedFile(file, { maxBytes: MAX_SOURCE_BYTES, timeoutMs: READ_TIMEOUT_MS })).toString('utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      if (err instanceof FileRefusedError) {
+        const why = err.message.slice(file.length + 1); // "is 150 MB, more than …", "is not a regular file"
+        return {
+          error: `${why}; not read${err.reason === 'too_large' ? ' (paste its mcpServers block instead)' : ''}`,
+        };
+      }
+      return { error: `cannot be read: ${(err as Error).message}` };
+    }
+    try {
+      return { json: JSON.parse(text) };
+    } catch (err) {
+      return { error: `is not JSON: ${(err as Error).message}` };
+    }
+  });
+}
+
+/** The servers each file held when it was last read (never the whole file: ~/.claude.json also holds history). */
+const found = new Map<string, { id: string; found: Found | null }>();
+const FOUND_KEPT = 32;
+
+/** The servers of one file: `mcpServers` (and, for ~/.claude.json, the current folder's project scope), else a bare map. */
+async function readServers(source: string, file: string, cwd: string, bare: boolean): Promise<Found | null> {
+  const id = await identity(file);
+  if (id === null) return null;
+  if (typeof id !== 'string') return { source, path: file, servers: [], error: id.error };
+  const key = `${source}\u0000${file}\u0000${cwd}\u0000${bare}`;
+  const hit = found.get(key);
+  if (hit?.id === id) return hit.found;
+  const result = serversOf(source, file, cwd, bare, await readJson(file));
+  found.delete(key);
+  if (found.size >= FOUND_KEPT) found.delete(found.keys().next().value as string);
+  found.set(key, { id, found: result });
+  return result;
+}
+
+function serversOf(source: string, file: string, cwd: string, bare: boolean, read: Parsed | null): Found | null {
+  if (read === null) return null;
+  if ('error' in read) return { source, path: file, servers: [], error: read.error };
+  const json = read.json;
   if (!isObject(json)) return { source, path: file, servers: [], error: 'is not a JSON object' };
   const servers: [string, unknown][] = [];
   if (isObject(json.mcpServers)) servers.push(...Object.entries(json.mcpServers));
@@ -73,7 +140,7 @@ async function readServers(source: string, file: string, cwd: string, bare: bool
 export async function sourceFiles(env: NodeJS.ProcessEnv, cwd: string): Promise<McpSourceFile[]> {
   const out: McpSourceFile[] = [];
   for (const source of MCP_IMPORT_SOURCES) {
-    for (const p of sourcePaths(source, env, cwd)) {
+    for (const p of sourcePaths(source, env)) {
       const found = await readServers(source, p, cwd, false);
       out.push({
         source,
@@ -87,7 +154,19 @@ export async function sourceFiles(env: NodeJS.ProcessEnv, cwd: string): Promise<
   return out;
 }
 
-const KNOWN = new Set(['type', 'transport', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'disabled', 'enabled']);
+const KNOWN = new Set([
+  'type',
+  'transport',
+  'command',
+  'args',
+  'env',
+  'cwd',
+  'url',
+  'headers',
+  'disabled',
+  'enabled',
+  'env_passthrough',
+]);
 
 /** `my server!` → `my-server`: what MCP_SERVER_NAME takes (letters, digits, "-", single "_"), at most 32. */
 export function serverName(original: string): string {
@@ -124,6 +203,29 @@ export function convertServer(raw: unknown): { server: Record<string, unknown>; 
     return {
       reason: `has transport "${type}", which Switchboard does not speak (stdio, streamable HTTP and SSE only)`,
     };
+  // ${VAR} references: the variables are listed in env_passthrough (a provider key's never), so they expand as they
+  // did in the tool they come from; the notes say which.
+  const texts = [
+    ...[server.command, server.cwd, server.url].filter((v): v is string => typeof v === 'string'),
+    ...(Array.isArray(server.args) ? server.args.filter((v): v is string => typeof v === 'string') : []),
+    ...Object.values((server.env ?? {}) as Record<string, string>),
+    ...Object.values((server.headers ?? {}) as Record<string, string>),
+  ];
+  const listed = Array.isArray(raw.env_passthrough) ? raw.env_passthrough.filter((v) => typeof v === 'string') : [];
+  const vars = [...new Set([...listed, ...texts.flatMap(referencedVars)])];
+  const keys = vars.filter(isProviderKeyVar);
+  const passed = vars.filter((v) => !isProviderKeyVar(v));
+  if (passed.length) {
+    server.env_passthrough = passed;
+    notes.push(
+      `env_passthrough: ${passed.join(', ')} (its ${passed.map((v) => `\${${v}}`).join(', ')} expand from Switchboard's environment)`,
+    );
+  }
+  if (keys.length)
+    notes.push(
+      `refers to ${keys.map((v) => `\${${v}}`).join(', ')}, a provider key's variable: Switchboard never gives it to an ` +
+        "MCP server, so the server will not start until its value is put in the server's own env or headers",
+    );
   if (raw.disabled === true || raw.enabled === false) {
     server.enabled = false;
     notes.push('disabled there, so imported disabled');
@@ -152,6 +254,7 @@ export async function importMcpServers(
   cwd: string = process.cwd(),
 ): Promise<McpImportResult> {
   const found: Found[] = [];
+  const byPath = req.path !== undefined;
   if (req.mcpServers)
     found.push({ source: '(pasted)', path: '(pasted)', servers: Object.entries(req.mcpServers), error: null });
   else if (req.path) {
@@ -161,7 +264,7 @@ export async function importMcpServers(
     );
   } else {
     for (const source of req.from ? [req.from] : MCP_IMPORT_SOURCES)
-      for (const p of sourcePaths(source, env, cwd)) {
+      for (const p of sourcePaths(source, env)) {
         const f = await readServers(source, p, cwd, false);
         if (f) found.push(f);
       }
@@ -193,6 +296,13 @@ export async function importMcpServers(
       }
       if (name !== original)
         c.notes.unshift(`renamed from "${original}" (server names take letters, digits, "-", "_")`);
+      if (byPath && c.server.enabled !== false) {
+        c.server.enabled = false;
+        c.notes.push(
+          `imported disabled: it comes from a file named by path, which may be a project's; enabling it runs ` +
+            `${launchLine(McpServerSchema.parse(c.server))} (switchboard mcp enable ${name}, or Enable in Settings)`,
+        );
+      }
       existing[name] = c.server;
       result.imported.push({ name, from: f.source, original_name: original, notes: c.notes });
     }

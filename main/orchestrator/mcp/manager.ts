@@ -6,6 +6,8 @@ import type { McpServerState, McpToolInfo } from '../../../shared/mcp.ts';
 import { addSecretSource } from '../../observability/redact.ts';
 import { McpConnection } from './connection.ts';
 import type { McpToolResult } from './content.ts';
+import type { ProtectedEnv } from './env.ts';
+import { launchLine } from './launch.ts';
 import { expandVars, refMatches, serversOf, splitToolRef } from './names.ts';
 
 export type McpDeps = {
@@ -13,6 +15,8 @@ export type McpDeps = {
   servers: () => Record<string, McpServerConfig>;
   /** Sent to servers as the client's version. */
   version: string;
+  /** What of Switchboard's environment no server may get (env.ts): read when a server starts. */
+  protectedEnv?: () => ProtectedEnv;
 };
 
 /** A server an agent's allow list names whose tools cannot be offered, and why. */
@@ -50,6 +54,7 @@ export class McpManager {
         name,
         transport: cfg.command !== undefined ? 'stdio' : 'http',
         target: cfg.command !== undefined ? [cfg.command, ...(cfg.args ?? [])].join(' ') : (cfg.url ?? ''),
+        launch: launchLine(cfg),
         enabled: cfg.enabled,
         state: cfg.enabled ? (live?.state ?? 'stopped') : 'disabled',
         error: live?.error ?? null,
@@ -126,7 +131,7 @@ export class McpManager {
     const c = this.conns.get(name);
     if (c && JSON.stringify(c.config) === JSON.stringify(cfg)) return c;
     if (c) void c.stop('its settings changed');
-    const next = new McpConnection(name, cfg, this.deps.version);
+    const next = new McpConnection(name, cfg, this.deps.version, this.deps.protectedEnv);
     this.conns.set(name, next);
     return next;
   }
@@ -137,7 +142,8 @@ export class McpManager {
       for (const map of [s.env, s.headers]) {
         for (const [k, v] of Object.entries(map ?? {})) {
           if (!SECRET_HEADER_NAME.test(k)) continue;
-          yield v;
+          // A value that is only a ${VAR} reference is not a secret (errors may name it); its value is.
+          if (!/^\$\{[^}]+\}$/.test(v)) yield v;
           yield expandVars(v, process.env);
         }
       }

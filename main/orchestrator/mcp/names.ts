@@ -43,9 +43,10 @@ export function serversOf(entry: string, servers: readonly string[]): string[] {
 }
 
 /**
- * `${VAR}`, `${VAR:-default}` (Claude Code's .mcp.json) and `${env:VAR}` (Cursor's mcp.json) replaced by the
- * environment's values when a server starts, so a secret can stay out of config.json. An unset variable without a
- * default becomes "" and is reported.
+ * `${VAR}`, `${VAR:-default}` (Claude Code's .mcp.json) and `${env:VAR}` (Cursor's mcp.json) replaced by `env`'s values,
+ * whatever the variable: what the scrubber looks for in error texts (manager.ts). What a server itself gets is
+ * decided by env.ts (only its env_passthrough, never a provider key). An unset variable without a default becomes ""
+ * and is reported.
  */
 export function expandVars(text: string, env: NodeJS.ProcessEnv, missing?: Set<string>): string {
   return text.replace(/\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, def?: string) => {

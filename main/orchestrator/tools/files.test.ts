@@ -87,6 +87,24 @@ describe('workspace files stay plain', () => {
   });
 
   it.skipIf(process.platform === 'win32')(
+    'new files are 0600 and new folders 0700, whatever the umask lets through (the workspace root included)',
+    async () => {
+      const fresh = path.join(base, 'fresh-workspace');
+      const before = process.umask(0o022);
+      try {
+        await writeFile(fresh, 'notes/today/a.txt', 'private');
+      } finally {
+        process.umask(before);
+      }
+      const mode = async (p: string) => (await fs.stat(path.join(fresh, p))).mode & 0o777;
+      expect(await mode('.')).toBe(0o700);
+      expect(await mode('notes')).toBe(0o700);
+      expect(await mode('notes/today')).toBe(0o700);
+      expect(await mode('notes/today/a.txt')).toBe(0o600);
+    },
+  );
+
+  it.skipIf(process.platform === 'win32')(
     'a FIFO planted in the workspace is refused at once for read and write instead of hanging',
     { timeout: 5000 },
     async () => {

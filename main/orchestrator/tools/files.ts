@@ -7,6 +7,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 const MAX_FILE_BYTES = 1_000_000;
+/** Owner-only, as the rest of Switchboard's data (README, "Where config.json lives"): files 0600, folders 0700. */
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
 // Undefined on Windows: there the lstat checks and the handle's identity check below stand alone.
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = constants.O_NONBLOCK ?? 0; // a FIFO planted in the workspace must not hang the open
@@ -22,7 +25,7 @@ const linkRefusal = (rel: string, link: string) =>
 
 /** The workspace's real path (created when missing) and `rel` resolved in it, refused when it lexically leaves. */
 async function locate(root: string, rel: string): Promise<{ realRoot: string; target: string }> {
-  await fs.mkdir(root, { recursive: true });
+  await fs.mkdir(root, { recursive: true, mode: DIR_MODE });
   const realRoot = await fs.realpath(root);
   if (typeof rel !== 'string' || rel === '' || path.isAbsolute(rel))
     throw new Error('path must be relative to the workspace');
@@ -97,7 +100,7 @@ export async function writeFile(root: string, rel: string, content: string, sign
     dir = path.join(dir, part);
     let st = await lstatOrNull(dir);
     if (!st) {
-      await fs.mkdir(dir).catch((err: unknown) => {
+      await fs.mkdir(dir, DIR_MODE).catch((err: unknown) => {
         if (code(err) !== 'EEXIST') throw err;
       });
       st = await fs.lstat(dir);
@@ -108,9 +111,11 @@ export async function writeFile(root: string, rel: string, content: string, sign
   const leaf = await lstatOrNull(target);
   if (leaf?.isSymbolicLink()) throw linkRefusal(rel, shown(target));
   if (leaf && !leaf.isFile()) throw new Error(`${rel} is not a regular file`);
-  const handle = await openChecked(target, rel, constants.O_WRONLY | constants.O_CREAT, 0o666).catch((err: Error) => {
-    throw /symbolic link/.test(err.message) ? linkRefusal(rel, shown(target)) : err;
-  });
+  const handle = await openChecked(target, rel, constants.O_WRONLY | constants.O_CREAT, FILE_MODE).catch(
+    (err: Error) => {
+      throw /symbolic link/.test(err.message) ? linkRefusal(rel, shown(target)) : err;
+    },
+  );
   try {
     // A second name for the file could be outside the workspace (a hard link from an unpacked archive).
     if ((await handle.stat()).nlink > 1)
