@@ -36,6 +36,11 @@ const GATEWAY_WORDS: ConnectionWords = {
   whileDown: 'limits are counted locally until it is back',
 };
 
+const AUTH_REFUSED =
+  /WRONGPASS|NOAUTH|invalid password|invalid username-password|AUTH <password>|called without any password/i;
+/** The Redis URLs (password masked) whose refused credentials were logged in this outage, by any connection. */
+const refusalsLogged = new Set<string>();
+
 export class RedisConnection {
   readonly client: Redis;
   readonly prefix: string;
@@ -96,19 +101,29 @@ export class RedisConnection {
     const message = redact(err.message ?? String(err)).slice(0, 300);
     if (this.logged.has(message) || this.logged.size >= 20) return;
     this.logged.add(message);
-    const where = 'store.url in config.json, or SWITCHBOARD_REDIS_URL';
-    const auth =
-      /WRONGPASS|NOAUTH|invalid password|invalid username-password|AUTH <password>|called without any password/i;
+    if (AUTH_REFUSED.test(message)) {
+      // The same refusal reaches every connection to this URL (the gateway's state, its team log, the agents' store):
+      // said once for all of them, with what each does until it is fixed.
+      if (refusalsLogged.has(this.safeUrl)) return;
+      refusalsLogged.add(this.safeUrl);
+      logger.warn(
+        { store: this.safeUrl, error: message },
+        'Redis refused the credentials of store.url in config.json, or SWITCHBOARD_REDIS_URL: fix them there. ' +
+          'Until then the gateway counts limits locally and, with agents on Redis, the agent API answers 503',
+      );
+      return;
+    }
     logger.warn(
       { store: this.safeUrl, error: message },
-      auth.test(message)
-        ? `shared state: Redis refused the credentials of ${where}; limits are counted locally until they are fixed`
-        : 'shared state: Redis cannot be used; limits are counted locally until it can',
+      `${this.words.what}: Redis cannot be used; ${this.words.whileDown}`,
     );
   }
 
   private mark(up: boolean): void {
-    if (up) this.logged.clear();
+    if (up) {
+      this.logged.clear();
+      refusalsLogged.delete(this.safeUrl);
+    }
     if (up === this.up || this.closed) return;
     this.up = up;
     this.since = new Date().toISOString();
