@@ -15,12 +15,15 @@ import {
   ipcMain,
   nativeImage,
   nativeTheme,
+  screen,
   session,
   shell,
 } from 'electron';
+import ElectronStore from 'electron-store';
 import electronUpdater from 'electron-updater';
 import { resolveConfigPath } from '../config/paths.ts';
 import { VERSION } from '../version.ts';
+import { DESKTOP_STORE_OPTIONS } from './desktop-state.ts';
 import { startShell } from './shell.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -31,7 +34,7 @@ v8.setFlagsFromString('--liftoff-only');
 
 /** The running shell: its state() is what the smoke test (electron.smoke.test.ts) checks in the real app. */
 export const desktop = startShell(
-  { app, BrowserWindow, Tray, Menu, ipcMain, dialog, shell, nativeTheme, nativeImage, Notification, session },
+  { app, BrowserWindow, Tray, Menu, ipcMain, dialog, shell, nativeTheme, nativeImage, screen, Notification, session },
   {
     configPath: resolveConfigPath(undefined),
     version: VERSION,
@@ -47,5 +50,7 @@ export const desktop = startShell(
     },
     // Asked for only when packaged: electron-updater reads app-update.yml, which electron-builder writes from `publish`.
     updater: () => electronUpdater.autoUpdater,
+    // The app's own state (window, auto-update switch) in <userData>/desktop-state.json; config.json stays the engine's.
+    desktopStore: () => new ElectronStore<Record<string, unknown>>(DESKTOP_STORE_OPTIONS),
   },
 );

@@ -6,10 +6,15 @@
 // the IPC channel: {cmd: 'state'} → tray labels, windows' pages, IPC channels, resolved URLs; {cmd: 'invoke',
 // channel, req} → the handler's answer; {cmd: 'quit'} → app.quit().
 import { register } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { electronStandIn, FakeUpdater } from './electron-standin.ts';
 
-const si = electronStandIn();
+// Electron's user-data folder on Linux: $XDG_CONFIG_HOME (or ~/.config), then the app's name (package.json's).
+const si = electronStandIn({
+  userData: path.join(process.env.XDG_CONFIG_HOME ?? path.join(os.homedir(), '.config'), 'switchboard'),
+});
 const updater = new FakeUpdater(si.app);
 (globalThis as Record<string, unknown>).__sbElectronStandIn = { electron: si.electron, updater };
 // As Electron does: the process ends with app.exit() and after the quit event.
