@@ -7,12 +7,17 @@
 //   dev`), the configuration's file patterns are applied to them with electron-builder's own matcher, and no dev
 //   dependency (tsx, esbuild, Electron, React…) is left; "dependencies" are exactly what the build leaves to
 //   node_modules (scripts/build.mjs), so nothing bundled is shipped twice;
+// - and what it packs: `electron-builder --dir` for Linux x64 runs for real, on a stand-in for Electron's unpacked
+//   distribution (electronDist: a folder with an `electron` executable, as Electron's zip has), and the app.asar it
+//   writes is read back;
 // - .github/workflows/release.yml parses, builds and starts every OS and architecture, and every script, test file and
 //   packaged executable it names exists or is what electron-builder makes.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 // @ts-expect-error a plain ES module script without types
 import { CLI_EXTERNAL, DESKTOP_EXTERNAL } from '../scripts/build.mjs';
@@ -253,6 +258,104 @@ describe('what the installers pack', () => {
     ]);
     expect(() => nativePackagesFor('linux', ['mips'])).toThrow(/no binary for linux-mips/);
   });
+});
+
+describe('electron-builder --dir, on a stand-in Electron distribution', () => {
+  let tmp = '';
+  let out = '';
+  let asar: { listPackage(file: string, o?: unknown): string[]; extractFile(file: string, name: string): Buffer };
+  beforeAll(async () => {
+    // @ts-expect-error a plain ES module script without types
+    const { build } = (await import('../scripts/build.mjs')) as { build(o: object): Promise<void> };
+    await build({ ifStale: true, log: () => undefined }); // what is packed is dist/: make it the sources'
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sb-installers-'));
+    const electronDist = path.join(tmp, 'electron-dist');
+    fs.mkdirSync(path.join(electronDist, 'resources'), { recursive: true });
+    fs.mkdirSync(path.join(electronDist, 'locales'));
+    fs.writeFileSync(path.join(electronDist, 'electron'), '#!/bin/sh\n', { mode: 0o755 });
+    for (const f of ['chrome-sandbox', 'LICENSE', 'version']) fs.writeFileSync(path.join(electronDist, f), '');
+    out = path.join(tmp, 'out');
+    const r = spawnSync(
+      process.execPath,
+      [
+        fromBuilder.resolve('electron-builder/cli.js'),
+        '--config',
+        'electron-builder.yml',
+        '--linux',
+        'dir',
+        '--x64',
+        '--publish',
+        'never',
+        `-c.electronDist=${electronDist}`,
+        `-c.directories.output=${out}`,
+      ],
+      { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: '1' } },
+    );
+    if (r.status !== 0) throw new Error(`electron-builder --dir failed:\n${r.stdout}\n${r.stderr}`);
+    asar = appBuilder('@electron/asar');
+  }, 180_000);
+  afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  const app = () => path.join(out, 'linux-unpacked');
+  const archive = () => path.join(app(), 'resources/app.asar');
+
+  it('makes the app under its executable name, with the update feed of package.json’s repository', () => {
+    expect(fs.existsSync(path.join(app(), builderYml.linux.executableName))).toBe(true);
+    const feed = parse(fs.readFileSync(path.join(app(), 'resources/app-update.yml'), 'utf8')) as Record<string, string>;
+    expect(feed).toMatchObject({ provider: 'github', releaseType: 'release' });
+    expect(pkg.repository.url).toContain(`github.com/${feed.owner}/${feed.repo}.git`);
+  });
+
+  it('packs the desktop build, the UI, the preload and the icons; not the CLI, the sources, tests or maps', () => {
+    const files = asar.listPackage(archive()).map((f) => f.replace(/\\/g, '/'));
+    for (const f of [
+      '/dist/main/electron/main.js',
+      '/dist/preload/preload.cjs',
+      '/dist/renderer/index.html',
+      '/assets/trayTemplate.png',
+      '/package.json',
+    ])
+      expect(files, f).toContain(f);
+    const chunks = fs.readdirSync(path.join(ROOT, 'dist/main/chunks')).filter((c) => c.endsWith('.js'));
+    for (const c of chunks) expect(files).toContain(`/dist/main/chunks/${c}`);
+    const app = files.filter((f) => !f.startsWith('/node_modules/'));
+    expect(
+      app.filter((f) => /\/dist\/main\/cli|\.map$|\.test\.|^\/(main|shared|renderer|test|scripts)\//.test(f)),
+    ).toEqual([]);
+    const meta = JSON.parse(asar.extractFile(archive(), 'package.json').toString()) as Record<string, unknown>;
+    expect(meta.main).toBe('dist/main/electron/main.js');
+  });
+
+  it('packs the runtime dependencies, none of the dev ones, and the native binary outside the archive', async () => {
+    const files = asar.listPackage(archive()).map((f) => f.replace(/\\/g, '/'));
+    // The archive's top-level packages: /node_modules/<name>, /node_modules/@<scope>/<name>.
+    const packages = new Set(
+      files
+        .map((f) => /^\/node_modules\/((?:@[^/]+\/)?[^/@]+)$/.exec(f)?.[1])
+        .filter((n): n is string => n !== undefined),
+    );
+    for (const d of Object.keys(pkg.dependencies).filter((d) => d !== 'jsonc-parser')) expect(packages, d).toContain(d);
+    for (const d of [
+      'tsx',
+      'esbuild',
+      'electron',
+      'electron-builder',
+      'react',
+      'react-dom',
+      'vite',
+      'vitest',
+      'jsonc-parser',
+      'koffi',
+    ])
+      expect(packages.has(d), d).toBe(false);
+    // Every package in the archive is one electron-builder's collector listed (the check above, without a build).
+    const listed = new Set((await packedModules()).map((m) => m.name));
+    expect([...packages].filter((n) => !n.includes('/') || n.startsWith('@')).filter((n) => !listed.has(n))).toEqual(
+      [],
+    );
+    const unpacked = path.join(app(), 'resources/app.asar.unpacked/node_modules/@node-rs');
+    expect(fs.readdirSync(unpacked).some((d) => d.startsWith('crc32-'))).toBe(true);
+  }, 30_000);
 });
 
 type Step = {
