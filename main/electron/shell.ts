@@ -6,7 +6,6 @@
 // (the file is watched; the engine starts once it is valid), and one made invalid while running leaves the last good
 // config in force. The app's own state (window, auto-update switch) is electron-store's (desktop-state.ts).
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { problemToText } from '../../shared/config.ts';
 import { httpTransport } from '../../shared/http-client.ts';
@@ -15,25 +14,19 @@ import type { ConfigProblemsInfo, PortConflictInfo, SwitchboardApi } from '../..
 import type { UsageTotals } from '../../shared/usage.ts';
 import { Switchboard } from '../app.ts';
 import { ConfigError } from '../config/store.ts';
-import { logger } from '../observability/logger.ts';
 import { PortInUseError } from '../server/port-conflict.ts';
 import { providerChoices, trayApps, withAppProvider } from './app-provider.ts';
-import {
-  type AutostartTarget,
-  applyStartOnLogin,
-  autostartTarget,
-  linuxAutostartPath,
-  startsHidden,
-} from './autostart.ts';
+import { AppWindow } from './app-window.ts';
+import { startsHidden } from './autostart.ts';
 import { configProblemsInfo } from './config-problems-page.ts';
 import { DesktopStateStore, type KeyValueStore } from './desktop-state.ts';
-import type { BrowserWindowLike, ElectronApi, MenuItemTemplate, PreventableEvent, TrayLike } from './electron-api.ts';
+import type { ElectronApi, MenuItemTemplate, PreventableEvent, TrayLike } from './electron-api.ts';
 import type { Rect, Updater } from './electron-api.ts';
 import { desktopHandlers, forwardEvents, registerIpc } from './ipc-handlers.ts';
 import { LastMinute } from './last-minute.ts';
-import { describeLoginItem, type LoginItemReading, needsApplying } from './login-item.ts';
 import { desktopNotifier } from './notifier.ts';
 import { portConflictInfo } from './port-conflict-page.ts';
+import { StartOnLogin } from './start-on-login.ts';
 import {
   type TrayAction,
   type TrayItem,
@@ -43,8 +36,7 @@ import {
   trayTooltip,
 } from './tray-menu.ts';
 import { type UpdateState, Updates } from './updates.ts';
-import { keepOnScreen, trackWindowState, windowPlacement } from './window-state.ts';
-import { createWindow, hardenContents, hardenSession } from './window.ts';
+import { hardenContents, hardenSession } from './window.ts';
 
 /** electron-builder.yml's appId: Windows shows notifications only for an app with this AppUserModelID. */
 export const APP_ID = 'dev.switchboard.app';
@@ -122,7 +114,7 @@ class DesktopShell {
   private markStopped: () => void = () => {};
   private conflict: PortConflictInfo | null = null;
   private problems: ConfigProblemsInfo | null = null;
-  private win: BrowserWindowLike | null = null;
+  private readonly window: AppWindow;
   private tray: TrayLike | null = null;
   private trayKey = '';
   private tipShown = '';
@@ -139,9 +131,9 @@ class DesktopShell {
   /** The version last announced as available (check-only mode says it once). */
   private announced: string | null = null;
   private desktop: DesktopStateStore | null = null;
-  private windowState: { flush(): void } | null = null;
   private readonly lastMinute = new LastMinute();
   private loginItem: LoginItemState | null = null;
+  private readonly startOnLogin: StartOnLogin;
   /** The data client against our own server: its address is read at each call, so it follows a port move. */
   private readonly client: SwitchboardApi;
 
@@ -156,6 +148,13 @@ class DesktopShell {
       keyStore: { get: () => key, set: (k) => void (key = k || null) },
     });
     this.stopped = new Promise((resolve) => (this.markStopped = resolve));
+    this.startOnLogin = new StartOnLogin(e, o);
+    this.window = new AppWindow(
+      e,
+      o,
+      () => this.desktopState(),
+      () => this.quitting,
+    );
     const { app } = e;
     app.on('web-contents-created', (_ev: unknown, contents) => hardenContents(e, contents, o.paths.renderer));
     app.on('second-instance', () => this.showWindow());
@@ -187,6 +186,8 @@ class DesktopShell {
       e.app.exit(1);
       return;
     }
+    const updater = e.app.isPackaged ? o.updater() : null; // off in development
+    if (updater) this.updates = new Updates(updater, this.desktopState().autoUpdate, (s) => this.onUpdate(s));
     registerIpc(
       e.ipcMain,
       desktopHandlers(
@@ -199,24 +200,23 @@ class DesktopShell {
         }),
         { settings: () => this.desktopSettings(), setAutoUpdate: (mode) => this.setAutoUpdate(mode) },
       ),
-      (ev) => ev.sender === this.win?.webContents && ev.senderFrame === this.win?.webContents.mainFrame,
+      (ev) => {
+        const wc = this.window.current()?.webContents;
+        return wc !== undefined && ev.sender === wc && ev.senderFrame === wc.mainFrame;
+      },
     );
     this.tray = new e.Tray(this.trayIcon());
     e.nativeTheme.on('updated', () => this.tray?.setImage(this.trayIcon()));
     this.tray.on('click', () => this.showWindow());
     // A monitor unplugged while the window is out: it comes back to a display that is there.
-    e.screen.on('display-removed', () => this.keepWindowOnScreen());
-    const updater = e.app.isPackaged ? o.updater() : null; // off in development
-    if (updater) {
-      this.updates = new Updates(updater, this.desktopState().autoUpdate, (s) => this.onUpdate(s));
-      this.updates.start();
-    }
+    e.screen.on('display-removed', () => this.window.keepOnScreen());
+    this.updates?.start(); // made before the IPC handlers, which say whether updates run
     await this.syncStartOnLogin('start');
     await this.refreshTray();
     this.timers.push(setInterval(() => void this.refreshTray(), o.trayRefreshMs ?? 5000).unref());
     const hidden = startsHidden(o.argv, o.platform, () => e.app.getLoginItemSettings().wasOpenedAtLogin === true);
     if (!this.running() || !hidden) this.showWindow();
-    else this.syncDock();
+    else this.window.syncDock();
   }
 
   /** The app's own store, opened on first use (after ready: electron-store reads the user-data path). */
@@ -311,7 +311,7 @@ class DesktopShell {
     }
     await this.syncStartOnLogin('start');
     await this.refreshTray();
-    if (this.win && !this.win.isDestroyed()) this.win.webContents.reload(); // the page reads the app info again
+    this.window.current()?.webContents.reload(); // the page reads the app info again
   }
 
   /** Follows the running engine: start on login and the tray on config changes, events to the window, notices. */
@@ -323,7 +323,7 @@ class DesktopShell {
     sb.requestLog.subscribe((entry) => this.lastMinute.add(entry));
     sb.store.on('invalid', () => void this.refreshTray());
     if (this.streams.length > 0) return; // the client follows the server: one set of streams for the shell's life
-    this.streams.push(forwardEvents(this.client, () => this.win?.webContents ?? null));
+    this.streams.push(forwardEvents(this.client, () => this.window.current()?.webContents ?? null));
     // Notices come over loopback from GET /admin/v1/events, as the UI gets them; config.json's switches at each.
     this.streams.push(
       this.client.subscribe(
@@ -337,69 +337,16 @@ class DesktopShell {
     );
   }
 
-  private autostartTarget(): AutostartTarget {
-    return autostartTarget({ ...this.o, isPackaged: this.e.app.isPackaged, appPath: this.e.app.getAppPath() });
-  }
-
-  /** What the system says of the login item now (macOS status, Windows' Run key and Startup apps, the XDG file). */
-  private async loginItemReading(): Promise<LoginItemReading> {
-    const { e, o } = this;
-    const target = this.autostartTarget();
-    if (o.platform === 'darwin') return { platform: 'darwin', settings: e.app.getLoginItemSettings() };
-    if (o.platform === 'win32')
-      return {
-        platform: 'win32',
-        settings: e.app.getLoginItemSettings({ path: target.execPath, args: target.args }),
-        target,
-      };
-    const file = linuxAutostartPath(o.env, o.home);
-    const text = await fsp.readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return null;
-      throw err;
-    });
-    return { platform: 'linux', file, text, target };
-  }
-
   /** The login item's state beside start_on_login (null while the engine has no config). */
   private async readLoginItem(): Promise<LoginItemState | null> {
     const store = this.sb?.store;
-    if (!store) return null;
-    const wanted = store.config.start_on_login === true;
-    try {
-      return describeLoginItem(await this.loginItemReading(), wanted);
-    } catch (err) {
-      const message = `The system did not say whether Switchboard starts when you log in: ${(err as Error).message}`;
-      return { state: 'unknown', wanted, message, settings_url: null };
-    }
+    return store ? this.startOnLogin.read(store.config.start_on_login === true) : null;
   }
 
-  /**
-   * Applies start_on_login: on a change (the tray, Settings, a hand edit) always; at start only where the system
-   * differs by itself (never over a login item the user turned off in the system's settings, or one waiting for
-   * their approval: Electron's setLoginItemSettings would turn it back on in Windows' Startup apps).
-   */
+  /** Applies start_on_login to the system: on a change always, at start only where the system differs by itself. */
   private async syncStartOnLogin(why: 'start' | 'change'): Promise<void> {
     const store = this.sb?.store;
-    if (!store) return;
-    const { e, o } = this;
-    const wanted = store.config.start_on_login === true;
-    if (why === 'start') {
-      const now = await this.readLoginItem();
-      if (now && !needsApplying(now.state, wanted)) return;
-    }
-    const target = this.autostartTarget();
-    await applyStartOnLogin(wanted, {
-      platform: o.platform,
-      env: o.env,
-      home: o.home,
-      target,
-      writeFile: async (f, t) => {
-        await fsp.mkdir(path.dirname(f), { recursive: true });
-        await fsp.writeFile(f, t, { mode: 0o644 });
-      },
-      removeFile: (f) => fsp.rm(f, { force: true }),
-      setLoginItem: (s) => e.app.setLoginItemSettings(s),
-    }).catch((err: Error) => logger.warn(`start on login was not applied: ${err.message}`));
+    if (store) await this.startOnLogin.apply(store.config.start_on_login === true, why);
   }
 
   private trayIcon() {
@@ -454,7 +401,7 @@ class DesktopShell {
   }
 
   state(): ShellState {
-    const w = this.win && !this.win.isDestroyed() ? this.win : null;
+    const w = this.window.current();
     return {
       running: this.running(),
       port: this.running() ? this.sb!.port : null,
@@ -543,43 +490,7 @@ class DesktopShell {
   }
 
   showWindow(): void {
-    if (this.quitting) return;
-    if (!this.win || this.win.isDestroyed()) {
-      const { assets, renderer, preload } = this.o.paths;
-      const icon = path.join(assets, this.o.platform === 'win32' ? 'icon.ico' : 'icon.png');
-      const desktop = this.desktopState();
-      const { screen } = this.e;
-      const placement = windowPlacement(desktop.window, screen.getAllDisplays(), screen.getPrimaryDisplay());
-      const win = createWindow(this.e, { renderer, preload, icon }, () => this.quitting, placement);
-      this.win = win;
-      this.windowState = trackWindowState(win, (s) => desktop.saveWindow(s));
-      // macOS: the Dock icon only while the window is open (an LSUIElement app starts without one).
-      win.on('show', () => this.syncDock());
-      win.on('hide', () => this.syncDock());
-      win.on('closed', () => this.syncDock());
-    } else {
-      this.keepWindowOnScreen();
-    }
-    if (this.win.isMinimized()) this.win.restore();
-    this.win.show();
-    this.win.focus();
-    this.syncDock();
-  }
-
-  /** Brings the window back onto a display that exists (a monitor was unplugged). */
-  private keepWindowOnScreen(): void {
-    if (!this.win || this.win.isDestroyed()) return;
-    const { screen } = this.e;
-    keepOnScreen(this.win, screen.getAllDisplays(), screen.getPrimaryDisplay());
-  }
-
-  /** macOS: the Dock icon shows while the window is open, and goes with it (the app lives in the menu bar). */
-  private syncDock(): void {
-    const dock = this.e.app.dock;
-    if (!dock || this.o.platform !== 'darwin') return;
-    const open = this.win !== null && !this.win.isDestroyed() && this.win.isVisible();
-    if (open && !dock.isVisible()) void Promise.resolve(dock.show()).catch(() => undefined);
-    if (!open && dock.isVisible()) dock.hide();
+    this.window.show();
   }
 
   /** Every way out (tray Quit, Cmd+Q, logout, Restart to update) stops the server cleanly before the process ends. */
@@ -589,7 +500,7 @@ class DesktopShell {
     ev.preventDefault();
     if (this.stopping) return;
     this.stopping = true;
-    this.windowState?.flush();
+    this.window.flush();
     this.updates?.stop();
     this.stopWatchingFile();
     for (const t of this.timers) clearInterval(t);
