@@ -72,6 +72,13 @@ describe('package.json: what electron-builder reads of the app', () => {
     expect(pkg.repository.url).toContain(`${repo.user}/${repo.project}`);
   });
 
+  it('npm run dist builds, adds the other architecture’s prebuilt binary, then runs electron-builder on its config', () => {
+    expect(pkg.scripts.dist).toBe(
+      'npm run build && node scripts/native-deps.mjs x64 arm64 && electron-builder --config electron-builder.yml',
+    );
+    expect(fs.existsSync(path.join(ROOT, 'scripts/native-deps.mjs'))).toBe(true);
+  });
+
   it('the deb has a maintainer with an email (dpkg needs it) and the same address as the author', () => {
     expect(builderYml.linux.maintainer).toBe(`${pkg.author.name} <${pkg.author.email}>`);
   });
