@@ -32,6 +32,11 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 // malloc on the first proxied request (scripts/cli-loader.mjs sets the same flag for `serve`; docs/PERFORMANCE.md).
 v8.setFlagsFromString('--liftoff-only');
 
+// `--user-data-dir=<folder>` (Chromium's switch) moves the app's own state too: electron-store's desktop state and the
+// single-instance lock (the smoke test starts the packaged app on a folder of its own).
+const userDataDir = process.argv.find((a) => a.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length);
+if (userDataDir) app.setPath('userData', path.resolve(userDataDir));
+
 /** The running shell: its state() is what the smoke test (electron.smoke.test.ts) checks in the real app. */
 export const desktop = startShell(
   { app, BrowserWindow, Tray, Menu, ipcMain, dialog, shell, nativeTheme, nativeImage, screen, Notification, session },

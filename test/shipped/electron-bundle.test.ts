@@ -101,10 +101,10 @@ describe('the desktop main bundle on Node, against the Electron stand-in', () =>
       }),
     );
     agentKey = await createKey(configPath, 'acme');
-    // The desktop state an earlier launch left (Electron's user-data folder on Linux: $XDG_CONFIG_HOME/<app name>).
-    await fs.mkdir(path.join(dir, 'xdg/switchboard'), { recursive: true });
+    // The desktop state an earlier launch left, in the user-data folder --user-data-dir names (main.ts moves it there).
+    await fs.mkdir(path.join(dir, 'user-data'), { recursive: true });
     await fs.writeFile(
-      path.join(dir, 'xdg/switchboard/desktop-state.json'),
+      path.join(dir, 'user-data/desktop-state.json'),
       JSON.stringify({ window: { x: 120, y: 90, width: 1000, height: 700, maximized: false }, auto_update: 'check' }),
     );
     jwt = await new SignJWT({})
@@ -122,6 +122,7 @@ describe('the desktop main bundle on Node, against the Electron stand-in', () =>
         '--import',
         path.join(ROOT, 'test/support/electron-bundle-preload.ts'),
         path.join(ROOT, 'dist/main/electron/main.js'),
+        `--user-data-dir=${path.join(dir, 'user-data')}`,
       ],
       {
         cwd: ROOT,
@@ -161,7 +162,7 @@ describe('the desktop main bundle on Node, against the Electron stand-in', () =>
   });
 
   it("keeps the app's own state with electron-store (from node_modules, as shipped): the window's place and the auto-update switch", async () => {
-    const file = path.join(dir, 'xdg/switchboard/desktop-state.json');
+    const file = path.join(dir, 'user-data/desktop-state.json');
     const state = await ask<State>({ cmd: 'state' });
     expect(state.windows[0]!.options).toMatchObject({ x: 120, y: 90, width: 1000, height: 700 });
     expect(await ask({ cmd: 'invoke', channel: 'sb:getDesktopSettings' })).toMatchObject({

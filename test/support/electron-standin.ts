@@ -4,7 +4,7 @@
 // - app: whenReady() resolves on the next turn; requestSingleInstanceLock() is false for a second instance; quit()
 //   emits before-quit (cancellable), then closes every window (a prevented close cancels the quit), then will-quit and
 //   quit; exit() ends at once without events; second-instance and activate are emitted by the test; getPath('userData')
-//   and getVersion() (what electron-store reads); app.dock on macOS only (undefined elsewhere, as Electron's), hidden
+//   (moved by setPath) and getVersion() (what electron-store reads); app.dock on macOS only (undefined elsewhere, as Electron's), hidden
 //   at start as an LSUIElement app's is; the login item per OS: macOS 13+ `status` (registering gives `enabled`, or
 //   `requires-approval` until approveLoginItem()), Windows' Run key items (`launchItems`, openAtLogin only for the
 //   same path and arguments, `enabled` false once disableInStartupApps()), nothing on Linux (Electron has no login
@@ -181,7 +181,7 @@ export function electronStandIn(o: StandInOptions = {}) {
 
   const platform = o.platform ?? 'linux';
   const execPath = o.execPath ?? '/usr/bin/electron';
-  const userData = o.userData ?? path.join(os.tmpdir(), `sb-standin-${process.pid}-${++userDataCount}`, 'Switchboard');
+  let userData = o.userData ?? path.join(os.tmpdir(), `sb-standin-${process.pid}-${++userDataCount}`, 'Switchboard');
   let ready = false;
 
   /** macOS: the Dock icon (an LSUIElement app starts without one). */
@@ -253,6 +253,11 @@ export function electronStandIn(o: StandInOptions = {}) {
     getPath(name: 'userData'): string {
       if (name !== 'userData') throw new Error(`the stand-in knows the userData path only, not ${String(name)}`);
       return userData;
+    }
+    /** Before ready, as Electron allows for userData (the stand-in knows no other path). */
+    setPath(name: 'userData', p: string): void {
+      if (name !== 'userData') throw new Error(`the stand-in knows the userData path only, not ${String(name)}`);
+      userData = p;
     }
     getVersion(): string {
       return '0.1.0';
@@ -562,7 +567,8 @@ export function electronStandIn(o: StandInOptions = {}) {
     app,
     nativeTheme,
     screen,
-    userData,
+    /** app.getPath('userData') now. */
+    userData: () => userData,
     /** ipcMain.on listeners by channel (electron-store's). */
     listeners,
     calls,
