@@ -79,6 +79,11 @@ describe('package.json: what electron-builder reads of the app', () => {
     expect(fs.existsSync(path.join(ROOT, 'scripts/native-deps.mjs'))).toBe(true);
   });
 
+  it("names the app Switchboard in development and installed alike (Electron's app name, its user-data folder)", () => {
+    expect((pkg as unknown as { productName: string }).productName).toBe('Switchboard');
+    expect(builderYml.productName).toBe('Switchboard');
+  });
+
   it('the deb has a maintainer with an email (dpkg needs it) and the same address as the author', () => {
     expect(builderYml.linux.maintainer).toBe(`${pkg.author.name} <${pkg.author.email}>`);
   });

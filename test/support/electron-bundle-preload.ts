@@ -12,9 +12,10 @@ import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { electronStandIn, FakeUpdater } from './electron-standin.ts';
 
-// Electron's user-data folder on Linux: $XDG_CONFIG_HOME (or ~/.config), then the app's name (package.json's).
+// Electron's user-data folder on Linux: $XDG_CONFIG_HOME (or ~/.config), then the app's name (package.json's
+// productName).
 const si = electronStandIn({
-  userData: path.join(process.env.XDG_CONFIG_HOME ?? path.join(os.homedir(), '.config'), 'switchboard'),
+  userData: path.join(process.env.XDG_CONFIG_HOME ?? path.join(os.homedir(), '.config'), 'Switchboard'),
 });
 const updater = new FakeUpdater(si.app);
 (globalThis as Record<string, unknown>).__sbElectronStandIn = { electron: si.electron, updater };
