@@ -3,8 +3,9 @@
 // generation at 2 x 8 MiB, as `npm run serve` does: scripts/cli-loader.mjs says why.)
 // The `switchboard` command: runs the compiled build (dist/main/cli.js, made by `npm run build`, which `npm ci` and
 // `npm install` run as the prepare step). In a source checkout, a build older than its sources is rebuilt first
-// (about a second; the UI only when renderer/ changed), so the command never runs stale code. Without a build and
-// without the build tools (a production install that skipped them), it falls back to the TypeScript through tsx.
+// (about a second; the UI only when renderer/ changed), so the command never runs stale code. Without a build, a
+// checkout with its dev dependencies runs the TypeScript through tsx; a production install (`npm ci --omit=dev`, the
+// Docker image) runs only the build: tsx is a dev dependency, never shipped (the desktop installers neither).
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -24,11 +25,11 @@ if (canBuild && process.env.SWITCHBOARD_NO_BUILD !== '1') {
 }
 if (existsSync(cli)) {
   await import(pathToFileURL(cli).href);
-} else if (sources) {
+} else if (sources && existsSync(`${root}node_modules/tsx`)) {
   const { register } = await import('tsx/esm/api');
   register();
   await import(pathToFileURL(`${root}main/cli.ts`).href);
 } else {
-  process.stderr.write(`switchboard: ${cli} is missing; run npm run build\n`);
+  process.stderr.write(`switchboard: ${cli} is missing; run npm ci (with the dev dependencies), then npm run build\n`);
   process.exit(1);
 }

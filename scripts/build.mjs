@@ -105,6 +105,13 @@ export const CLI_EXTERNAL = [
   'ioredis',
 ];
 
+/** Packages the desktop bundle leaves to node_modules: the CLI's (each loaded on first use there too, so the installed
+ * app ships each once, in node_modules, and no second copy inside the bundle), and electron-store (it imports
+ * Electron itself). Not jsonc-parser: its "main" is a UMD build whose exports an ES module's import cannot name, so
+ * the ES module bundle keeps its ESM build inside (and the installers leave its node_modules copy out). package.json's
+ * "dependencies" are exactly these, the CLI's and undici (test/installers.test.ts). */
+export const DESKTOP_EXTERNAL = [...CLI_EXTERNAL.filter((n) => n !== 'jsonc-parser'), 'electron-store'];
+
 /** undici's index (fetch, for http_get and the port-conflict check) stays in node_modules; the Agent the proxy takes
  * from its own module (main/proxy/undici-agent.ts) is bundled. */
 const undiciIndexExternal = {
@@ -203,7 +210,7 @@ async function buildRuntime(outdir = 'dist') {
     chunkNames: 'main/chunks/[name]-[hash]',
     splitting: true,
     format: 'esm',
-    external: EXTERNAL,
+    external: DESKTOP_EXTERNAL,
     // undici's index stays in node_modules here too: bundled into an ES module chunk, a CommonJS package exports only
     // `default`, so `const { Agent, fetch } = await import('undici')` got undefined and http_get failed with "Agent is
     // not a constructor" in the desktop app (found by test/shipped/electron-bundle.test.ts). Node's own import()

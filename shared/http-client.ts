@@ -56,6 +56,21 @@ async function call<T>(url: string, init: RequestInit): Promise<ApiResult<T>> {
   };
 }
 
+/** What the browser answers for a call only the desktop app serves (its own settings, kept by the shell). */
+function desktopOnly(): { ok: false; failure: ApiFailure } {
+  return {
+    ok: false,
+    failure: {
+      status: 501,
+      error: {
+        code: 'desktop_only',
+        message: 'This setting belongs to the desktop app.',
+        action: 'Open Switchboard from its tray icon to change it.',
+      },
+    },
+  };
+}
+
 export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
   const { base: b, token: t } = opts;
   const base = typeof b === 'function' ? b : () => b;
@@ -133,6 +148,8 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
     setMcpEnabled: ({ name, enabled }) =>
       admin('POST', `/mcp/${encodeURIComponent(name)}/${enabled ? 'enable' : 'disable'}`, {}),
     importMcp: (req) => admin('POST', '/mcp/import', req),
+    getDesktopSettings: async () => desktopOnly(),
+    setAutoUpdate: async () => desktopOnly(),
     listModels: () => call(`${base()}/v1/models`, { method: 'GET' }),
     agentApi: async ({ method, path, body }) => {
       let key = await agentKey();

@@ -14,6 +14,7 @@ import type { AgentEvent } from './orchestrator.ts';
 import type { ConnectOverview, ConnectResult, ConnectToolId, TryRequest, TryResult } from './connect.ts';
 import type { Notification, UsageRange, UsageRequests, UsageSummary } from './usage.ts';
 import type { McpImportRequest, McpImportResult, McpOverview, McpServerState } from './mcp.ts';
+import type { DesktopSettings, SetAutoUpdateRequest } from './desktop.ts';
 
 /** An error as the server said it: status plus the error body. */
 export type ApiFailure = {
@@ -115,6 +116,10 @@ export interface IpcContract {
   refreshMcp: { req: { name: string }; res: McpServerState };
   setMcpEnabled: { req: { name: string; enabled: boolean }; res: McpServerState };
   importMcp: { req: McpImportRequest; res: McpImportResult };
+  /** The desktop app's own settings (auto-update, the login item's state); the browser answers 501 desktop_only. */
+  getDesktopSettings: { req: void; res: DesktopSettings };
+  /** Settings' auto-update switch, kept in the desktop app's own store (electron-store), applied at once. */
+  setAutoUpdate: { req: SetAutoUpdateRequest; res: DesktopSettings };
 }
 export type IpcChannel = keyof IpcContract;
 
@@ -154,6 +159,8 @@ export const IPC_CHANNELS = {
   refreshMcp: 'sb:refreshMcp',
   setMcpEnabled: 'sb:setMcpEnabled',
   importMcp: 'sb:importMcp',
+  getDesktopSettings: 'sb:getDesktopSettings',
+  setAutoUpdate: 'sb:setAutoUpdate',
 } as const satisfies Record<IpcChannel, string>;
 export const IPC_EVENTS = {
   log: 'sb:event:log',

@@ -16,6 +16,9 @@ export type WebContentsLike = {
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' } | { action: 'allow' }): void;
 };
 
+/** A rectangle in screen coordinates (DIP), as Electron's Rectangle. */
+export type Rect = { x: number; y: number; width: number; height: number };
+
 export type BrowserWindowLike = {
   readonly webContents: WebContentsLike;
   on(event: string, listener: (...args: any[]) => void): unknown;
@@ -24,18 +27,28 @@ export type BrowserWindowLike = {
   hide(): void;
   focus(): void;
   restore(): void;
+  maximize(): void;
   isMinimized(): boolean;
+  isMaximized(): boolean;
   isVisible(): boolean;
   isDestroyed(): boolean;
+  /** The bounds of the window in its normal state (not maximized, minimized or full screen). */
+  getNormalBounds(): Rect;
+  getBounds(): Rect;
+  setBounds(bounds: Partial<Rect>): void;
 };
 
 export type MenuItemTemplate = {
   label?: string;
-  type?: 'normal' | 'separator' | 'checkbox';
+  type?: 'normal' | 'separator' | 'checkbox' | 'radio' | 'submenu';
   enabled?: boolean;
   checked?: boolean;
   click?: () => void;
+  submenu?: MenuItemTemplate[];
 };
+
+/** A display: its whole bounds and its work area (without the taskbar, dock or menu bar). */
+export type DisplayLike = { id: number; bounds: Rect; workArea: Rect };
 
 export type TrayLike = {
   setContextMenu(menu: any): void;
@@ -55,6 +68,18 @@ export type NotificationCtor = {
 
 export type LoginItemSettingsInput = { openAtLogin: boolean; path?: string; args?: string[] };
 
+/**
+ * app.getLoginItemSettings()'s answer, as far as the shell reads it: `status` on macOS 13+ (SMAppService),
+ * `executableWillLaunchAtLogin` and `launchItems` on Windows (the Run key and whether Startup apps allows it).
+ */
+export type LoginItemSettingsLike = {
+  openAtLogin: boolean;
+  wasOpenedAtLogin?: boolean;
+  status?: 'not-registered' | 'enabled' | 'requires-approval' | 'not-found';
+  executableWillLaunchAtLogin?: boolean;
+  launchItems?: { name: string; path: string; args: string[]; scope: 'user' | 'machine'; enabled: boolean }[];
+};
+
 export type ElectronApi = {
   app: {
     readonly isPackaged: boolean;
@@ -66,11 +91,20 @@ export type ElectronApi = {
     getAppPath(): string;
     setAppUserModelId(id: string): void;
     setLoginItemSettings(settings: LoginItemSettingsInput): void;
-    getLoginItemSettings(): { openAtLogin: boolean; wasOpenedAtLogin?: boolean };
+    /** On Windows, `path` and `args` name the item to compare against (default process.execPath, no arguments). */
+    getLoginItemSettings(options?: { path?: string; args?: string[] }): LoginItemSettingsLike;
+    /** The user-data folder (`userData`), where electron-store keeps the desktop state. */
+    getPath(name: 'userData'): string;
+    /** macOS only (undefined elsewhere): the Dock icon, shown only while the window is open (a tray app). */
+    readonly dock?: { show(): Promise<void> | void; hide(): void; isVisible(): boolean } | undefined;
   };
   BrowserWindow: new (options: {
+    x?: number;
+    y?: number;
     width: number;
     height: number;
+    minWidth?: number;
+    minHeight?: number;
     show: boolean;
     title: string;
     icon?: string;
@@ -86,11 +120,19 @@ export type ElectronApi = {
   Menu: { buildFromTemplate(template: MenuItemTemplate[]): unknown };
   ipcMain: {
     handle(channel: string, listener: (event: any, ...args: any[]) => Promise<unknown> | unknown): void;
+    /** Listeners for ipcRenderer.send / sendSync: the shell has none; electron-store registers one. */
+    on(channel: string, listener: (event: any, ...args: any[]) => void): unknown;
   };
   dialog: { showErrorBox(title: string, content: string): void };
   shell: { openExternal(url: string): Promise<void>; openPath(path: string): Promise<string> };
   nativeTheme: { readonly shouldUseDarkColors: boolean; on(event: 'updated', listener: () => void): unknown };
   nativeImage: { createFromPath(path: string): NativeImageLike };
+  /** Usable only once the app is ready. */
+  screen: {
+    getAllDisplays(): DisplayLike[];
+    getPrimaryDisplay(): DisplayLike;
+    on(event: 'display-removed', listener: (...args: any[]) => void): unknown;
+  };
   Notification: NotificationCtor;
   session: {
     readonly defaultSession: {
@@ -113,6 +155,8 @@ export type ElectronApi = {
 export type Updater = {
   autoDownload: boolean;
   checkForUpdates(): Promise<unknown>;
+  /** Downloads the update the last check found (with autoDownload off). */
+  downloadUpdate(): Promise<unknown>;
   quitAndInstall(isSilent?: boolean, isForceRunAfter?: boolean): void;
   on(event: string, listener: (...args: any[]) => void): unknown;
 };

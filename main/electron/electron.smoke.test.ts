@@ -1,14 +1,19 @@
 // The real desktop app, where Electron's binary is present ($ELECTRON_PATH, or the `electron` package's downloaded
 // binary) and there is a display ($DISPLAY, or Xvfb started here): `npm run build`, then Electron on the build, driven
-// by playwright-core's Electron support. It checks that the engine listens, the window shows the UI (over IPC), the
-// tray has its menu, the window's CSP is in force, and Quit stops the server. Where it cannot run, it says so once and
-// is reported as skipped (never as passed); `npm test` repeats why in its summary.
+// by playwright-core's Electron support. With SWITCHBOARD_PACKAGED_APP (the release workflow, .github/workflows/
+// release.yml), the installed app itself instead: the executable electron-builder made (out/linux-unpacked/
+// switchboard-desktop, out/win-unpacked/Switchboard.exe, out/mac-arm64/Switchboard.app/Contents/MacOS/Switchboard…),
+// which must then run (never skipped). It checks that the engine listens and answers /v1/models, the window shows the
+// UI (over IPC), the tray has its menu, the window's CSP is in force, the desktop state (electron-store, in the
+// user-data folder given by --user-data-dir) is read, the Dock icon shows with the window on macOS, and Quit stops the
+// server. Where it cannot run, it says so once and is reported as skipped (never as passed); `npm test` repeats why
+// in its summary.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { _electron, type ElectronApplication } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
@@ -18,16 +23,21 @@ import { electronBinary } from './electron-binary.ts';
 import type { ShellState } from './shell.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const BINARY = electronBinary(ROOT);
+/** The packaged app's executable (the release workflow), run as installed: no build, no app folder argument. */
+const PACKAGED = process.env.SWITCHBOARD_PACKAGED_APP ? path.resolve(process.env.SWITCHBOARD_PACKAGED_APP) : null;
+const BINARY = PACKAGED ?? electronBinary(ROOT);
 const XVFB = ['/usr/bin/Xvfb', '/usr/local/bin/Xvfb'].find((p) => fs.existsSync(p)) ?? null;
 const needsDisplay = process.platform === 'linux' && !process.env.DISPLAY;
 
-const whyNot = !BINARY
-  ? "no Electron binary here (set ELECTRON_PATH, or run `node node_modules/electron/install.js` where Electron's " +
-    'download is reachable)'
-  : needsDisplay && !XVFB
-    ? 'no display (set DISPLAY, or install Xvfb: apt-get install xvfb)'
-    : null;
+// A packaged app named but missing is a failure of the release, not a reason to skip.
+const whyNot = PACKAGED
+  ? null
+  : !BINARY
+    ? "no Electron binary here (set ELECTRON_PATH, or run `node node_modules/electron/install.js` where Electron's " +
+      'download is reachable)'
+    : needsDisplay && !XVFB
+      ? 'no display (set DISPLAY, or install Xvfb: apt-get install xvfb)'
+      : null;
 if (whyNot) process.stdout.write(`The Electron smoke test did not run: ${whyNot}.\n`);
 
 describe.skipIf(whyNot !== null)('the real desktop app (Electron smoke test)', () => {
@@ -38,8 +48,11 @@ describe.skipIf(whyNot !== null)('the real desktop app (Electron smoke test)', (
   let port: number;
 
   beforeAll(async () => {
-    const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit', timeout: 300_000 });
-    if (built.status !== 0) throw new Error('npm run build failed');
+    if (PACKAGED && !fs.existsSync(PACKAGED)) throw new Error(`SWITCHBOARD_PACKAGED_APP=${PACKAGED} does not exist`);
+    if (!PACKAGED) {
+      const built = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'inherit', timeout: 300_000 });
+      if (built.status !== 0) throw new Error('npm run build failed');
+    }
     const env: NodeJS.ProcessEnv = { ...process.env };
     if (needsDisplay) {
       const display = `:${90 + Math.floor(Math.random() * 9)}`;
@@ -54,9 +67,16 @@ describe.skipIf(whyNot !== null)('the real desktop app (Electron smoke test)', (
       path.join(dir, 'config.json'),
       JSON.stringify({ ...configFor({ alpha: mock.baseUrl }), listen_port: port }),
     );
+    // The app's own state, as an earlier launch left it: updates off (a packaged app would ask GitHub otherwise).
+    await fsp.mkdir(path.join(dir, 'userData'), { recursive: true });
+    await fsp.writeFile(path.join(dir, 'userData/desktop-state.json'), JSON.stringify({ auto_update: 'off' }));
     electronApp = await _electron.launch({
       executablePath: BINARY!,
-      args: [ROOT, ...(process.getuid?.() === 0 ? ['--no-sandbox'] : [])],
+      args: [
+        ...(PACKAGED ? [] : [ROOT]),
+        `--user-data-dir=${path.join(dir, 'userData')}`,
+        ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+      ],
       env: { ...env, SWITCHBOARD_CONFIG: path.join(dir, 'config.json'), XDG_CONFIG_HOME: path.join(dir, 'xdg') },
       timeout: 60_000,
     });
@@ -69,11 +89,13 @@ describe.skipIf(whyNot !== null)('the real desktop app (Electron smoke test)', (
     if (dir) await fsp.rm(dir, { recursive: true, force: true });
   });
 
+  // The shell main.ts started, as the main process loaded it (the app's folder, or app.asar when packaged).
   const shellState = () =>
-    electronApp!.evaluate(
-      async (_e, mainUrl) => ((await import(mainUrl)) as { desktop: { state(): ShellState } }).desktop.state(),
-      pathToFileURL(path.join(ROOT, 'dist/main/electron/main.js')).href,
-    );
+    electronApp!.evaluate(async ({ app }) => {
+      const url = await import('node:url');
+      const main = url.pathToFileURL(`${app.getAppPath()}/dist/main/electron/main.js`).href;
+      return ((await import(main)) as { desktop: { state(): ShellState } }).desktop.state();
+    });
 
   it('starts the engine, shows the UI in the window over IPC, and has its tray', async () => {
     const win = await electronApp!.firstWindow();
@@ -83,7 +105,10 @@ describe.skipIf(whyNot !== null)('the real desktop app (Electron smoke test)', (
     const state = await shellState();
     expect(state).toMatchObject({ running: true, port, window: { visible: true } });
     expect(state.tray?.labels).toContain('Quit Switchboard');
-    expect(state.tray?.tooltip).toMatch(/^Switchboard: /);
+    expect(state.tray?.labels).toContain('Claude Code: routing rules');
+    expect(state.tray?.tooltip).toMatch(/^Switchboard: .*\nLast minute: /);
+    expect(state.auto_update).toBe('off'); // read from the user-data folder by electron-store
+    expect(state.dock).toBe(process.platform === 'darwin' ? true : null);
     // The window's policy is in force on its file:// page: an injected inline script does not run.
     // (A string: this project's tsconfig has no DOM types.)
     const injected = `(() => {

@@ -1,12 +1,39 @@
 // IPC: one handler per channel of shared/ipc.ts (a missing one does not compile), each checking its sender.
 import type { IpcMainInvokeEvent } from 'electron';
+import { type AutoUpdateMode, type DesktopSettings, SetAutoUpdateRequestSchema } from '../../shared/desktop.ts';
 import { IPC_CHANNELS, IPC_EVENTS } from '../../shared/ipc.ts';
 import type { AppInfo, IpcChannel, IpcEvents, IpcHandlers, SwitchboardApi } from '../../shared/ipc.ts';
 
-/** The handlers: the shared data client against our own in-process server, plus the shell's own app info. */
-export function desktopHandlers(client: SwitchboardApi, appInfo: () => AppInfo): IpcHandlers {
+/** The shell's own settings, which no HTTP route serves (they are the desktop app's, not the engine's). */
+export type DesktopIpc = {
+  settings(): Promise<DesktopSettings>;
+  setAutoUpdate(mode: AutoUpdateMode): Promise<DesktopSettings>;
+};
+
+/**
+ * The handlers: the shared data client against our own in-process server, plus the shell's own app info and
+ * settings. A request the shell reads itself is checked against its shared schema first (the renderer is input).
+ */
+export function desktopHandlers(client: SwitchboardApi, appInfo: () => AppInfo, desktop: DesktopIpc): IpcHandlers {
   return {
     getAppInfo: async () => ({ ok: true, data: appInfo() }),
+    getDesktopSettings: async () => ({ ok: true, data: await desktop.settings() }),
+    setAutoUpdate: async (req) => {
+      const r = SetAutoUpdateRequestSchema.safeParse(req);
+      if (!r.success)
+        return {
+          ok: false,
+          failure: {
+            status: 400,
+            error: {
+              code: 'invalid_request',
+              message: 'Send {"mode": "download"}, {"mode": "check"} or {"mode": "off"}.',
+              details: r.error.issues.map((i) => ({ field: i.path.join('.'), message: i.message })),
+            },
+          },
+        };
+      return { ok: true, data: await desktop.setAutoUpdate(r.data.mode) };
+    },
     getStatus: () => client.getStatus(),
     getConfig: () => client.getConfig(),
     saveConfig: (c) => client.saveConfig(c),

@@ -15,12 +15,15 @@ import {
   ipcMain,
   nativeImage,
   nativeTheme,
+  screen,
   session,
   shell,
 } from 'electron';
+import ElectronStore from 'electron-store';
 import electronUpdater from 'electron-updater';
 import { resolveConfigPath } from '../config/paths.ts';
 import { VERSION } from '../version.ts';
+import { DESKTOP_STORE_OPTIONS } from './desktop-state.ts';
 import { startShell } from './shell.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -29,9 +32,14 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 // malloc on the first proxied request (scripts/cli-loader.mjs sets the same flag for `serve`; docs/PERFORMANCE.md).
 v8.setFlagsFromString('--liftoff-only');
 
+// `--user-data-dir=<folder>` (Chromium's switch) moves the app's own state too: electron-store's desktop state and the
+// single-instance lock (the smoke test starts the packaged app on a folder of its own).
+const userDataDir = process.argv.find((a) => a.startsWith('--user-data-dir='))?.slice('--user-data-dir='.length);
+if (userDataDir) app.setPath('userData', path.resolve(userDataDir));
+
 /** The running shell: its state() is what the smoke test (electron.smoke.test.ts) checks in the real app. */
 export const desktop = startShell(
-  { app, BrowserWindow, Tray, Menu, ipcMain, dialog, shell, nativeTheme, nativeImage, Notification, session },
+  { app, BrowserWindow, Tray, Menu, ipcMain, dialog, shell, nativeTheme, nativeImage, screen, Notification, session },
   {
     configPath: resolveConfigPath(undefined),
     version: VERSION,
@@ -47,5 +55,7 @@ export const desktop = startShell(
     },
     // Asked for only when packaged: electron-updater reads app-update.yml, which electron-builder writes from `publish`.
     updater: () => electronUpdater.autoUpdater,
+    // The app's own state (window, auto-update switch) in <userData>/desktop-state.json; config.json stays the engine's.
+    desktopStore: () => new ElectronStore<Record<string, unknown>>(DESKTOP_STORE_OPTIONS),
   },
 );

@@ -9,18 +9,15 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigDocument } from '../../shared/ipc.ts';
-import {
-  type ElectronStandIn,
-  electronStandIn,
-  FakeUpdater,
-  type StandInOptions,
-} from '../../test/support/electron-standin.ts';
+import { electronStandIn, electronStoreOn, FakeUpdater } from '../../test/support/electron-standin.ts';
+import { type ShellRun, shellLauncher } from '../../test/support/desktop-shell.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
 import { freePort, holdPort } from '../../test/support/ports.ts';
 import { configFor, eventually } from '../../test/support/serve-process.ts';
 import { UI_CSP } from '../server/ui.ts';
 import { LINUX_ICON_NAME } from './autostart.ts';
-import { APP_ID, type ShellHandle, startShell } from './shell.ts';
+import { DESKTOP_STORE_OPTIONS } from './desktop-state.ts';
+import { APP_ID, startShell } from './shell.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RENDERER = path.join(ROOT, 'renderer/index.html');
@@ -31,69 +28,10 @@ beforeAll(async () => {
 });
 afterAll(() => mock?.close());
 
-type Run = {
-  si: ElectronStandIn;
-  handle: ShellHandle;
-  dir: string;
-  configPath: string;
-  updater: FakeUpdater;
-  port: number;
-};
-const runs: Run[] = [];
-
-async function launch(
-  o: {
-    config?: Record<string, unknown>;
-    configText?: string;
-    platform?: NodeJS.Platform;
-    standIn?: StandInOptions;
-    env?: NodeJS.ProcessEnv;
-    argv?: string[];
-    dir?: string;
-  } = {},
-): Promise<Run> {
-  const dir = o.dir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'sb-shell-')));
-  const configPath = path.join(dir, 'config.json');
-  const port = await freePort();
-  if (o.configText !== undefined) await fs.writeFile(configPath, o.configText);
-  else
-    await fs.writeFile(
-      configPath,
-      JSON.stringify(o.config ?? { ...configFor({ alpha: mock.baseUrl }), listen_port: port }),
-    );
-  const si = electronStandIn(o.standIn);
-  const updater = new FakeUpdater(si.app);
-  const handle = startShell(si.electron, {
-    configPath,
-    version: '0.1.0',
-    argv: o.argv ?? ['/usr/bin/electron', '/opt/switchboard-app'],
-    platform: o.platform ?? 'linux',
-    env: { XDG_CONFIG_HOME: path.join(dir, 'xdg'), ...o.env },
-    home: dir,
-    execPath: '/usr/bin/electron',
-    paths: { renderer: RENDERER, preload: path.join(dir, 'preload.cjs'), assets: path.join(ROOT, 'assets') },
-    updater: () => updater,
-    trayRefreshMs: 100,
-  });
-  const run = { si, handle, dir, configPath, updater, port };
-  runs.push(run);
-  await handle.ready;
-  return run;
-}
-
-/** Quits as the tray's Quit does and waits until the server is stopped and the app has quit. */
-async function quit(run: Run): Promise<void> {
-  run.si.app.quit();
-  await run.handle.stopped;
-  await eventually(() => expect(run.si.app.quitDone).toBe(true));
-}
-
-afterEach(async () => {
-  for (const run of runs.splice(0)) {
-    if (!run.si.app.quitDone && run.si.app.exitCode === null) await quit(run);
-    await fs.rm(run.dir, { recursive: true, force: true });
-  }
-});
+const shells = shellLauncher(() => mock.baseUrl);
+const { launch } = shells;
+const runs: ShellRun[] = shells.runs;
+afterEach(() => shells.cleanup());
 
 const isOpen = (port: number) =>
   fetch(`http://127.0.0.1:${port}/v1/models`).then(
@@ -133,6 +71,11 @@ describe('the desktop shell, start to quit', () => {
       '—',
       'Open Switchboard',
       'Pause routing',
+      '—',
+      'Claude Code: routing rules',
+      'Codex CLI: routing rules',
+      'Gemini CLI: routing rules',
+      '—',
       'Start on login',
       'Open config folder',
       '—',
@@ -213,6 +156,7 @@ describe('the desktop shell, start to quit', () => {
       execPath: '/usr/bin/electron',
       paths: { renderer: RENDERER, preload: '/p.cjs', assets: path.join(ROOT, 'assets') },
       updater: () => null,
+      desktopStore: () => electronStoreOn(si.app, DESKTOP_STORE_OPTIONS),
     });
     await handle.ready;
     expect(si.app.exitCode).toBe(0);
@@ -396,7 +340,8 @@ describe('each desktop', () => {
     expect(si.tray().image.path).toBe(path.join(ROOT, 'assets/icon.ico'));
     expect(si.tray().image.isEmpty()).toBe(false);
     expect(si.window().options.icon).toBe(path.join(ROOT, 'assets/icon.ico'));
-    expect(si.loginItems).toEqual([{ openAtLogin: false, path: '/usr/bin/electron', args: ['--hidden'] }]);
+    // start_on_login is off and the system has no login item: nothing to change at start.
+    expect(si.loginItems).toEqual([]);
   });
 
   it('Linux: from an AppImage, start on login runs $APPIMAGE; the tray icon follows the theme; --hidden', async () => {
@@ -441,6 +386,7 @@ describe('auto-update', () => {
         asked++;
         return new FakeUpdater(si.app);
       },
+      desktopStore: () => electronStoreOn(si.app, DESKTOP_STORE_OPTIONS),
     });
     runs.push({ si, handle, dir, configPath, updater: new FakeUpdater(), port: 0 });
     await handle.ready;

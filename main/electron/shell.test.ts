@@ -21,12 +21,15 @@ import { portConflictInfo } from './port-conflict-page.ts';
 import { desktopNotifier, notificationWanted } from './notifier.ts';
 import type { Notification } from '../../shared/usage.ts';
 import {
+  RULES_DECIDE,
   type TrayState,
+  trayAppItem,
   trayIconName,
   trayMenuModel,
   trayStatusLine,
   trayTooltip,
   trayUpdateItems,
+  WINDOWS_TOOLTIP_MAX,
 } from './tray-menu.ts';
 import { isAppPage, isExternalLink } from './window.ts';
 
@@ -185,6 +188,140 @@ describe("tray: today's usage", () => {
     const stopped = { ...running, port: null, problem: 'port 11434 is taken' };
     expect(trayMenuModel(stopped)[1]).toEqual({ kind: 'separator' });
     expect(trayTooltip(stopped)).toBe('Switchboard: Not running: port 11434 is taken');
+  });
+});
+
+describe('tray: tools, the last minute, the login item (issue 34)', () => {
+  const running: TrayState = {
+    port: 11434,
+    providers: [p('ok')],
+    paused: false,
+    startOnLogin: true,
+    problem: null,
+    today: { requests: 142, cost_usd: 0.3712, unpriced: 0 },
+  };
+  const claude = {
+    app: 'claude-code',
+    label: 'Claude Code',
+    provider: 'alpha',
+    choices: [
+      { name: 'alpha', enabled: true },
+      { name: 'beta', enabled: true },
+    ],
+  };
+
+  it("a tool's submenu: the routing rules or a provider, the current one checked, and what the choice does", () => {
+    expect(trayAppItem(claude)).toEqual({
+      kind: 'submenu',
+      label: 'Claude Code: alpha',
+      items: [
+        {
+          kind: 'radio',
+          action: { id: 'set-app-provider', app: 'claude-code', provider: null },
+          label: RULES_DECIDE,
+          checked: false,
+        },
+        {
+          kind: 'radio',
+          action: { id: 'set-app-provider', app: 'claude-code', provider: 'alpha' },
+          label: 'alpha',
+          checked: true,
+        },
+        {
+          kind: 'radio',
+          action: { id: 'set-app-provider', app: 'claude-code', provider: 'beta' },
+          label: 'beta',
+          checked: false,
+        },
+        { kind: 'separator' },
+        { kind: 'status', label: "Serves Claude Code's models that no routing rule matches" },
+      ],
+    });
+    const disabled = trayAppItem({ ...claude, provider: 'old', choices: [{ name: 'old', enabled: false }] });
+    expect(disabled.kind === 'submenu' && disabled.items[1]).toMatchObject({
+      label: 'old (disabled)',
+      checked: true,
+      enabled: false,
+    });
+    const none = trayAppItem({ ...claude, provider: null, choices: [] });
+    expect(none).toMatchObject({ label: 'Claude Code: routing rules' });
+    expect(none.kind === 'submenu' && none.items.map((i) => ('label' in i ? i.label : '—'))).toEqual([
+      RULES_DECIDE,
+      'No provider is enabled',
+      '—',
+      "Serves Claude Code's models that no routing rule matches",
+    ]);
+  });
+
+  it('lists the tools while running, between pause and start on login; not while stopped', () => {
+    const labels = (s: TrayState) => trayMenuModel(s).map((i) => ('label' in i ? i.label : '—'));
+    expect(labels({ ...running, apps: [claude] }).slice(4, 9)).toEqual([
+      'Pause routing',
+      '—',
+      'Claude Code: alpha',
+      '—',
+      'Start on login',
+    ]);
+    expect(labels({ ...running, port: null, problem: 'port 11434 is taken', apps: [claude] })).not.toContain(
+      'Claude Code: alpha',
+    );
+  });
+
+  it("the tooltip: status, the last minute's requests and errors, then today", () => {
+    const s = { ...running, lastMinute: { requests: 12, errors: 1 } };
+    expect(trayTooltip(s)).toBe(
+      'Switchboard: 1 provider ok, 0 failed · port 11434\nLast minute: 12 requests, 1 error\n142 requests · $0.37 today',
+    );
+    expect(trayTooltip({ ...s, lastMinute: { requests: 1, errors: 0 } })).toContain('Last minute: 1 request, 0 errors');
+    expect(trayTooltip({ ...s, port: null, problem: 'config.json is invalid' })).toBe(
+      'Switchboard: Not running: config.json is invalid',
+    );
+  });
+
+  it('on Windows the tooltip fits 127 characters: today goes first, then the rest is cut', () => {
+    const busy: TrayState = {
+      ...running,
+      providers: [p('ok'), p('failed'), p('unknown'), p('unknown')],
+      paused: true,
+      lastMinute: { requests: 12_345, errors: 1_234 },
+      today: { requests: 1_234_567, cost_usd: 12_345.67, unpriced: 12_345 },
+      platform: 'win32',
+    };
+    const tip = trayTooltip(busy);
+    expect(tip.length).toBeLessThanOrEqual(WINDOWS_TOOLTIP_MAX);
+    expect(tip).toBe(
+      'Switchboard: 1 provider ok, 1 failed, 2 unchecked · port 11434 · paused\nLast minute: 12,345 requests, 1,234 errors',
+    );
+    expect(trayTooltip({ ...busy, platform: 'darwin' })).toContain('today');
+  });
+
+  it('says when the system differs from start on login, with its settings page', () => {
+    const model = trayMenuModel({
+      ...running,
+      loginItem: {
+        state: 'requires-approval',
+        wanted: true,
+        message: '…',
+        settings_url: 'x-apple.systempreferences:com.apple.LoginItems-Settings.extension',
+      },
+    });
+    const at = model.findIndex((i) => 'id' in i && i.id === 'toggle-login');
+    expect(model.slice(at + 1, at + 3)).toEqual([
+      { kind: 'status', label: 'Start on login needs your approval in System Settings' },
+      { kind: 'action', id: 'open-login-settings', label: 'Open login item settings…' },
+    ]);
+    const fine = trayMenuModel({
+      ...running,
+      loginItem: { state: 'enabled', wanted: true, message: '…', settings_url: null },
+    });
+    expect(fine.some((i) => 'id' in i && i.id === 'open-login-settings')).toBe(false);
+  });
+
+  it('check-only updates: the version found, with Download', () => {
+    expect(trayUpdateItems({ kind: 'available', version: '0.2.0' })).toEqual([
+      { kind: 'action', id: 'download-update', label: 'Download update 0.2.0' },
+      { kind: 'action', id: 'check-updates', label: 'Check for updates', enabled: true },
+    ]);
   });
 });
 

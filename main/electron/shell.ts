@@ -1,26 +1,32 @@
 // The desktop shell's lifecycle, on the Electron API it is handed (main.ts hands it the real one; the lifecycle tests a
-// stand-in): single instance, the engine in-process on listen_port, the window (hidden on close, hardened), the tray,
-// start on login, IPC, desktop notifications, auto-update. config.json is the engine's own ConfigStore: a file that
-// is invalid at start opens the window on a problems page (the file is watched; the engine starts once it is valid),
-// and one made invalid while running leaves the last good config in force.
+// stand-in): single instance, the engine in-process on listen_port, the window (hidden on close, hardened, its place
+// remembered, the Dock icon on macOS only while it is open), the tray (status, the last minute, each tool's provider,
+// pause), start on login (read back from the system), IPC, desktop notifications, auto-update as Settings says.
+// config.json is the engine's own ConfigStore: a file that is invalid at start opens the window on a problems page
+// (the file is watched; the engine starts once it is valid), and one made invalid while running leaves the last good
+// config in force. The app's own state (window, auto-update switch) is electron-store's (desktop-state.ts).
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { problemToText } from '../../shared/config.ts';
 import { httpTransport } from '../../shared/http-client.ts';
+import type { AutoUpdateMode, DesktopSettings, LoginItemState } from '../../shared/desktop.ts';
 import type { ConfigProblemsInfo, PortConflictInfo, SwitchboardApi } from '../../shared/ipc.ts';
 import type { UsageTotals } from '../../shared/usage.ts';
 import { Switchboard } from '../app.ts';
 import { ConfigError } from '../config/store.ts';
-import { logger } from '../observability/logger.ts';
 import { PortInUseError } from '../server/port-conflict.ts';
-import { applyStartOnLogin, autostartTarget, startsHidden } from './autostart.ts';
+import { providerChoices, trayApps, withAppProvider } from './app-provider.ts';
+import { AppWindow } from './app-window.ts';
+import { startsHidden } from './autostart.ts';
 import { configProblemsInfo } from './config-problems-page.ts';
-import type { BrowserWindowLike, ElectronApi, MenuItemTemplate, PreventableEvent, TrayLike } from './electron-api.ts';
-import type { Updater } from './electron-api.ts';
+import { DesktopStateStore, type KeyValueStore } from './desktop-state.ts';
+import type { ElectronApi, MenuItemTemplate, PreventableEvent, TrayLike } from './electron-api.ts';
+import type { Rect, Updater } from './electron-api.ts';
 import { desktopHandlers, forwardEvents, registerIpc } from './ipc-handlers.ts';
+import { LastMinute } from './last-minute.ts';
 import { desktopNotifier } from './notifier.ts';
 import { portConflictInfo } from './port-conflict-page.ts';
+import { StartOnLogin } from './start-on-login.ts';
 import {
   type TrayAction,
   type TrayItem,
@@ -29,8 +35,8 @@ import {
   trayMenuModel,
   trayTooltip,
 } from './tray-menu.ts';
-import { UPDATE_CHECK_EVERY_MS, Updates } from './updates.ts';
-import { createWindow, hardenContents, hardenSession } from './window.ts';
+import { type UpdateState, Updates } from './updates.ts';
+import { hardenContents, hardenSession } from './window.ts';
 
 /** electron-builder.yml's appId: Windows shows notifications only for an app with this AppUserModelID. */
 export const APP_ID = 'dev.switchboard.app';
@@ -47,6 +53,11 @@ export type ShellOptions = {
   paths: { renderer: string; preload: string; assets: string };
   /** electron-updater's autoUpdater; asked for only in a packaged app (`app.isPackaged`). */
   updater: () => Updater | null;
+  /**
+   * Opens the app's own store (main.ts: electron-store with DESKTOP_STORE_OPTIONS, in the user-data folder): the
+   * window's place and the auto-update switch. Opened once the app is ready.
+   */
+  desktopStore: () => KeyValueStore;
   /** How often the tray reads the state again (the menu is rebuilt only when its content changed). */
   trayRefreshMs?: number;
 };
@@ -67,8 +78,12 @@ export type ShellState = {
   port: number | null;
   config_problems: ConfigProblemsInfo | null;
   port_conflict: PortConflictInfo | null;
-  window: { visible: boolean } | null;
+  window: { visible: boolean; bounds: Rect; maximized: boolean } | null;
   tray: { tooltip: string; labels: string[] } | null;
+  /** macOS: whether the Dock icon shows (only while the window is open); null elsewhere. */
+  dock: boolean | null;
+  login_item: LoginItemState | null;
+  auto_update: AutoUpdateMode | null;
 };
 
 /** Starts the shell; a second instance hands over to the first (its window shows) and exits. */
@@ -82,6 +97,9 @@ export function startShell(e: ElectronApi, o: ShellOptions): ShellHandle {
       port_conflict: null,
       window: null,
       tray: null,
+      dock: null,
+      login_item: null,
+      auto_update: null,
     };
     return { ready: Promise.resolve(), switchboard: () => null, stopped: Promise.resolve(), state: () => state };
   }
@@ -96,9 +114,10 @@ class DesktopShell {
   private markStopped: () => void = () => {};
   private conflict: PortConflictInfo | null = null;
   private problems: ConfigProblemsInfo | null = null;
-  private win: BrowserWindowLike | null = null;
+  private readonly window: AppWindow;
   private tray: TrayLike | null = null;
   private trayKey = '';
+  private tipShown = '';
   private trayShown: { tooltip: string; labels: string[] } | null = null;
   private quitting = false;
   private stopping = false;
@@ -109,6 +128,12 @@ class DesktopShell {
   private retrying: Promise<void> = Promise.resolve();
   private timers: NodeJS.Timeout[] = [];
   private updates: Updates | null = null;
+  /** The version last announced as available (check-only mode says it once). */
+  private announced: string | null = null;
+  private desktop: DesktopStateStore | null = null;
+  private readonly lastMinute = new LastMinute();
+  private loginItem: LoginItemState | null = null;
+  private readonly startOnLogin: StartOnLogin;
   /** The data client against our own server: its address is read at each call, so it follows a port move. */
   private readonly client: SwitchboardApi;
 
@@ -123,6 +148,13 @@ class DesktopShell {
       keyStore: { get: () => key, set: (k) => void (key = k || null) },
     });
     this.stopped = new Promise((resolve) => (this.markStopped = resolve));
+    this.startOnLogin = new StartOnLogin(e, o);
+    this.window = new AppWindow(
+      e,
+      o,
+      () => this.desktopState(),
+      () => this.quitting,
+    );
     const { app } = e;
     app.on('web-contents-created', (_ev: unknown, contents) => hardenContents(e, contents, o.paths.renderer));
     app.on('second-instance', () => this.showWindow());
@@ -154,34 +186,71 @@ class DesktopShell {
       e.app.exit(1);
       return;
     }
+    const updater = e.app.isPackaged ? o.updater() : null; // off in development
+    if (updater) this.updates = new Updates(updater, this.desktopState().autoUpdate, (s) => this.onUpdate(s));
     registerIpc(
       e.ipcMain,
-      desktopHandlers(this.client, () => ({
-        shell: 'electron',
-        version: o.version,
-        port_conflict: this.conflict,
-        config_problems: this.problems,
-      })),
-      (ev) => ev.sender === this.win?.webContents && ev.senderFrame === this.win?.webContents.mainFrame,
+      desktopHandlers(
+        this.client,
+        () => ({
+          shell: 'electron',
+          version: o.version,
+          port_conflict: this.conflict,
+          config_problems: this.problems,
+        }),
+        { settings: () => this.desktopSettings(), setAutoUpdate: (mode) => this.setAutoUpdate(mode) },
+      ),
+      (ev) => {
+        const wc = this.window.current()?.webContents;
+        return wc !== undefined && ev.sender === wc && ev.senderFrame === wc.mainFrame;
+      },
     );
     this.tray = new e.Tray(this.trayIcon());
     e.nativeTheme.on('updated', () => this.tray?.setImage(this.trayIcon()));
     this.tray.on('click', () => this.showWindow());
-    const updater = e.app.isPackaged ? o.updater() : null; // off in development
-    if (updater) {
-      this.updates = new Updates(updater, (s) => {
-        if (s.kind === 'ready')
-          this.notify(`Switchboard ${s.version} is ready`, 'Restart to update from the tray menu.');
-        void this.refreshTray();
-      });
-      void this.updates.check();
-      this.timers.push(setInterval(() => void this.updates?.check(), UPDATE_CHECK_EVERY_MS).unref());
-    }
-    await this.syncStartOnLogin();
+    // A monitor unplugged while the window is out: it comes back to a display that is there.
+    e.screen.on('display-removed', () => this.window.keepOnScreen());
+    this.updates?.start(); // made before the IPC handlers, which say whether updates run
+    await this.syncStartOnLogin('start');
     await this.refreshTray();
     this.timers.push(setInterval(() => void this.refreshTray(), o.trayRefreshMs ?? 5000).unref());
     const hidden = startsHidden(o.argv, o.platform, () => e.app.getLoginItemSettings().wasOpenedAtLogin === true);
     if (!this.running() || !hidden) this.showWindow();
+    else this.window.syncDock();
+  }
+
+  /** The app's own store, opened on first use (after ready: electron-store reads the user-data path). */
+  private desktopState(): DesktopStateStore {
+    this.desktop ??= new DesktopStateStore(this.o.desktopStore);
+    return this.desktop;
+  }
+
+  /** An update's state changed: the tray follows; a version found (check only) or downloaded is notified once. */
+  private onUpdate(s: UpdateState): void {
+    if (s.kind === 'ready') this.notify(`Switchboard ${s.version} is ready`, 'Restart to update from the tray menu.');
+    if (s.kind === 'available' && this.announced !== s.version) {
+      this.announced = s.version;
+      this.notify(`Switchboard ${s.version} is available`, 'Download it from the tray menu.');
+    }
+    void this.refreshTray();
+  }
+
+  /** What Settings shows of the desktop app (IPC getDesktopSettings). */
+  private async desktopSettings(): Promise<DesktopSettings> {
+    this.loginItem = await this.readLoginItem();
+    return {
+      auto_update: this.desktopState().autoUpdate,
+      updates_supported: this.updates !== null,
+      login_item: this.loginItem,
+    };
+  }
+
+  /** Settings' auto-update switch: kept in the desktop state, applied at once. */
+  private async setAutoUpdate(mode: AutoUpdateMode): Promise<DesktopSettings> {
+    this.desktopState().saveAutoUpdate(mode);
+    this.updates?.setMode(mode);
+    await this.refreshTray();
+    return this.desktopSettings();
   }
 
   /** Starts the engine; an invalid config.json or a taken port leaves it stopped, said by the window, and watched. */
@@ -240,20 +309,21 @@ class DesktopShell {
     } catch (err) {
       this.problems = { config_path: this.o.configPath, problems: [], message: (err as Error).message };
     }
-    await this.syncStartOnLogin();
+    await this.syncStartOnLogin('start');
     await this.refreshTray();
-    if (this.win && !this.win.isDestroyed()) this.win.webContents.reload(); // the page reads the app info again
+    this.window.current()?.webContents.reload(); // the page reads the app info again
   }
 
   /** Follows the running engine: start on login and the tray on config changes, events to the window, notices. */
   private attach(sb: Switchboard): void {
     sb.store.on('change', (next, prev) => {
-      if (next.start_on_login !== prev.start_on_login) void this.syncStartOnLogin();
+      if (next.start_on_login !== prev.start_on_login) void this.syncStartOnLogin('change');
       void this.refreshTray();
     });
+    sb.requestLog.subscribe((entry) => this.lastMinute.add(entry));
     sb.store.on('invalid', () => void this.refreshTray());
     if (this.streams.length > 0) return; // the client follows the server: one set of streams for the shell's life
-    this.streams.push(forwardEvents(this.client, () => this.win?.webContents ?? null));
+    this.streams.push(forwardEvents(this.client, () => this.window.current()?.webContents ?? null));
     // Notices come over loopback from GET /admin/v1/events, as the UI gets them; config.json's switches at each.
     this.streams.push(
       this.client.subscribe(
@@ -267,23 +337,16 @@ class DesktopShell {
     );
   }
 
-  private async syncStartOnLogin(): Promise<void> {
+  /** The login item's state beside start_on_login (null while the engine has no config). */
+  private async readLoginItem(): Promise<LoginItemState | null> {
     const store = this.sb?.store;
-    if (!store) return;
-    const { e, o } = this;
-    const target = autostartTarget({ ...o, isPackaged: e.app.isPackaged, appPath: e.app.getAppPath() });
-    await applyStartOnLogin(store.config.start_on_login === true, {
-      platform: o.platform,
-      env: o.env,
-      home: o.home,
-      target,
-      writeFile: async (f, t) => {
-        await fsp.mkdir(path.dirname(f), { recursive: true });
-        await fsp.writeFile(f, t, { mode: 0o644 });
-      },
-      removeFile: (f) => fsp.rm(f, { force: true }),
-      setLoginItem: (s) => e.app.setLoginItemSettings(s),
-    }).catch((err: Error) => logger.warn(`start on login was not applied: ${err.message}`));
+    return store ? this.startOnLogin.read(store.config.start_on_login === true) : null;
+  }
+
+  /** Applies start_on_login to the system: on a change always, at start only where the system differs by itself. */
+  private async syncStartOnLogin(why: 'start' | 'change'): Promise<void> {
+    const store = this.sb?.store;
+    if (store) await this.startOnLogin.apply(store.config.start_on_login === true, why);
   }
 
   private trayIcon() {
@@ -303,6 +366,8 @@ class DesktopShell {
   async refreshTray(): Promise<void> {
     if (!this.tray) return;
     const sb = this.running() ? this.sb! : null;
+    this.loginItem = await this.readLoginItem();
+    const config = sb?.store.config;
     const state: TrayState = {
       port: sb ? sb.port : null,
       providers: sb ? sb.engine.pool.all().map((p) => p.status()) : [],
@@ -312,43 +377,71 @@ class DesktopShell {
       today: sb ? await this.usageToday() : null,
       configInvalid: sb !== null && sb.store.error !== null,
       update: this.updates?.state ?? null,
+      apps: config
+        ? trayApps(config.app_rules).map((a) => ({ ...a, choices: providerChoices(config.providers, a.provider) }))
+        : [],
+      lastMinute: sb ? this.lastMinute.counts() : null,
+      loginItem: this.loginItem,
+      platform: this.o.platform,
     };
     const model = trayMenuModel(state);
     const tip = trayTooltip(state);
-    const key = JSON.stringify(model) + tip;
-    if (!this.tray || key === this.trayKey) return;
-    this.trayKey = key;
-    this.tray.setContextMenu(this.e.Menu.buildFromTemplate(model.map((i) => this.menuItem(i))));
-    this.tray.setToolTip(tip);
+    if (!this.tray) return;
+    // The menu is rebuilt only when it changed; the tooltip (the last minute moves on) is set on its own.
+    const key = JSON.stringify(model);
+    if (key !== this.trayKey) {
+      this.trayKey = key;
+      this.tray.setContextMenu(this.e.Menu.buildFromTemplate(model.map((i) => this.menuItem(i))));
+    }
+    if (tip !== this.tipShown) {
+      this.tipShown = tip;
+      this.tray.setToolTip(tip);
+    }
     this.trayShown = { tooltip: tip, labels: model.map((i) => ('label' in i ? i.label : '—')) };
   }
 
   state(): ShellState {
-    const win = this.win && !this.win.isDestroyed() ? { visible: this.win.isVisible() } : null;
+    const w = this.window.current();
     return {
       running: this.running(),
       port: this.running() ? this.sb!.port : null,
       config_problems: this.problems,
       port_conflict: this.conflict,
-      window: win,
+      window: w ? { visible: w.isVisible(), bounds: w.getNormalBounds(), maximized: w.isMaximized() } : null,
       tray: this.tray ? this.trayShown : null,
+      dock: this.e.app.dock ? this.e.app.dock.isVisible() : null,
+      login_item: this.loginItem,
+      auto_update: this.desktop?.autoUpdate ?? null,
     };
   }
 
   private menuItem(item: TrayItem): MenuItemTemplate {
     if (item.kind === 'separator') return { type: 'separator' };
     if (item.kind === 'status') return { label: item.label, enabled: false };
+    if (item.kind === 'submenu') return { label: item.label, submenu: item.items.map((i) => this.menuItem(i)) };
+    if (item.kind === 'radio') {
+      const click = () => void this.onTray(item.action);
+      return { label: item.label, type: 'radio', checked: item.checked, enabled: item.enabled !== false, click };
+    }
     const click = () => void this.onTray(item.id);
     if (item.kind === 'checkbox') return { label: item.label, type: 'checkbox', checked: item.checked, click };
     return { label: item.label, type: 'normal', enabled: item.enabled !== false, click };
   }
 
   async onTray(action: TrayAction): Promise<void> {
+    if (typeof action === 'object') {
+      await this.setAppProvider(action.app, action.provider);
+      await this.refreshTray();
+      return;
+    }
     if (action === 'open') this.showWindow();
     if (action === 'toggle-pause' && this.running()) this.sb!.engine.paused = !this.sb!.engine.paused;
     if (action === 'toggle-login') await this.toggleStartOnLogin();
     if (action === 'open-config-folder') void this.e.shell.openPath(path.dirname(this.o.configPath));
+    if (action === 'open-login-settings' && this.loginItem?.settings_url)
+      void this.e.shell.openExternal(this.loginItem.settings_url).catch(() => undefined);
     if (action === 'check-updates') void this.updates?.check();
+    if (action === 'download-update') void this.updates?.download();
     if (action === 'install-update') {
       this.quitting = true; // the window must close for the installer (quit stops the server first)
       this.updates?.install();
@@ -357,21 +450,35 @@ class DesktopShell {
     await this.refreshTray();
   }
 
-  /** The tray's toggle saves config.json like any save (validated, atomic, backup kept); a broken file is said. */
-  private async toggleStartOnLogin(): Promise<void> {
+  /**
+   * A change the tray makes to config.json, saved like any save (validated, atomic, the replaced config kept as a
+   * backup) from the file as it is; a file that is broken, or a change that does not validate, is said in a box.
+   */
+  private async saveFromTray(what: string, change: (raw: Record<string, unknown>) => unknown): Promise<void> {
     const store = this.sb?.store;
     if (!store) return;
-    const raw = (await store.readRaw()) as Record<string, unknown>;
     try {
-      await store.save({ ...raw, start_on_login: store.config.start_on_login !== true });
+      const raw = await store.readRaw();
+      await store.save(change(raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {}));
     } catch (err) {
       const why =
         err instanceof ConfigError
           ? `config.json has problems:\n${err.problems.map(problemToText).join('\n')}\n\nFix the file, then try again.`
           : (err as Error).message;
-      this.e.dialog.showErrorBox('Start on login was not changed', why);
+      this.e.dialog.showErrorBox(`${what} was not changed`, why);
     }
-    await this.syncStartOnLogin();
+  }
+
+  /** Saved like any save: the store's change applies it to the system (attach). */
+  private async toggleStartOnLogin(): Promise<void> {
+    const on = this.sb?.store.config.start_on_login !== true;
+    await this.saveFromTray('Start on login', (raw) => ({ ...raw, start_on_login: on }));
+  }
+
+  /** The tray's tool submenu: which provider serves the app (its app rule's default_provider; null: the rules). */
+  private async setAppProvider(app: string, provider: string | null): Promise<void> {
+    if (!this.running()) return;
+    await this.saveFromTray(`${app}'s provider`, (raw) => withAppProvider(raw, app, provider));
   }
 
   private notify(title: string, body: string): void {
@@ -383,15 +490,7 @@ class DesktopShell {
   }
 
   showWindow(): void {
-    if (this.quitting) return;
-    if (!this.win || this.win.isDestroyed()) {
-      const { assets, renderer, preload } = this.o.paths;
-      const icon = path.join(assets, this.o.platform === 'win32' ? 'icon.ico' : 'icon.png');
-      this.win = createWindow(this.e, { renderer, preload, icon }, () => this.quitting);
-    }
-    if (this.win.isMinimized()) this.win.restore();
-    this.win.show();
-    this.win.focus();
+    this.window.show();
   }
 
   /** Every way out (tray Quit, Cmd+Q, logout, Restart to update) stops the server cleanly before the process ends. */
@@ -401,6 +500,8 @@ class DesktopShell {
     ev.preventDefault();
     if (this.stopping) return;
     this.stopping = true;
+    this.window.flush();
+    this.updates?.stop();
     this.stopWatchingFile();
     for (const t of this.timers) clearInterval(t);
     for (const off of this.streams) off();

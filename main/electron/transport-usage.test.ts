@@ -92,7 +92,10 @@ describe('the HTTP transport: Connect and usage', () => {
 
   it('the desktop IPC handlers reach the same routes', async () => {
     seen.length = 0;
-    const h = desktopHandlers(client, () => ({ shell: 'electron', version: '0', port_conflict: null }));
+    const h = desktopHandlers(client, () => ({ shell: 'electron', version: '0', port_conflict: null }), {
+      settings: () => Promise.reject(new Error('not called here')),
+      setAutoUpdate: () => Promise.reject(new Error('not called here')),
+    });
     await h.getConnect();
     await h.connectTool({ tool: 'aider', force: true });
     await h.undoConnect({ tool: 'aider' });

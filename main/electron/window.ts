@@ -4,6 +4,7 @@
 import { pathToFileURL } from 'node:url';
 import { UI_CSP } from '../server/ui.ts';
 import type { BrowserWindowLike, ElectronApi, PreventableEvent, WebContentsLike } from './electron-api.ts';
+import { type Placement, WINDOW_MIN_SIZE } from './window-state.ts';
 
 /** The window's policy: the UI's (as /ui sends it). */
 export const WINDOW_CSP = UI_CSP;
@@ -63,11 +64,20 @@ export function hardenSession(e: Pick<ElectronApi, 'session'>): void {
 
 export type WindowPaths = { renderer: string; preload: string; icon: string };
 
-/** The window: sandboxed, context-isolated, its preload the shared IPC contract; hidden (not closed) on close. */
-export function createWindow(e: ElectronApi, paths: WindowPaths, quitting: () => boolean): BrowserWindowLike {
+/**
+ * The window: sandboxed, context-isolated, its preload the shared IPC contract; where it was last left
+ * (window-state.ts); hidden (not closed) on close.
+ */
+export function createWindow(
+  e: ElectronApi,
+  paths: WindowPaths,
+  quitting: () => boolean,
+  placement: Placement,
+): BrowserWindowLike {
   const win = new e.BrowserWindow({
-    width: 1100,
-    height: 760,
+    ...placement.bounds,
+    minWidth: WINDOW_MIN_SIZE.width,
+    minHeight: WINDOW_MIN_SIZE.height,
     show: false,
     title: 'Switchboard',
     icon: paths.icon,
@@ -84,6 +94,7 @@ export function createWindow(e: ElectronApi, paths: WindowPaths, quitting: () =>
     event.preventDefault(); // closing hides to the tray
     win.hide();
   });
+  if (placement.maximized) win.maximize();
   void win.loadFile(paths.renderer).catch(() => undefined);
   return win;
 }

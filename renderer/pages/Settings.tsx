@@ -9,6 +9,7 @@ import { Problems } from '../components/Problems.tsx';
 import { failureText } from '../store/config.ts';
 import { useApi, useApp } from '../store/react.ts';
 import { ConfigBackups } from './ConfigBackups.tsx';
+import { DesktopAppSettings } from './DesktopAppSettings.tsx';
 import { McpServers } from './McpServers.tsx';
 import { useConfigSave, useUnsaved } from './config-hooks.ts';
 import type { FieldRule } from '../components/field-errors.ts';
@@ -207,6 +208,7 @@ export function SettingsPage() {
       <NotificationSettings />
       <McpServers />
       <ConfigBackups />
+      <DesktopAppSettings />
     </section>
   );
 }

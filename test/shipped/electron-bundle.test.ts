@@ -3,8 +3,9 @@
 // tier (Electron 45's main process runs Node 22). The shell starts the engine, the tray and the window; then every
 // lazily loaded chunk of the bundle is taken through its feature over real sockets (the Hono app, JWTs, the realtime
 // upgrade, Connect, the Redis store and its team log, MCP over stdio, SSE and streamable HTTP, http_get), and the
-// test checks that each chunk in dist/main/chunks/ was loaded: a new chunk that no feature here reaches fails,
-// naming it.
+// test checks that each chunk in dist/main/chunks/ was loaded, and each package the bundle leaves to node_modules
+// (what the installers ship): a new chunk or package that no feature here reaches fails, naming it. The app's own
+// state goes through the real electron-store (from node_modules, as shipped) into the user-data folder.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -28,7 +29,14 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const EVERYTHING = path.join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 const SECRET = 'a-64-byte-secret-for-hs256-tokens-0123456789abcdef0123456789abcd';
 
-type State = { trayLabels: string[]; pages: (string | null)[]; channels: string[]; resolved: string[] };
+type State = {
+  trayLabels: string[];
+  pages: (string | null)[];
+  windows: { options: Record<string, unknown>; bounds: Record<string, number>; maximized: boolean }[];
+  channels: string[];
+  resolved: string[];
+  required: string[];
+};
 
 /** An MCP server-everything in `mode` (sse, streamableHttp) on a free port, once it listens. */
 async function everythingOver(mode: string): Promise<{ child: ChildProcess; port: number }> {
@@ -83,6 +91,8 @@ describe('the desktop main bundle on Node, against the Electron stand-in', () =>
         gateway: { enabled: true, jwt: { secret: SECRET } },
         store: { kind: 'redis', url: redis.url, prefix: `e${randomUUID().slice(0, 8)}:` },
         orchestrator: { run_window_ms: 0, http_get: { allow_hosts: ['127.0.0.1'] } },
+        // The mock stands in for OpenAI's API, so its requests are priced by the price table (loaded on first use).
+        quirks: { provider_hosts: { mock: 'api.openai.com' }, entries: [] },
         mcp_servers: {
           everything: { command: testNode(), args: [EVERYTHING, 'stdio'] },
           legacy: { url: `http://127.0.0.1:${sse.port}/sse` },
@@ -91,6 +101,12 @@ describe('the desktop main bundle on Node, against the Electron stand-in', () =>
       }),
     );
     agentKey = await createKey(configPath, 'acme');
+    // The desktop state an earlier launch left, in the user-data folder --user-data-dir names (main.ts moves it there).
+    await fs.mkdir(path.join(dir, 'user-data'), { recursive: true });
+    await fs.writeFile(
+      path.join(dir, 'user-data/desktop-state.json'),
+      JSON.stringify({ window: { x: 120, y: 90, width: 1000, height: 700, maximized: false }, auto_update: 'check' }),
+    );
     jwt = await new SignJWT({})
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject('desk')
@@ -106,6 +122,7 @@ describe('the desktop main bundle on Node, against the Electron stand-in', () =>
         '--import',
         path.join(ROOT, 'test/support/electron-bundle-preload.ts'),
         path.join(ROOT, 'dist/main/electron/main.js'),
+        `--user-data-dir=${path.join(dir, 'user-data')}`,
       ],
       {
         cwd: ROOT,
@@ -119,6 +136,11 @@ describe('the desktop main bundle on Node, against the Electron stand-in', () =>
     exitCode = new Promise((r) => app.once('exit', (code) => r(code)));
     await eventually(async () => expect((await fetch(url('/api/v1/health'))).status, output).toBe(200), 30_000, 100);
     adminToken = (await fs.readFile(path.join(dir, 'admin-token'), 'utf8')).trim();
+    // The engine answers before the shell has made its tray and window: wait for both.
+    await eventually(async () => {
+      const state = await ask<State>({ cmd: 'state' });
+      expect(state.trayLabels.length * state.windows.length).toBeGreaterThan(0);
+    }, 10_000);
   }, 90_000);
 
   afterAll(async () => {
@@ -139,6 +161,27 @@ describe('the desktop main bundle on Node, against the Electron stand-in', () =>
     expect(info.ok).toBe(true);
   });
 
+  it("keeps the app's own state with electron-store (from node_modules, as shipped): the window's place and the auto-update switch", async () => {
+    const file = path.join(dir, 'user-data/desktop-state.json');
+    const state = await ask<State>({ cmd: 'state' });
+    expect(state.windows[0]!.options).toMatchObject({ x: 120, y: 90, width: 1000, height: 700 });
+    expect(await ask({ cmd: 'invoke', channel: 'sb:getDesktopSettings' })).toMatchObject({
+      ok: true,
+      data: { auto_update: 'check', updates_supported: false },
+    });
+    expect(await ask({ cmd: 'invoke', channel: 'sb:setAutoUpdate', req: { mode: 'off' } })).toMatchObject({
+      ok: true,
+      data: { auto_update: 'off' },
+    });
+    await ask({ cmd: 'moveWindow', x: 300, y: 200 });
+    await eventually(async () =>
+      expect(JSON.parse(await fs.readFile(file, 'utf8'))).toEqual({
+        window: { x: 300, y: 200, width: 1000, height: 700, maximized: false },
+        auto_update: 'off',
+      }),
+    );
+  });
+
   it('takes each lazily loaded chunk through its feature, and every chunk of the bundle was loaded', async () => {
     const auth = { authorization: `Bearer ${jwt}` };
     // The Hono app (every route but chat completions) and jose (a JWT in gateway mode).
@@ -154,6 +197,13 @@ describe('the desktop main bundle on Node, against the Electron stand-in', () =>
       ws.once('error', () => undefined);
     });
     expect(refused).toBe(400);
+    // A priced request: the price table (a CommonJS package required on the first price).
+    const priced = await fetch(url('/v1/chat/completions'), {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(priced.status).toBe(200);
     // Connect, through the admin API the window uses.
     const connect = await fetch(url('/admin/v1/connect'), { headers: { authorization: `Bearer ${adminToken}` } });
     expect(connect.status).toBe(200);
@@ -202,6 +252,26 @@ describe('the desktop main bundle on Node, against the Electron stand-in', () =>
     expect(notLoaded, 'chunks of the desktop bundle no feature here loaded: add the feature that loads each').toEqual(
       [],
     );
+
+    // Every package the bundle leaves to node_modules (shipped by the installers) was loaded from there, but those
+    // this run cannot reach: electron-updater (the stand-in's; only a packaged app asks for it) and pino-pretty (a
+    // terminal only).
+    const { required } = await ask<State>({ cmd: 'state' });
+    const files = [...loaded, ...required];
+    const bundle = [path.join(ROOT, 'dist/main/electron/main.js'), ...chunks.map((c) => path.join(chunksDir, c))];
+    const text = (await Promise.all(bundle.map((f) => fs.readFile(f, 'utf8')))).join('\n');
+    const pkg = JSON.parse(await fs.readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    // Named as a module: from "x", import("x/…"), require("x"), a createRequire's ("x").
+    const named = Object.keys(pkg.dependencies).filter((d) =>
+      new RegExp(`(from\\s*|\\()"${d.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}(/[^"]*)?"`).test(text),
+    );
+    expect(named).toContain('electron-store');
+    const unreached = named
+      .filter((d) => !['electron-updater', 'pino-pretty'].includes(d))
+      .filter((d) => !files.some((f) => f.includes(`${path.sep}node_modules${path.sep}${d}${path.sep}`)));
+    expect(unreached, 'packages the desktop bundle loads from node_modules that no feature here loaded').toEqual([]);
   });
 
   it('quits when asked, stopping the engine', async () => {

@@ -4,12 +4,19 @@
 // `import … from 'electron'` and 'electron-updater' resolve to modules that hand out this stand-in; every module the
 // bundle resolves is recorded, so the test can see which of its lazily loaded chunks ran. The parent drives it over
 // the IPC channel: {cmd: 'state'} → tray labels, windows' pages, IPC channels, resolved URLs; {cmd: 'invoke',
-// channel, req} → the handler's answer; {cmd: 'quit'} → app.quit().
-import { register } from 'node:module';
+// channel, req} → the handler's answer; {cmd: 'moveWindow', x, y} → the user drags the window; {cmd: 'quit'} →
+// app.quit().
+import { createRequire, register } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
 import { MessageChannel } from 'node:worker_threads';
 import { electronStandIn, FakeUpdater } from './electron-standin.ts';
 
-const si = electronStandIn();
+// Electron's user-data folder on Linux: $XDG_CONFIG_HOME (or ~/.config), then the app's name (package.json's
+// productName).
+const si = electronStandIn({
+  userData: path.join(process.env.XDG_CONFIG_HOME ?? path.join(os.homedir(), '.config'), 'Switchboard'),
+});
 const updater = new FakeUpdater(si.app);
 (globalThis as Record<string, unknown>).__sbElectronStandIn = { electron: si.electron, updater };
 // As Electron does: the process ends with app.exit() and after the quit event.
@@ -32,6 +39,7 @@ register(new URL('./electron-bundle-hooks.mjs', import.meta.url), {
 type Command =
   | { id: number; cmd: 'state' }
   | { id: number; cmd: 'invoke'; channel: string; req?: unknown }
+  | { id: number; cmd: 'moveWindow'; x: number; y: number }
   | { id: number; cmd: 'quit' };
 
 process.on('message', (m: Command) => {
@@ -39,12 +47,19 @@ process.on('message', (m: Command) => {
     if (m.cmd === 'state')
       return {
         trayLabels: si.trayLabels(),
-        pages: si.windows.map((w) => (w as unknown as { loaded?: string }).loaded ?? null),
+        pages: si.windows.map((w) => w.loaded),
+        windows: si.windows.map((w) => ({ options: w.options, bounds: w.getNormalBounds(), maximized: w.maximized })),
         channels: [...si.handlers.keys()],
         resolved: [...resolved],
+        // CommonJS files loaded (require() of a package, which the resolve hook may not see), as paths.
+        required: Object.keys(createRequire(import.meta.url).cache),
         errorBoxes: si.errorBoxes,
       };
     if (m.cmd === 'invoke') return si.invoke(m.channel, m.req);
+    if (m.cmd === 'moveWindow') {
+      si.window().moveTo(m.x, m.y);
+      return si.window().getNormalBounds();
+    }
     si.app.quit();
     return null;
   };

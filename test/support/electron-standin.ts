@@ -3,24 +3,42 @@
 // shell depends on it, and records what was done to it:
 // - app: whenReady() resolves on the next turn; requestSingleInstanceLock() is false for a second instance; quit()
 //   emits before-quit (cancellable), then closes every window (a prevented close cancels the quit), then will-quit and
-//   quit; exit() ends at once without events; second-instance and activate are emitted by the test;
-// - BrowserWindow: each new window's web contents is announced with app's web-contents-created; close() emits a
-//   cancellable close, then closed; loadFile records the page; its web contents record what was sent, keep the window
-//   open handler, and navigate() emits will-navigate as a link click would;
-// - Tray, Menu.buildFromTemplate (the built menus are kept: click an item as a user would), ipcMain.handle (invoke()
-//   calls a handler with an event from a sender), dialog, shell, nativeTheme (setDark() emits updated),
-//   nativeImage.createFromPath (an image of a missing file is empty, as Electron's), Notification, the default
-//   session's onHeadersReceived and permission handler;
-// - an electron-updater autoUpdater whose next check is scripted.
+//   quit; exit() ends at once without events; second-instance and activate are emitted by the test; getPath('userData')
+//   (moved by setPath) and getVersion() (what electron-store reads); app.dock on macOS only (undefined elsewhere, as Electron's), hidden
+//   at start as an LSUIElement app's is; the login item per OS: macOS 13+ `status` (registering gives `enabled`, or
+//   `requires-approval` until approveLoginItem()), Windows' Run key items (`launchItems`, openAtLogin only for the
+//   same path and arguments, `enabled` false once disableInStartupApps()), nothing on Linux (Electron has no login
+//   items there);
+// - BrowserWindow: each new window's web contents is announced with app's web-contents-created; without x and y it is
+//   centred on the primary display's work area; setBounds, maximize and the user's moveTo/resizeTo emit move, resize,
+//   maximize and unmaximize as Electron does, and getNormalBounds() keeps the bounds a maximized window restores to;
+//   show() and hide() emit show and hide when the window's visibility changes;
+//   close() emits a cancellable close, then closed; loadFile records the page; its web contents record what was sent,
+//   keep the window open handler, and navigate() emits will-navigate as a link click would;
+// - screen: the displays (the first is the primary; the work area leaves out a 25 px menu bar), usable only once the
+//   app is ready; setDisplays() plugs and unplugs monitors (display-added, display-removed);
+// - Tray, Menu.buildFromTemplate (the built menus are kept: click an item, in a submenu too, as a user would; a radio
+//   item clicked becomes the checked one of its group), ipcMain.handle (invoke() calls a handler with an event from a
+//   sender) and ipcMain.on, dialog, shell, nativeTheme (setDark() emits updated), nativeImage.createFromPath (an image
+//   of a missing file is empty, as Electron's), Notification, the default session's onHeadersReceived and permission
+//   handler;
+// - an electron-updater autoUpdater whose next check is scripted (with autoDownload off, downloadUpdate() fetches
+//   what the check found).
 // Test-only, never shipped.
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import Conf from 'conf';
 import type {
+  DisplayLike,
   ElectronApi,
   LoginItemSettingsInput,
+  LoginItemSettingsLike,
   MenuItemTemplate,
   NotificationCtor,
+  Rect,
   Updater,
 } from '../../main/electron/electron-api.ts';
 
@@ -115,7 +133,30 @@ export type StandInOptions = {
   notificationsSupported?: boolean;
   /** macOS: this launch came from the login item. */
   wasOpenedAtLogin?: boolean;
+  /** The OS Electron runs on: app.dock and the login item's answers follow it (default linux). */
+  platform?: NodeJS.Platform;
+  /** app.getPath('userData') (default: a folder of its own under the system's temp folder). */
+  userData?: string;
+  /** The monitors, the first being the primary (default one 1920×1080 at 0,0). */
+  displays?: Rect[];
+  /** macOS 13+: registering the login item needs the user's approval in System Settings (default: approved). */
+  loginItemNeedsApproval?: boolean;
+  /** macOS before 13: getLoginItemSettings() has no `status`. */
+  macosBefore13?: boolean;
+  /** process.execPath as Electron sees it (Windows' login item compares against it by default). */
+  execPath?: string;
+  /** Windows: the Run key as an earlier launch left it (the registry outlives the app). */
+  runKey?: { path: string; args: string[]; enabled: boolean }[];
 };
+
+let userDataCount = 0;
+
+/** A display of these bounds whose work area leaves out a 25 px menu bar at the top. */
+const display = (bounds: Rect, id: number): DisplayLike => ({
+  id,
+  bounds: { ...bounds },
+  workArea: { x: bounds.x, y: bounds.y + 25, width: bounds.width, height: bounds.height - 25 },
+});
 
 export function electronStandIn(o: StandInOptions = {}) {
   const calls: string[] = [];
@@ -123,6 +164,7 @@ export function electronStandIn(o: StandInOptions = {}) {
   const trays: FakeTray[] = [];
   const menus: { items: MenuItemTemplate[] }[] = [];
   const handlers = new Map<string, (event: unknown, ...args: unknown[]) => unknown>();
+  const listeners = new Map<string, ((event: unknown, ...args: unknown[]) => void)[]>();
   const errorBoxes: { title: string; content: string }[] = [];
   const opened: { external: string[]; paths: string[] } = { external: [], paths: [] };
   const loginItems: LoginItemSettingsInput[] = [];
@@ -137,13 +179,46 @@ export function electronStandIn(o: StandInOptions = {}) {
   };
   const notifications = fakeNotificationClass(o.notificationsSupported ?? true);
 
+  const platform = o.platform ?? 'linux';
+  const execPath = o.execPath ?? '/usr/bin/electron';
+  let userData = o.userData ?? path.join(os.tmpdir(), `sb-standin-${process.pid}-${++userDataCount}`, 'Switchboard');
+  let ready = false;
+
+  /** macOS: the Dock icon (an LSUIElement app starts without one). */
+  class FakeDock {
+    visible = false;
+    readonly shown: boolean[] = [];
+    show(): Promise<void> {
+      this.visible = true;
+      this.shown.push(true);
+      return Promise.resolve();
+    }
+    hide(): void {
+      this.visible = false;
+      this.shown.push(false);
+    }
+    isVisible(): boolean {
+      return this.visible;
+    }
+  }
+
   class FakeApp extends EventEmitter {
     isPackaged = o.packaged ?? false;
     exitCode: number | null = null;
     quitDone = false;
     userModelId: string | null = null;
-    private loginItem = { openAtLogin: false, wasOpenedAtLogin: o.wasOpenedAtLogin ?? false };
-    private readyPromise = new Promise<void>((resolve) => setImmediate(resolve));
+    readonly dock = platform === 'darwin' ? new FakeDock() : undefined;
+    /** macOS: the login item's SMAppService status. */
+    macLoginItem: 'not-registered' | 'enabled' | 'requires-approval' | 'not-found' = 'not-registered';
+    /** Windows: the Run key's entries this app wrote, and whether Startup apps allows each. */
+    runKey: { path: string; args: string[]; enabled: boolean }[] = (o.runKey ?? []).map((i) => ({ ...i }));
+    private readonly wasOpenedAtLogin = o.wasOpenedAtLogin ?? false;
+    private readyPromise = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        ready = true;
+        resolve();
+      }),
+    );
     requestSingleInstanceLock(): boolean {
       calls.push('app.requestSingleInstanceLock');
       return !o.otherInstance;
@@ -175,12 +250,65 @@ export function electronStandIn(o: StandInOptions = {}) {
     setAppUserModelId(id: string): void {
       this.userModelId = id;
     }
+    getPath(name: 'userData'): string {
+      if (name !== 'userData') throw new Error(`the stand-in knows the userData path only, not ${String(name)}`);
+      return userData;
+    }
+    /** Before ready, as Electron allows for userData (the stand-in knows no other path). */
+    setPath(name: 'userData', p: string): void {
+      if (name !== 'userData') throw new Error(`the stand-in knows the userData path only, not ${String(name)}`);
+      userData = p;
+    }
+    getVersion(): string {
+      return '0.1.0';
+    }
     setLoginItemSettings(settings: LoginItemSettingsInput): void {
       loginItems.push(settings);
-      this.loginItem.openAtLogin = settings.openAtLogin;
+      if (platform === 'darwin') {
+        // SMAppService.mainAppService register / unregister.
+        this.macLoginItem = !settings.openAtLogin
+          ? 'not-registered'
+          : o.loginItemNeedsApproval
+            ? 'requires-approval'
+            : 'enabled';
+      } else if (platform === 'win32') {
+        const itemPath = settings.path ?? execPath;
+        this.runKey = this.runKey.filter((i) => i.path !== itemPath);
+        if (settings.openAtLogin) this.runKey.push({ path: itemPath, args: settings.args ?? [], enabled: true });
+      }
     }
-    getLoginItemSettings() {
-      return { ...this.loginItem };
+    getLoginItemSettings(options?: { path?: string; args?: string[] }): LoginItemSettingsLike {
+      if (platform === 'darwin') {
+        const openAtLogin = this.macLoginItem === 'enabled';
+        return o.macosBefore13
+          ? { openAtLogin, wasOpenedAtLogin: this.wasOpenedAtLogin }
+          : { openAtLogin, wasOpenedAtLogin: this.wasOpenedAtLogin, status: this.macLoginItem };
+      }
+      if (platform === 'win32') {
+        const itemPath = options?.path ?? execPath;
+        const args = JSON.stringify(options?.args ?? []);
+        const mine = this.runKey.filter((i) => i.path === itemPath);
+        return {
+          openAtLogin: mine.some((i) => JSON.stringify(i.args) === args),
+          executableWillLaunchAtLogin: mine.some((i) => i.enabled),
+          launchItems: mine.map((i) => ({
+            name: 'dev.switchboard.app',
+            path: i.path,
+            args: i.args,
+            scope: 'user' as const,
+            enabled: i.enabled,
+          })),
+        };
+      }
+      return { openAtLogin: false }; // Linux: Electron has no login items
+    }
+    /** macOS: the user allows the login item in System Settings › General › Login Items. */
+    approveLoginItem(): void {
+      if (this.macLoginItem === 'requires-approval') this.macLoginItem = 'enabled';
+    }
+    /** Windows: the user turns the app off in Task Manager's (or Settings') Startup apps. */
+    disableInStartupApps(): void {
+      for (const i of this.runKey) i.enabled = false;
     }
   }
   const app = new FakeApp();
@@ -191,12 +319,74 @@ export function electronStandIn(o: StandInOptions = {}) {
     focused = false;
     destroyed = false;
     minimized = false;
+    maximized = false;
     loaded: string | null = null;
+    /** The normal (not maximized) bounds. */
+    private normal: Rect;
     constructor(readonly options: ConstructorParameters<ElectronApi['BrowserWindow']>[0]) {
       super();
       calls.push('new BrowserWindow');
+      const { width, height } = options;
+      if (options.x !== undefined && options.y !== undefined) {
+        this.normal = { x: options.x, y: options.y, width, height };
+      } else {
+        const wa = screen.getPrimaryDisplay().workArea; // Electron centres a window given no position
+        this.normal = {
+          x: wa.x + Math.round((wa.width - width) / 2),
+          y: wa.y + Math.round((wa.height - height) / 2),
+          width,
+          height,
+        };
+      }
       windows.push(this);
       app.emit('web-contents-created', new StandInEvent(), this.webContents);
+    }
+    getNormalBounds(): Rect {
+      return { ...this.normal };
+    }
+    getBounds(): Rect {
+      if (!this.maximized) return { ...this.normal };
+      const centre = { x: this.normal.x + this.normal.width / 2, y: this.normal.y + this.normal.height / 2 };
+      const on =
+        screen
+          .getAllDisplays()
+          .find(
+            (d) =>
+              centre.x >= d.bounds.x &&
+              centre.x < d.bounds.x + d.bounds.width &&
+              centre.y >= d.bounds.y &&
+              centre.y < d.bounds.y + d.bounds.height,
+          ) ?? screen.getPrimaryDisplay();
+      return { ...on.workArea };
+    }
+    setBounds(b: Partial<Rect>): void {
+      const before = this.normal;
+      this.normal = { ...before, ...b };
+      if (this.normal.x !== before.x || this.normal.y !== before.y) this.emit('move');
+      if (this.normal.width !== before.width || this.normal.height !== before.height) this.emit('resize');
+    }
+    /** The user drags the window to (x, y). */
+    moveTo(x: number, y: number): void {
+      this.setBounds({ x, y });
+    }
+    /** The user drags the window's edge to this size. */
+    resizeTo(width: number, height: number): void {
+      this.setBounds({ width, height });
+    }
+    maximize(): void {
+      if (this.maximized) return;
+      this.maximized = true;
+      this.emit('maximize');
+      this.emit('resize');
+    }
+    unmaximize(): void {
+      if (!this.maximized) return;
+      this.maximized = false;
+      this.emit('unmaximize');
+      this.emit('resize');
+    }
+    isMaximized(): boolean {
+      return this.maximized;
     }
     loadFile(filePath: string, options?: { hash?: string }): Promise<void> {
       this.loaded = filePath;
@@ -204,11 +394,15 @@ export function electronStandIn(o: StandInOptions = {}) {
       return Promise.resolve();
     }
     show(): void {
+      const was = this.visible;
       this.visible = true;
+      if (!was) this.emit('show');
     }
     hide(): void {
+      const was = this.visible;
       this.visible = false;
       this.focused = false;
+      if (was) this.emit('hide');
     }
     focus(): void {
       this.focused = true;
@@ -264,6 +458,35 @@ export function electronStandIn(o: StandInOptions = {}) {
     }
   }
 
+  class FakeScreen extends EventEmitter {
+    private displays: DisplayLike[] = (o.displays ?? [{ x: 0, y: 0, width: 1920, height: 1080 }]).map((b, i) =>
+      display(b, i + 1),
+    );
+    private nextId = this.displays.length + 1;
+    private check(): void {
+      if (!ready) throw new Error("The 'screen' module can't be used before the app 'ready' event");
+    }
+    getAllDisplays(): DisplayLike[] {
+      this.check();
+      return this.displays.map((d) => ({ ...d, bounds: { ...d.bounds }, workArea: { ...d.workArea } }));
+    }
+    getPrimaryDisplay(): DisplayLike {
+      this.check();
+      return this.getAllDisplays()[0]!;
+    }
+    /** Plugs and unplugs monitors: the first rectangle is the primary display. */
+    setDisplays(rects: Rect[]): void {
+      const key = (r: Rect) => JSON.stringify(r);
+      const before = this.displays;
+      const kept = before.filter((d) => rects.some((r) => key(r) === key(d.bounds)));
+      this.displays = rects.map((r) => kept.find((d) => key(d.bounds) === key(r)) ?? display(r, this.nextId++));
+      // Announced once the list has changed, as Electron does.
+      for (const gone of before.filter((d) => !kept.includes(d))) this.emit('display-removed', {}, gone);
+      for (const added of this.displays.filter((d) => !kept.includes(d))) this.emit('display-added', {}, added);
+    }
+  }
+  const screen = new FakeScreen();
+
   class FakeNativeTheme extends EventEmitter {
     shouldUseDarkColors = o.dark ?? false;
     setDark(dark: boolean): void {
@@ -289,6 +512,10 @@ export function electronStandIn(o: StandInOptions = {}) {
         if (handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
         handlers.set(channel, listener);
       },
+      /** ipcRenderer.send / sendSync listeners (electron-store registers one). */
+      on(channel: string, listener: (event: unknown, ...args: unknown[]) => void): void {
+        listeners.set(channel, [...(listeners.get(channel) ?? []), listener]);
+      },
     },
     dialog: {
       showErrorBox(title: string, content: string): void {
@@ -307,6 +534,7 @@ export function electronStandIn(o: StandInOptions = {}) {
     },
     nativeTheme,
     nativeImage: { createFromPath: (p: string) => new FakeImage(p) },
+    screen,
     Notification: notifications.Notification,
     session: {
       defaultSession: {
@@ -322,10 +550,27 @@ export function electronStandIn(o: StandInOptions = {}) {
     },
   } satisfies ElectronApi;
 
+  /** The menu item at this path of labels (a submenu's label, then its item's), in the tray's menu. */
+  const trayItem = (labels: string[]): { item: MenuItemTemplate; siblings: MenuItemTemplate[] } | null => {
+    let items = trays.at(-1)?.menu?.items ?? [];
+    for (const [i, label] of labels.entries()) {
+      const item = items.find((x) => x.label === label);
+      if (!item) return null;
+      if (i === labels.length - 1) return { item, siblings: items };
+      items = item.submenu ?? [];
+    }
+    return null;
+  };
+
   return {
     electron,
     app,
     nativeTheme,
+    screen,
+    /** app.getPath('userData') now. */
+    userData: () => userData,
+    /** ipcMain.on listeners by channel (electron-store's). */
+    listeners,
     calls,
     windows,
     /** The one window the shell made (throws when there is none). */
@@ -345,13 +590,18 @@ export function electronStandIn(o: StandInOptions = {}) {
     /** The tray menu's labels as shown, e.g. ['2 providers ok, 0 failed · port 11434', '—', 'Open Switchboard', …]. */
     trayLabels: (): string[] =>
       (trays.at(-1)?.menu?.items ?? []).map((i) => (i.type === 'separator' ? '—' : (i.label ?? ''))),
-    /** Clicks the tray menu item with this label, as a user would. */
-    clickTray: (label: string): void => {
-      const item = trays.at(-1)?.menu?.items.find((i) => i.label === label);
-      if (!item?.click) throw new Error(`no clickable tray item "${label}"`);
-      if (item.enabled === false) throw new Error(`tray item "${label}" is disabled`);
-      item.click();
+    /** Clicks the tray menu item with this label (after the labels of the submenus it is in), as a user would. */
+    clickTray: (...labels: string[]): void => {
+      const found = trayItem(labels);
+      const name = labels.join(' › ');
+      if (!found?.item.click) throw new Error(`no clickable tray item "${name}"`);
+      if (found.item.enabled === false) throw new Error(`tray item "${name}" is disabled`);
+      if (found.item.type === 'radio')
+        for (const s of found.siblings) if (s.type === 'radio') s.checked = s === found.item;
+      found.item.click();
     },
+    /** The item at this path of labels (submenus first), or null. */
+    trayItem: (...labels: string[]): MenuItemTemplate | null => trayItem(labels)?.item ?? null,
     handlers,
     /** Calls an IPC handler as the renderer's invoke would, from `sender` (default: the window's main frame). */
     invoke: async (channel: string, req?: unknown, sender?: { sender: unknown; senderFrame: unknown }) => {
@@ -394,6 +644,8 @@ export class FakeUpdater extends EventEmitter implements Updater {
   checks = 0;
   installs: { isSilent?: boolean; isForceRunAfter?: boolean }[] = [];
   next: 'none' | { version: string } | Error = 'none';
+  downloads = 0;
+  private found: { version: string } | null = null;
   constructor(private readonly app?: { quit(): void }) {
     super();
   }
@@ -410,12 +662,41 @@ export class FakeUpdater extends EventEmitter implements Updater {
       this.emit('update-not-available', { version: '0.1.0' });
       return { isUpdateAvailable: false };
     }
+    this.found = next;
     this.emit('update-available', next);
-    if (this.autoDownload) setImmediate(() => this.emit('update-downloaded', { ...next, downloadedFile: '/tmp/x' }));
+    if (this.autoDownload) void this.downloadUpdate();
     return { isUpdateAvailable: true, updateInfo: next };
+  }
+  /** electron-updater's downloadUpdate: rejects when no check found an update. */
+  async downloadUpdate(): Promise<unknown> {
+    const found = this.found;
+    if (!found) throw new Error('Please check update first');
+    this.downloads++;
+    await new Promise((r) => setImmediate(r));
+    this.emit('update-downloaded', { ...found, downloadedFile: '/tmp/x' });
+    return ['/tmp/x'];
   }
   quitAndInstall(isSilent?: boolean, isForceRunAfter?: boolean): void {
     this.installs.push({ isSilent, isForceRunAfter });
     setImmediate(() => this.app?.quit());
   }
+}
+
+/**
+ * electron-store as its constructor builds itself in Electron's main process (electron-store 11's index.js): conf's
+ * store in app.getPath('userData'), named by `name`, versioned by app.getVersion(). electron-store imports Electron
+ * itself, so the lifecycle tests build it this way against the stand-in's app; the compiled desktop bundle runs the
+ * real electron-store against the stand-in (test/shipped/electron-bundle.test.ts).
+ */
+export function electronStoreOn(
+  app: { getPath(name: 'userData'): string; getVersion(): string },
+  options: { name: string; clearInvalidConfig?: boolean },
+): Conf<Record<string, unknown>> {
+  const { name, ...rest } = options;
+  return new Conf<Record<string, unknown>>({
+    ...rest,
+    configName: name,
+    cwd: app.getPath('userData'),
+    projectVersion: app.getVersion(),
+  });
 }

@@ -10,6 +10,7 @@ export const {
   ipcMain,
   nativeImage,
   nativeTheme,
+  screen,
   session,
   shell,
 } = electron;
