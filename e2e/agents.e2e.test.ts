@@ -168,7 +168,7 @@ describeWithChromium('agents, apps and settings in the UI', () => {
     await page.getByTestId('pause-routing').click();
     await eventually(async () => expect(await page.getByTestId('pause-routing').textContent()).toBe('Pause routing'));
     // Test connection marks the provider ok with a latency.
-    await page.getByTestId('provider-mock').getByText('Test').click();
+    await page.getByRole('button', { name: 'Test mock' }).click();
     await eventually(async () =>
       expect(await page.getByTestId('provider-mock').textContent()).toMatch(/ok in \d+ ms, 1 models?/),
     );

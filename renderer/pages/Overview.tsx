@@ -74,6 +74,7 @@ function Charts({ chart, range }: { chart: UsageSummary; range: ChartRange }) {
           { label: 'errors', color: '#dc2626', values: pick((p) => p.errors) },
         ]}
         format={(v) => formatCount(v)}
+        whole
         summary={`${formatCount(t.requests)} requests and ${formatCount(t.errors)} errors ${over}`}
       />
       <UsageChart
@@ -87,6 +88,7 @@ function Charts({ chart, range }: { chart: UsageSummary; range: ChartRange }) {
           { label: 'reasoning', color: '#d97706', values: pick((p) => p.reasoning_tokens) },
         ]}
         format={(v) => formatCount(v)}
+        whole
         summary={`${formatCount(t.prompt_tokens)} prompt and ${formatCount(t.completion_tokens)} completion tokens ${over}`}
       />
       <UsageChart

@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'react';
 import type { ConfigInput, ProviderConfig } from '../../shared/config.ts';
 import { PROVIDER_TYPES } from '../../shared/config.ts';
-import { Checkbox, Form, Select, Table } from '../components/controls.tsx';
+import { Address, Checkbox, Form, Select } from '../components/controls.tsx';
 import type { FieldRule } from '../components/field-errors.ts';
 import { FieldError, invalidProps, UnsavedMark } from '../components/fields.tsx';
 import { useDraft } from '../components/hooks.ts';
@@ -16,6 +16,13 @@ import { circuitText, testText } from './provider-text.ts';
 
 type Draft = { name: string; type: string; base_url: string; api_key: string; enabled: boolean };
 const EMPTY: Draft = { name: '', type: 'openai', base_url: '', api_key: '', enabled: true };
+/** Each provider type in words: the wire format Switchboard speaks to it. */
+const TYPE_WORDS: Record<string, string> = {
+  openai: 'OpenAI-compatible API',
+  anthropic: 'Anthropic Messages API',
+  gemini: 'Gemini API',
+  ollama: 'Ollama API',
+};
 const FORM_FIELDS = ['name', 'type', 'base_url', 'api_key', 'enabled'] as const;
 const LABELS: Record<(typeof FORM_FIELDS)[number], string> = {
   name: 'Name',
@@ -146,68 +153,63 @@ export function ProvidersPage() {
       <h2 id="providers-heading">
         Providers <UnsavedMark dirty={dirty} />
       </h2>
-      <div className="table-wrap">
-        <Table
-          head={[
-            'name',
-            'base URL',
-            'key',
-            'state',
-            'circuit',
-            'latency',
-            'last error / test',
-            <span className="sr-only">actions</span>,
-          ]}
-        >
-          {providers.map((p) => {
-            const st = stateOf(p.name);
-            return (
-              <tr key={p.name} data-testid={`provider-${p.name}`}>
-                <td>{p.name}</td>
-                <td className="wrap-anywhere">{p.base_url}</td>
-                <td className="mono">{p.api_key || '(none)'}</td>
-                <td>
-                  <span className={`pill ${st?.state ?? 'unknown'}`} data-testid={`provider-state-${p.name}`}>
-                    {p.enabled === false ? 'disabled' : (st?.state ?? 'unknown')}
-                  </span>
-                </td>
-                <td className="small" data-testid={`provider-circuit-${p.name}`}>
+      <ul className="provider-cards" aria-label="Providers">
+        {providers.map((p) => {
+          const st = stateOf(p.name);
+          const state = p.enabled === false ? 'disabled' : (st?.state ?? 'unknown');
+          return (
+            <li key={p.name} className="provider-card" data-testid={`provider-${p.name}`}>
+              <div className="provider-head">
+                <span className="provider-name">{p.name}</span>
+                <span className={`pill ${st?.state ?? 'unknown'}`} data-testid={`provider-state-${p.name}`}>
+                  {state}
+                </span>
+                <span className="small">{TYPE_WORDS[p.type ?? 'openai']}</span>
+              </div>
+              <Address url={p.base_url} className="provider-url" testId={`provider-url-${p.name}`} />
+              <dl className="facts">
+                <dt>Key</dt>
+                <dd className="mono nowrap" data-testid={`provider-key-${p.name}`}>
+                  {p.api_key || '(none)'}
+                </dd>
+                <dt>Circuit</dt>
+                <dd className="small" data-testid={`provider-circuit-${p.name}`}>
                   {st && p.enabled !== false ? circuitText(st, now) : '—'}
-                </td>
-                <td>{st?.last_latency_ms != null ? `${Math.round(st.last_latency_ms)} ms` : '—'}</td>
-                <td className="small wrap-anywhere" data-testid={`provider-test-${p.name}`}>
-                  {tests[p.name] ?? st?.last_error ?? ''}
-                </td>
-                <td>
-                  <span className="actions">
-                    <button aria-label={`Test ${p.name}`} onClick={() => void test(p.name)}>
-                      Test
-                    </button>
-                    <button aria-label={`Edit ${p.name}`} onClick={() => edit(p.name, toDraft(p))}>
-                      Edit
-                    </button>
-                    <button
-                      aria-label={`${p.enabled === false ? 'Enable' : 'Disable'} ${p.name}`}
-                      onClick={() =>
-                        void saveConfig((next) => {
-                          next.providers = (next.providers ?? []).map((q) =>
-                            q.name === p.name ? { ...q, enabled: q.enabled === false } : q,
-                          );
-                        })
-                      }
-                    >
-                      {p.enabled === false ? 'Enable' : 'Disable'}
-                    </button>
-                    <button className="danger" aria-label={`Delete ${p.name}`} onClick={() => remove(p.name)}>
-                      Delete
-                    </button>
-                  </span>
-                </td>
-              </tr>
-            );
-          })}
-        </Table>
-      </div>
+                </dd>
+                <dt>Latency</dt>
+                <dd>{st?.last_latency_ms != null ? `${Math.round(st.last_latency_ms)} ms` : '—'}</dd>
+                <dt>Last error or test</dt>
+                <dd className="small wrap-anywhere" data-testid={`provider-test-${p.name}`}>
+                  {tests[p.name] ?? st?.last_error ?? '—'}
+                </dd>
+              </dl>
+              <div className="actions">
+                <button aria-label={`Test ${p.name}`} onClick={() => void test(p.name)}>
+                  Test
+                </button>
+                <button aria-label={`Edit ${p.name}`} onClick={() => edit(p.name, toDraft(p))}>
+                  Edit
+                </button>
+                <button
+                  aria-label={`${p.enabled === false ? 'Enable' : 'Disable'} ${p.name}`}
+                  onClick={() =>
+                    void saveConfig((next) => {
+                      next.providers = (next.providers ?? []).map((q) =>
+                        q.name === p.name ? { ...q, enabled: q.enabled === false } : q,
+                      );
+                    })
+                  }
+                >
+                  {p.enabled === false ? 'Enable' : 'Disable'}
+                </button>
+                <button className="danger" aria-label={`Delete ${p.name}`} onClick={() => remove(p.name)}>
+                  Delete
+                </button>
+              </div>
+            </li>
+          );
+        })}
+      </ul>
       {providers.length === 0 && <p className="hint">No providers yet: add one to route requests to it.</p>}
       {editing === null ? (
         <button data-testid="add-provider" onClick={() => edit('', EMPTY)}>
