@@ -8,6 +8,7 @@ import { ConfigStore } from './config/store.ts';
 import { logger } from './observability/logger.ts';
 import { addSecretSource } from './observability/redact.ts';
 import { RequestLog } from './observability/request-log.ts';
+import { readLogTail } from './observability/log-tail.ts';
 import { startMemoryTrim } from './observability/memory-trim.ts';
 import { Engine } from './proxy/engine.ts';
 import { HealthChecker } from './proxy/health.ts';
@@ -76,6 +77,8 @@ export class Switchboard {
     this.adminToken = await loadAdminToken(this.store.dir);
     this.forgetAdminToken = addSecretSource(() => [this.adminToken]); // scrubbed from error texts like provider keys
     this.engine = new Engine(this.store.config, this.store.file, this.requestLog);
+    // The last requests of the previous run, read while the rest starts, in the log before the port opens.
+    const tail = readLogTail(path.join(this.store.dir, 'requests.jsonl'), this.requestLog.capacity);
     this.configureRequestLog(this.store.config);
     const dataDir = defaultWalDir(this.store.file);
     this.wal = await openWal({ dir: dataDir, onError: (err) => logger.error({ err }, 'WAL background work failed') });
@@ -130,6 +133,13 @@ export class Switchboard {
       },
     });
     this.listener = new Listener(listener, this.store.file);
+    const earlier = await tail.catch((err: unknown) => {
+      logger.warn(`the request log of the previous run could not be read: ${(err as Error).message}`);
+      return { entries: [], skipped: 0 };
+    });
+    this.requestLog.restore(earlier.entries);
+    if (earlier.skipped > 0)
+      logger.warn(`requests.jsonl: ${earlier.skipped} line(s) at its end are not request log entries; skipped`);
     await this.listener.listen(
       this.options.port ?? this.store.config.listen_port,
       this.options.host ?? this.store.config.listen_host,

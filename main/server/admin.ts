@@ -148,7 +148,7 @@ export function adminRoutes(
       providers: e.pool.all().map((p) => p.status()),
       routing: e.config.routing,
       app_rules: e.config.app_rules,
-      recent_logs: e.requestLog.recent(50),
+      recent_logs: e.requestLog.recentByStart(50),
       limits: await gatewayFor(e).limitsStatus(e.config, c.env.incoming),
       store: gatewayFor(e).storeStatus(),
     };
@@ -266,7 +266,7 @@ export function adminRoutes(
 
   admin.get('/logs', (c) => {
     const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 100) || 100, 1), 1000);
-    return c.json({ data: engine().requestLog.recent(limit) });
+    return c.json({ data: engine().requestLog.recentByStart(limit) });
   });
 
   admin.get('/logs/stream', (c) =>
