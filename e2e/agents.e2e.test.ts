@@ -187,6 +187,13 @@ describeWithChromium('agents, apps and settings in the UI', () => {
     await seen.waitFor({ timeout: 5000 });
     await seen.getByText('Add rule').click();
     expect(await page.getByTestId('app-rule-app').inputValue()).toBe('my-editor');
+    // "(rules decide)" until a provider is picked, and the pick has the focus (issue 34, bug 5: it pre-filled the
+    // first provider, even a disabled one).
+    expect(await page.getByTestId('app-rule-provider').inputValue()).toBe('');
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('app-rule-provider');
+    await page.getByTestId('app-rule-provider').selectOption('mock');
     await page.getByText('Add app rule').click();
     await page.getByTestId('save-apps').click(); // rules are saved together
     await eventually(async () => {

@@ -111,7 +111,8 @@ describeWithChromium('the window and its pages: pause, focus, announcements, axe
     await page.getByTestId('settings-saved').waitFor();
     const live = page.locator('[role=status][aria-live=polite]');
     expect(await live.count()).toBe(1);
-    expect(await live.textContent()).toBe('Saved.');
+    expect(await live.textContent()).toBe('Settings saved.');
+    expect(await page.getByTestId('settings-saved').textContent()).toMatch(/^Settings saved\./);
     await page.close();
   });
 

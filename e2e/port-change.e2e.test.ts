@@ -55,7 +55,7 @@ describeWithChromium('a listen_port change moves the UI with it (bug 2)', () => 
 
     // It keeps working: the admin API answers with the token (no token asked), a save goes through.
     const logRequests = (await readConfig(sb)).log_requests;
-    await page.getByText('log_requests (write requests.jsonl)').click();
+    await page.getByTestId('log-requests').click();
     await page.getByTestId('save-settings').click();
     await page.getByTestId('settings-saved').waitFor();
     expect((await readConfig(sb)).log_requests).toBe(!logRequests);
@@ -72,13 +72,21 @@ describeWithChromium('a listen_port change moves the UI with it (bug 2)', () => 
     serves.push(sb);
     const page = await openUi(browser, sb, 'settings');
     await eventually(async () => expect(await page.getByTestId('listen-port').inputValue()).toBe('11434'));
+    // The port actually served, and that --port overrides the saved one (issue 34, bug 10: it showed only 11434).
+    const served = page.getByTestId('port-served');
+    await served.waitFor();
+    expect(await served.textContent()).toBe(
+      `Switchboard is listening on port ${pinned} for this run: it was started with --port ${pinned}, which overrides the port saved in config.json (11434). The saved port applies at the next start without --port.`,
+    );
+    expect(await page.getByTestId('page-settings').textContent()).not.toContain('listen_port');
     await page.getByTestId('listen-port').fill(String(wanted));
     await eventually(async () => expect(await page.getByTestId('save-settings').isEnabled()).toBe(true));
     await page.getByTestId('save-settings').click();
     const said = page.getByTestId('listen-change');
     await said.waitFor();
+    expect(await page.getByTestId('settings-saved').textContent()).toMatch(/^Settings saved\./);
     expect(await said.textContent()).toBe(
-      `Saved: listen_port is ${wanted} in config.json, but this run keeps port ${pinned}, which was given with --port. The new port applies at the next start without --port.`,
+      `Saved: the port in config.json is now ${wanted}, but this run keeps port ${pinned}, which was given with --port. The new port applies at the next start without --port.`,
     );
     expect(await page.getByTestId('page-settings').textContent()).not.toContain('rebinds at once');
     expect(page.url()).toBe(`http://127.0.0.1:${pinned}/ui/#/settings`);

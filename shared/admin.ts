@@ -136,7 +136,13 @@ export type LimitsStatus = {
 
 export type StatusResponse = {
   version: string;
+  /** The port Switchboard listens on now (with `serve --port`, that port; else config.json's listen_port). */
   listen_port: number;
+  /**
+   * True when this run's port was given with `serve --port` (or the desktop shell's equivalent), which overrides
+   * config.json's listen_port until a start without it; absent from older servers.
+   */
+  listen_port_pinned?: boolean;
   config_path: string;
   config_error: string[] | null;
   paused: boolean;

@@ -118,7 +118,8 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
     getConnect: () => admin('GET', '/connect'),
     connectTool: ({ tool, force }) =>
       admin('POST', `/connect/${encodeURIComponent(tool)}`, force === undefined ? {} : { force }),
-    undoConnect: ({ tool }) => admin('POST', `/connect/${encodeURIComponent(tool)}/undo`, {}),
+    undoConnect: ({ tool, force }) =>
+      admin('POST', `/connect/${encodeURIComponent(tool)}/undo`, force === undefined ? {} : { force }),
     tryMessage: (req) => admin('POST', '/try', req),
     getUsage: ({ range }) => admin('GET', `/usage?range=${encodeURIComponent(range)}`),
     usageRequests: ({ limit, before }) => {

@@ -106,7 +106,8 @@ export interface IpcContract {
   getConnect: { req: void; res: ConnectOverview };
   /** `force`: replace a setting that points elsewhere (after the user confirmed). */
   connectTool: { req: { tool: ConnectToolId; force?: boolean }; res: ConnectResult };
-  undoConnect: { req: { tool: ConnectToolId }; res: ConnectResult };
+  /** `force`: undo even though the tool's file changed since Connect wrote it (after the user confirmed). */
+  undoConnect: { req: { tool: ConnectToolId; force?: boolean }; res: ConnectResult };
   tryMessage: { req: TryRequest; res: TryResult };
   getUsage: { req: { range: UsageRange }; res: UsageSummary };
   usageRequests: { req: { limit?: number; before?: string }; res: UsageRequests };

@@ -142,6 +142,7 @@ export function adminRoutes(
     const body: StatusResponse = {
       version: VERSION,
       listen_port: listenPort(),
+      listen_port_pinned: listen?.pinned ?? true,
       config_path: store.file,
       config_error: store.error?.map((p) => `${p.path}: ${p.message}`) ?? null,
       paused: e.paused,

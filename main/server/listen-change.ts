@@ -47,7 +47,7 @@ export async function listenChange(
       listen_port: wanted,
       ui_url: uiUrl(hostHeader, port),
       message:
-        `Saved: listen_port is ${wanted} in config.json, but this run keeps port ${port}, which was given with ` +
+        `Saved: the port in config.json is now ${wanted}, but this run keeps port ${port}, which was given with ` +
         `--port. The new port applies at the next start without --port.`,
     };
   }

@@ -42,3 +42,22 @@ export function UnsavedMark({ dirty }: { dirty: boolean }) {
     </span>
   );
 }
+
+/** What the last save came to, in the words the live region said (green, or amber with its warnings). */
+export function SavedLine({
+  saved,
+  testId,
+  extra,
+}: {
+  saved: { text: string; warned: boolean } | null;
+  testId: string;
+  extra?: string;
+}) {
+  if (!saved) return null;
+  return (
+    <span className={saved.warned ? 'field-warning' : 'ok'} data-testid={testId}>
+      {saved.text}
+      {extra ? ` ${extra}` : ''}
+    </span>
+  );
+}

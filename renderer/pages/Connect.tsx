@@ -7,6 +7,7 @@ import { formatCount, formatUsd } from '../../shared/usage-text.ts';
 import { ErrorLine, Form } from '../components/controls.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { FORMAT_HINTS, FORMAT_LABELS, type SnippetFormat, snippetsFor } from '../components/snippets.ts';
+import { undoAnywayQuestion } from '../store/connect.ts';
 import { useApp, useAppStore } from '../store/react.ts';
 
 const STATE_TEXT: Record<ConnectState, string> = {
@@ -140,12 +141,31 @@ function ToolCard({ tool }: { tool: ToolStatus }) {
       </div>
       {outcome && (
         <p
-          className={outcome.kind === 'error' ? 'error' : outcome.kind === 'kept' ? 'hint' : 'ok'}
+          className={
+            outcome.kind === 'error'
+              ? 'error'
+              : outcome.kind === 'changed'
+                ? 'field-warning'
+                : outcome.kind === 'kept'
+                  ? 'hint'
+                  : 'ok'
+          }
           role="status"
           data-testid={`outcome-${tool.id}`}
         >
           {outcome.message}
         </p>
+      )}
+      {outcome?.kind === 'changed' && file && tool.can_undo && (
+        <button
+          disabled={busy}
+          data-testid={`undo-anyway-${tool.id}`}
+          onClick={() => {
+            if (window.confirm(undoAnywayQuestion(tool))) void act(() => store.getState().undoConnect(tool.id, true));
+          }}
+        >
+          Undo anyway…
+        </button>
       )}
       {tool.kind === 'manual' || tool.state === 'broken' ? (
         <div data-testid={`values-${tool.id}`}>

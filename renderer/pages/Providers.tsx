@@ -71,7 +71,13 @@ export function ProvidersPage() {
 
   const providers = (cfg.providers ?? []) as ProviderConfig[];
   const editIndex = editing ? providers.findIndex((p) => p.name === editing) : providers.length;
-  const { problems, fieldErrors, revalidate, clear, save: saveConfig } = useConfigSave(formFields(editIndex));
+  const {
+    problems,
+    fieldErrors,
+    revalidate,
+    clear,
+    save: saveConfig,
+  } = useConfigSave(formFields(editIndex), 'Providers');
   const stateOf = (name: string) => status?.providers.find((p) => p.name === name);
   const dirty = editing !== null && JSON.stringify(draft) !== JSON.stringify(opened);
   useUnsaved('providers', dirty);

@@ -5,7 +5,7 @@ import type { RouteExplanation } from '../../shared/admin.ts';
 import type { ConfigInput, RoutingRule } from '../../shared/config.ts';
 import { ErrorLine, Select } from '../components/controls.tsx';
 import type { FieldRule } from '../components/field-errors.ts';
-import { FieldError, invalidProps, RuleWarnings, UnsavedMark } from '../components/fields.tsx';
+import { FieldError, invalidProps, RuleWarnings, SavedLine, UnsavedMark } from '../components/fields.tsx';
 import { Problems } from '../components/Problems.tsx';
 import { failureText } from '../store/config.ts';
 import { useApi, useAppStore } from '../store/react.ts';
@@ -25,13 +25,14 @@ export function RoutingPage() {
   const savedDefault = cfg.routing?.default_provider ?? '';
   const [rules, setRules] = useState<RoutingRule[]>([]);
   const [defaultProvider, setDefaultProvider] = useState('');
-  const { problems, fieldErrors, revalidate, save: saveConfig } = useConfigSave(FIELDS);
+  const { problems, fieldErrors, revalidate, saved: savedAs, save: saveConfig } = useConfigSave(FIELDS, 'Routing');
   const [saved, setSaved] = useState(false);
   const [newRule, setNewRule] = useState<RoutingRule>({ pattern: '', provider: '' });
   const [addErrors, setAddErrors] = useState<Record<string, string>>({});
   const [testModel, setTestModel] = useState('');
   const [testApp, setTestApp] = useState('');
-  const [explained, setExplained] = useState<(RouteExplanation & { unsaved: boolean }) | null>(null);
+  /** The last explanation, and the rules it explained (to say whether they are saved: issue 34, bug 8). */
+  const [explained, setExplained] = useState<(RouteExplanation & { rulesShown: string }) | null>(null);
   const [testError, setTestError] = useState<string | null>(null);
 
   /** The stored document the draft was last reset to (edits are compared with it only once it is). */
@@ -93,7 +94,7 @@ export function RoutingPage() {
     apply(config);
     const r = await api.explainRoute({ model: testModel.trim(), app: testApp.trim() || null, config });
     if (r.ok) {
-      setExplained({ ...r.data, unsaved: dirty });
+      setExplained({ ...r.data, rulesShown: JSON.stringify({ rules, defaultProvider }) });
       setTestError(null);
       const chain = r.data.candidates.map((c) => c.provider).join(', then ');
       store
@@ -233,11 +234,7 @@ export function RoutingPage() {
             Discard changes
           </button>
         )}
-        {saved && !dirty && (
-          <span className="ok" data-testid="routing-saved">
-            Saved.
-          </span>
-        )}
+        {saved && !dirty && <SavedLine saved={savedAs} testId="routing-saved" />}
       </div>
 
       <div className="card">
@@ -278,7 +275,9 @@ export function RoutingPage() {
             <p>
               Model <span className="mono">{explained.model}</span>
               {explained.app_rule ? ` (app rule for ${explained.app_rule.app})` : ''}
-              {explained.unsaved ? ' — with the edits on screen, not saved yet' : ''}
+              {explained.rulesShown !== JSON.stringify({ rules: savedRules, defaultProvider: savedDefault })
+                ? ' — with the edits on screen, not saved yet'
+                : ' — with the rules as saved'}
             </p>
             <ol>
               {explained.candidates.map((c) => (
