@@ -108,6 +108,7 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
         ? admin('POST', '/route', { model, app, config })
         : admin('GET', `/route?model=${encodeURIComponent(model)}${app ? `&app=${encodeURIComponent(app)}` : ''}`),
     testProvider: ({ name }) => admin('POST', `/providers/${encodeURIComponent(name)}/test`, {}),
+    detectProviders: () => admin('GET', '/providers/detect'),
     setPaused: (req) => admin('POST', '/pause', req),
     listAgentKeys: () => admin('GET', '/agent-keys'),
     createAgentKey,

@@ -14,6 +14,7 @@ import type { AgentEvent } from './orchestrator.ts';
 import type { ConnectOverview, ConnectResult, ConnectToolId, TryRequest, TryResult } from './connect.ts';
 import type { Notification, UsageRange, UsageRequests, UsageSummary } from './usage.ts';
 import type { McpImportRequest, McpImportResult, McpOverview, McpServerState } from './mcp.ts';
+import type { DetectResult } from './presets.ts';
 
 /** An error as the server said it: status plus the error body. */
 export type ApiFailure = {
@@ -94,6 +95,8 @@ export interface IpcContract {
   /** With `config`: the route that config (not saved) would give, e.g. the Routing page's edits. */
   explainRoute: { req: { model: string; app: string | null; config?: unknown }; res: RouteExplanation };
   testProvider: { req: { name: string }; res: ProviderTestResult };
+  /** Local inference services running now (Ollama, LM Studio, llama.cpp, vLLM): the presets' detection. */
+  detectProviders: { req: void; res: DetectResult };
   setPaused: { req: { paused: boolean }; res: { paused: boolean } };
   listAgentKeys: { req: void; res: { data: AgentKeyInfo[] } };
   createAgentKey: { req: { tenant?: string; label?: string }; res: CreatedAgentKey };
@@ -135,6 +138,7 @@ export const IPC_CHANNELS = {
   recentLogs: 'sb:recentLogs',
   explainRoute: 'sb:explainRoute',
   testProvider: 'sb:testProvider',
+  detectProviders: 'sb:detectProviders',
   setPaused: 'sb:setPaused',
   listAgentKeys: 'sb:listAgentKeys',
   createAgentKey: 'sb:createAgentKey',

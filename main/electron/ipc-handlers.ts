@@ -13,6 +13,7 @@ export function desktopHandlers(client: SwitchboardApi, appInfo: () => AppInfo):
     recentLogs: (r) => client.recentLogs(r),
     explainRoute: (r) => client.explainRoute(r),
     testProvider: (r) => client.testProvider(r),
+    detectProviders: () => client.detectProviders(),
     setPaused: (r) => client.setPaused(r),
     listAgentKeys: () => client.listAgentKeys(),
     createAgentKey: (r) => client.createAgentKey(r),

@@ -24,6 +24,7 @@ import { fetchModels } from '../proxy/models.ts';
 import { createKey, keysFile, labelProblem, readKeys, revokeKey, uiKey } from '../orchestrator/keys.ts';
 import { freePortNear, identifyPortHolder, portConflictMessage, tryBind } from './port-conflict.ts';
 import { usageRoutes } from './usage-routes.ts';
+import { detectLocalServices } from './detect-local.ts';
 import { connectRoutes } from './connect-routes.ts';
 import { listenChange, type ListenControl } from './listen-change.ts';
 
@@ -393,6 +394,16 @@ export function adminRoutes(
       return c.json({ provider: name, ok: false, latency_ms: Math.round(latency), models: 0, error: message });
     }
   });
+
+  /**
+   * Local inference services running now (the Providers page's presets): Ollama, LM Studio, llama.cpp, vLLM on their
+   * usual ports (never the one Switchboard listens on), with their models and the provider already at that address.
+   */
+  admin.get('/providers/detect', async (c) =>
+    c.json(
+      await detectLocalServices({ listenPort: listenPort(), providers: engine().config.providers, env: process.env }),
+    ),
+  );
 
   /** Agent API keys (Settings page): list, create (the key is shown once), revoke. Same file as `switchboard keys`. */
   admin.get('/agent-keys', async (c) => {

@@ -9,6 +9,7 @@ import { ErrorLine, Table } from '../components/controls.tsx';
 import { UsageChart } from '../components/UsageChart.tsx';
 import { CHART_RANGES, type ChartRange } from '../store/usage.ts';
 import { healthLine } from './overview-text.ts';
+import { PresetGallery } from './Presets.tsx';
 import { useApp, useAppStore } from '../store/react.ts';
 
 const RANGE_LABELS: Record<ChartRange, string> = { '1h': '1 h', '24h': '24 h', '7d': '7 d' };
@@ -123,6 +124,7 @@ export function OverviewPage() {
   }, [store]);
 
   const providers = status?.providers ?? [];
+  const noneEnabled = !status?.paused && !providers.some((p) => p.enabled && p.state !== 'disabled');
   const health = status ? healthLine(providers, status.paused) : null;
   const t = today?.totals;
   const unpriced = t ? unpricedText(t.unpriced) : null;
@@ -134,6 +136,15 @@ export function OverviewPage() {
         <p className={health.ok ? 'ok' : 'error'} data-testid="health-line">
           {health.text}
         </p>
+      )}
+      {status && noneEnabled && (
+        <div className="card" data-testid="get-started">
+          <p>
+            <strong>Next step: add a provider.</strong> Pick one below: with its key (or, for a local one, nothing at
+            all) it is set up with the routing rules for its models in one step, and you can send it a test request.
+          </p>
+          <PresetGallery heading="Providers" />
+        </div>
       )}
       <Table head={['provider', 'state', 'circuit', 'last error']}>
         {providers.map((p) => (

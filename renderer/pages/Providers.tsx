@@ -13,6 +13,8 @@ import { useApi, useApp, useAppStore } from '../store/react.ts';
 import { useConfig, useConfigSave, useUnsaved } from './config-hooks.ts';
 import { providerRefs, removeProviderRefs, renameProviderRefs } from './provider-refs.ts';
 import { circuitText, testText } from './provider-text.ts';
+import { PresetForm, PresetGallery, presetFromHash } from './Presets.tsx';
+import { presetById } from '../../shared/presets.ts';
 
 type Draft = { name: string; type: string; base_url: string; api_key: string; enabled: boolean };
 const EMPTY: Draft = { name: '', type: 'openai', base_url: '', api_key: '', enabled: true };
@@ -58,10 +60,23 @@ function useNow(): number {
   return now;
 }
 
+/** The preset whose form the address opens (#/providers/add/<id>), following the address as it changes. */
+function usePresetRoute(): [string | null, () => void] {
+  const [id, setId] = useState(() => presetFromHash(window.location.hash));
+  useEffect(() => {
+    const on = () => setId(presetFromHash(window.location.hash));
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  return [id, () => void (window.location.hash = '#/providers')];
+}
+
 export function ProvidersPage() {
   const store = useAppStore();
   const api = useApi();
-  const { cfg } = useConfig();
+  const { doc, cfg } = useConfig();
+  const [presetId, closePreset] = usePresetRoute();
+  const preset = presetId ? presetById(presetId) : undefined;
   const status = useApp((s) => s.status);
   const now = useNow();
   const [editing, setEditing] = useState<string | null>(null); // provider name, '' for a new one
@@ -159,6 +174,7 @@ export function ProvidersPage() {
       <h2 id="providers-heading">
         Providers <UnsavedMark dirty={dirty} />
       </h2>
+      {preset && doc && <PresetForm key={preset.id} preset={preset} onClose={closePreset} />}
       <ul className="provider-cards" aria-label="Providers">
         {providers.map((p) => {
           const st = stateOf(p.name);
@@ -217,9 +233,10 @@ export function ProvidersPage() {
         })}
       </ul>
       {providers.length === 0 && <p className="hint">No providers yet: add one to route requests to it.</p>}
+      {!preset && <PresetGallery />}
       {editing === null ? (
         <button data-testid="add-provider" onClick={() => edit('', EMPTY)}>
-          Add provider
+          Add another (any OpenAI-compatible, Anthropic, Gemini or Ollama API)
         </button>
       ) : (
         <Form
