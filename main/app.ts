@@ -1,5 +1,7 @@
 // Composition root: config store, engine, health checks, HTTP server; start() and stop() for both shells.
+import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { PortFollow } from '../shared/connect.ts';
 import type { Config } from '../shared/config.ts';
 import { configWarnings, effectiveStore, problemToText } from '../shared/config.ts';
 import { loadAdminToken } from './config/admin-token.ts';
@@ -57,6 +59,8 @@ export class Switchboard {
   private listener!: Listener;
   /** The port move the last config change started: null once bound, or why it failed (the save answer says it). */
   private moving: Promise<string | null> = Promise.resolve(null);
+  /** The tools the last move pointed at the new port (main/connect/connect.ts followPort). */
+  private followed: Promise<PortFollow[]> = Promise.resolve([]);
 
   constructor(readonly options: SwitchboardOptions) {}
 
@@ -123,7 +127,7 @@ export class Switchboard {
       store: this.store,
       adminToken: this.adminToken,
       listenPort: () => this.listener.port,
-      listen: { pinned: this.options.port !== undefined, moved: () => this.moving },
+      listen: { pinned: this.options.port !== undefined, moved: () => this.moving, followed: () => this.followed },
       agents: {
         orchestrator: this.orchestrator,
         wal: this.wal,
@@ -195,17 +199,43 @@ export class Switchboard {
     const portChanged = next.listen_port !== prev.listen_port || next.listen_host !== prev.listen_host;
     if (portChanged && this.options.port === undefined) {
       let settle: (failed: string | null) => void = () => {};
+      let follow: (tools: PortFollow[]) => void = () => {};
       this.moving = new Promise((resolve) => (settle = resolve));
+      this.followed = new Promise((resolve) => (follow = resolve));
+      const from = this.listener.port;
       try {
-        await this.listener.listen(next.listen_port, this.options.host ?? next.listen_host, () => settle(null));
+        // Tools Connect pointed at the old port follow before the save is answered (which waits for `followed`).
+        await this.listener.listen(next.listen_port, this.options.host ?? next.listen_host, () => {
+          void this.followTools(from).then(follow, () => follow([]));
+          settle(null);
+        });
         logger.info(`now listening on ${this.listener.url}`);
       } catch (err) {
+        follow([]);
         settle((err as Error).message);
         logger.error(
           `could not move to port ${next.listen_port}: ${(err as Error).message} Still listening on ${this.listener.url}.`,
         );
       }
     }
+  }
+
+  /**
+   * After a move from port `from`: the tools Connect pointed at Switchboard follow it (main/connect/connect.ts
+   * followPort), loaded only when Connect has pointed some tool here (its connect/ folder exists).
+   */
+  private async followTools(from: number): Promise<PortFollow[]> {
+    const port = this.listener.port;
+    if (port === from) return [];
+    try {
+      await fs.access(path.join(this.store.dir, 'connect'));
+    } catch {
+      return [];
+    }
+    const { followPort } = await import('./connect/connect.ts');
+    const done = await followPort({ configDir: this.store.dir, port }, from);
+    for (const t of done) logger.info(`connect: ${t.message}`);
+    return done;
   }
 
   private configureRequestLog(cfg: Config): void {

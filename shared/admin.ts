@@ -1,6 +1,7 @@
 // Shapes of the admin API (/admin/v1): provider status, request log entries, route explanations.
 import { z } from 'zod';
 import { CONFIG_BACKUP_ID_RE, type Config } from './config.ts';
+import { PortFollowSchema } from './connect.ts';
 
 export { CONFIG_BACKUP_ID_RE };
 
@@ -218,6 +219,8 @@ export const ListenChangeSchema = z.strictObject({
   listen_port: z.number().int(),
   ui_url: z.string(),
   message: z.string(),
+  /** After a move: each tool Connect had pointed at the old port, rewritten to the new one or left (and why). */
+  tools: z.array(PortFollowSchema).optional(),
 });
 export type ListenChange = z.infer<typeof ListenChangeSchema>;
 

@@ -201,6 +201,7 @@ const tool = (over: Partial<ToolStatus> = {}): ToolStatus => ({
   can_undo: false,
   values: [{ label: 'ANTHROPIC_BASE_URL', value: 'http://127.0.0.1:11434' }],
   steps: [],
+  routes: [],
   ...over,
 });
 const overview = (t: ToolStatus): ConnectOverview => ({
