@@ -42,7 +42,7 @@ describeWithChromium('layout: providers at 800×600 and with nine, empty charts,
     await page.getByTestId('provider-alpha').waitFor();
     await page.waitForTimeout(200);
     const buttons = page.locator('[data-testid^="provider-"] .actions button');
-    expect(await buttons.count()).toBe(9 * 4);
+    expect(await buttons.count()).toBe(9 * 5);
     const clipped = await buttons.evaluateAll((els) =>
       els
         .map((b) => {

@@ -15,6 +15,9 @@ import { providerRefs, removeProviderRefs, renameProviderRefs } from './provider
 import { circuitText, testText } from './provider-text.ts';
 import { PresetForm, PresetGallery, presetFromHash } from './Presets.tsx';
 import { presetById } from '../../shared/presets.ts';
+import type { PriceOverride } from '../../shared/usage.ts';
+import { PriceForm } from './PriceSettings.tsx';
+import { draftFromPrice, EMPTY_PRICE, providerPriceText } from './price-text.ts';
 
 type Draft = { name: string; type: string; base_url: string; api_key: string; enabled: boolean };
 const EMPTY: Draft = { name: '', type: 'openai', base_url: '', api_key: '', enabled: true };
@@ -50,6 +53,16 @@ const toDraft = (p: ProviderConfig): Draft => ({
   enabled: p.enabled !== false,
 });
 
+/** A provider on this machine (free unless priced): type ollama, or a loopback address. */
+function isLocal(p: ProviderConfig): boolean {
+  if (p.type === 'ollama') return true;
+  try {
+    return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(p.base_url).hostname);
+  } catch {
+    return false;
+  }
+}
+
 /** A second's tick, for the cool-downs. */
 function useNow(): number {
   const [now, setNow] = useState(() => Date.now());
@@ -83,6 +96,9 @@ export function ProvidersPage() {
   const [opened, setOpened] = useState<Draft>(EMPTY);
   const { draft, setDraft, text, flag } = useDraft<Draft>(EMPTY);
   const [tests, setTests] = useState<Record<string, string>>({});
+  /** The provider whose price form is open. */
+  const [pricing, setPricing] = useState<string | null>(null);
+  const prices = (cfg.prices ?? []) as PriceOverride[];
 
   const providers = (cfg.providers ?? []) as ProviderConfig[];
   const editIndex = editing ? providers.findIndex((p) => p.name === editing) : providers.length;
@@ -200,6 +216,10 @@ export function ProvidersPage() {
                 </dd>
                 <dt>Latency</dt>
                 <dd>{st?.last_latency_ms != null ? `${Math.round(st.last_latency_ms)} ms` : '—'}</dd>
+                <dt>Price</dt>
+                <dd className="small" data-testid={`provider-price-${p.name}`}>
+                  {providerPriceText(p.name, prices, isLocal(p)).text}
+                </dd>
                 <dt>Last error or test</dt>
                 <dd className="small wrap-anywhere" data-testid={`provider-test-${p.name}`}>
                   {tests[p.name] ?? st?.last_error ?? '—'}
@@ -224,6 +244,13 @@ export function ProvidersPage() {
                 >
                   {p.enabled === false ? 'Enable' : 'Disable'}
                 </button>
+                <button
+                  aria-label={`Set the price of ${p.name}`}
+                  onClick={() => setPricing(p.name)}
+                  data-testid={`provider-set-price-${p.name}`}
+                >
+                  Price…
+                </button>
                 <button className="danger" aria-label={`Delete ${p.name}`} onClick={() => remove(p.name)}>
                   Delete
                 </button>
@@ -232,6 +259,21 @@ export function ProvidersPage() {
           );
         })}
       </ul>
+      {pricing !== null && (
+        <>
+          <h3>Price of {pricing}</h3>
+          <PriceForm
+            key={pricing}
+            lockProvider
+            index={providerPriceText(pricing, prices, false).index}
+            initial={(() => {
+              const at = providerPriceText(pricing, prices, false).index;
+              return at >= 0 ? draftFromPrice(prices[at]!) : { ...EMPTY_PRICE, provider: pricing };
+            })()}
+            onDone={() => setPricing(null)}
+          />
+        </>
+      )}
       {providers.length === 0 && <p className="hint">No providers yet: add one to route requests to it.</p>}
       {!preset && <PresetGallery />}
       {editing === null ? (

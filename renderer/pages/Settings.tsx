@@ -14,6 +14,7 @@ import { useConfigSave, useUnsaved } from './config-hooks.ts';
 import type { FieldRule } from '../components/field-errors.ts';
 import { FieldError, invalidProps, SavedLine, UnsavedMark } from '../components/fields.tsx';
 import { BudgetSettings, NotificationSettings } from './UsageSettings.tsx';
+import { PriceSettings } from './PriceSettings.tsx';
 
 /** The fields of Settings' own form, for errors beside them. */
 const FIELDS: FieldRule[] = [
@@ -235,6 +236,7 @@ export function SettingsPage() {
         </p>
       )}
       <BudgetSettings />
+      <PriceSettings />
       <NotificationSettings />
       <McpServers />
       <ConfigBackups />

@@ -7,6 +7,7 @@ import { type ConnectSlice, createConnectSlice } from './connect.ts';
 import { type LogsSlice, createLogsSlice } from './logs.ts';
 import { type UiSlice, createUiSlice } from './ui.ts';
 import { type PresetsSlice, createPresetsSlice } from './presets.ts';
+import { type AlertsSlice, createAlertsSlice } from './alerts.ts';
 import { type UsageSlice, createUsageSlice } from './usage.ts';
 import { type WorkflowsSlice, createWorkflowsSlice } from './workflows.ts';
 
@@ -17,7 +18,8 @@ export type AppState = LogsSlice &
   UsageSlice &
   ConnectSlice &
   UiSlice &
-  PresetsSlice;
+  PresetsSlice &
+  AlertsSlice;
 
 export function createAppStore(api: SwitchboardApi): StoreApi<AppState> {
   return createStore<AppState>()((...a) => ({
@@ -29,5 +31,6 @@ export function createAppStore(api: SwitchboardApi): StoreApi<AppState> {
     ...createConnectSlice(api)(...a),
     ...createUiSlice(...a),
     ...createPresetsSlice(api)(...a),
+    ...createAlertsSlice(api)(...a),
   }));
 }

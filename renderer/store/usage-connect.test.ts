@@ -30,6 +30,7 @@ const totals = (requests: number) => ({
   cost_usd: 0.001 * requests,
   unpriced: 0,
   latency_ms_sum: 20 * requests,
+  failed_attempts: 0,
 });
 const summary = (range: UsageRange, requests: number): UsageSummary => ({
   range,
