@@ -128,6 +128,23 @@ describeWithChromium('the window and its pages: pause, focus, announcements, axe
         await page.evaluate((h) => (window.location.hash = `#/${h}`), id);
         await page.getByTestId(`page-${id.split('/')[0]}`).waitFor();
         await settle(page, id);
+        // Words for people (issue 34): no label, heading, column, legend or choice is a raw field name (snake_case
+        // such as listen_port or error_policy). Values shown to copy into a tool's own file are not labels.
+        const raw = await page.evaluate(() => {
+          const out: string[] = [];
+          const sel = 'label, legend, th, h2, h3, h4, dt, option, button, summary, [role=group][aria-label]';
+          for (const el of Array.from(document.querySelectorAll<HTMLElement>(`main ${sel}, nav ${sel}`))) {
+            if (el.closest('.copy-row, code, .mono, pre')) continue;
+            const own = Array.from(el.childNodes)
+              .filter((n) => n.nodeType === Node.TEXT_NODE)
+              .map((n) => n.textContent ?? '')
+              .join(' ');
+            const words = `${own} ${el.getAttribute('aria-label') ?? ''}`;
+            for (const m of words.match(/\b[a-z]+(?:_[a-z0-9]+)+\b/g) ?? []) out.push(`${el.tagName}: ${m}`);
+          }
+          return out;
+        });
+        expect(raw, `${id}: raw field names as labels`).toEqual([]);
         for (const [w, h] of SIZES) {
           await page.setViewportSize({ width: w, height: h });
           await page.waitForTimeout(150);

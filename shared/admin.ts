@@ -193,8 +193,14 @@ export type ConfigBackupInfo = z.infer<typeof ConfigBackupInfoSchema>;
 /** `GET /admin/v1/config/backups`: newest first. */
 export const ConfigBackupListSchema = z.strictObject({
   dir: z.string(),
-  /** How many backups are kept; the oldest beyond go. */
+  /** How many backups are kept whatever their age (the newest); older ones are kept one a day for `days` days. */
   keep: z.number().int().min(1),
+  /** Past the newest `keep`, the newest backup of each day is kept this many days (absent from older servers). */
+  days: z.number().int().min(0).optional(),
+  /** Never more than this many (absent from older servers). */
+  max: z.number().int().min(1).optional(),
+  /** The policy in words: "the newest 20, then one a day for 30 days (100 at most)". */
+  policy: z.string().optional(),
   data: z.array(ConfigBackupInfoSchema),
 });
 export type ConfigBackupList = z.infer<typeof ConfigBackupListSchema>;

@@ -115,6 +115,7 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
     revokeAgentKey: ({ id }) => admin('DELETE', `/agent-keys/${encodeURIComponent(id)}`),
     checkPort: ({ port }) => admin('GET', `/port-check?port=${encodeURIComponent(String(port))}`),
     listConfigBackups: () => admin('GET', '/config/backups'),
+    getConfigBackup: ({ id }) => admin('GET', `/config/backups/${encodeURIComponent(id)}`),
     restoreConfigBackup: ({ id }) => admin('POST', `/config/backups/${encodeURIComponent(id)}/restore`, {}),
     getConnect: () => admin('GET', '/connect'),
     connectTool: ({ tool, force }) =>

@@ -2,6 +2,7 @@
 // the Electron main process (handlers), the preload (domain methods) and the renderer (its one data client).
 import type { ConfigProblem } from './config.ts';
 import type {
+  ConfigBackupDocument,
   ConfigBackupInfo,
   ConfigBackupList,
   ConfigRestoreResult,
@@ -105,6 +106,8 @@ export interface IpcContract {
   listModels: { req: void; res: ModelList };
   checkPort: { req: { port: number }; res: PortCheck };
   listConfigBackups: { req: void; res: ConfigBackupList };
+  /** One backup with the config it holds, keys masked (GET /admin/v1/config/backups/:id): Settings' compare. */
+  getConfigBackup: { req: { id: string }; res: ConfigBackupDocument };
   restoreConfigBackup: { req: { id: string }; res: ConfigRestoreResult };
   getConnect: { req: void; res: ConnectOverview };
   /** `force`: replace a setting that points elsewhere (after the user confirmed). */
@@ -147,6 +150,7 @@ export const IPC_CHANNELS = {
   listModels: 'sb:listModels',
   checkPort: 'sb:checkPort',
   listConfigBackups: 'sb:listConfigBackups',
+  getConfigBackup: 'sb:getConfigBackup',
   restoreConfigBackup: 'sb:restoreConfigBackup',
   getConnect: 'sb:getConnect',
   connectTool: 'sb:connectTool',

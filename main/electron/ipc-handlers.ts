@@ -22,6 +22,7 @@ export function desktopHandlers(client: SwitchboardApi, appInfo: () => AppInfo):
     listModels: () => client.listModels(),
     checkPort: (r) => client.checkPort(r),
     listConfigBackups: () => client.listConfigBackups(),
+    getConfigBackup: (r) => client.getConfigBackup(r),
     restoreConfigBackup: (r) => client.restoreConfigBackup(r),
     getConnect: () => client.getConnect(),
     connectTool: (r) => client.connectTool(r),

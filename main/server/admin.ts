@@ -11,7 +11,16 @@ import type {
   StatusResponse,
 } from '../../shared/admin.ts';
 import { configWarnings, isMaskedKey, maskKey, parseConfig, SECRET_HEADER_NAME } from '../../shared/config.ts';
-import { BACKUPS_KEPT, BackupNotFoundError, backupsDir, listBackups, readBackup } from '../config/backups.ts';
+import {
+  BACKUP_DAYS,
+  BACKUP_POLICY,
+  BACKUPS_KEPT,
+  BACKUPS_MAX,
+  BackupNotFoundError,
+  backupsDir,
+  listBackups,
+  readBackup,
+} from '../config/backups.ts';
 import { ConfigError, type ConfigStore } from '../config/store.ts';
 import { gatewayFor } from '../gateway/gateway.ts';
 import type { Engine } from '../proxy/engine.ts';
@@ -216,6 +225,9 @@ export function adminRoutes(
     const body: ConfigBackupList = {
       dir: backupsDir(store.file),
       keep: BACKUPS_KEPT,
+      days: BACKUP_DAYS,
+      max: BACKUPS_MAX,
+      policy: BACKUP_POLICY,
       data: await listBackups(store.file),
     };
     return c.json(body);

@@ -14,6 +14,7 @@ import { useConfigSave, useUnsaved } from './config-hooks.ts';
 import type { FieldRule } from '../components/field-errors.ts';
 import { FieldError, invalidProps, SavedLine, UnsavedMark } from '../components/fields.tsx';
 import { BudgetSettings, NotificationSettings } from './UsageSettings.tsx';
+import { Time } from './agents/parts.tsx';
 import { PriceSettings } from './PriceSettings.tsx';
 
 /** The fields of Settings' own form, for errors beside them. */
@@ -204,8 +205,11 @@ export function SettingsPage() {
       <ul>
         {keys.map((k) => (
           <li key={k.id} data-testid="agent-key">
-            <span className="mono">{k.id}</span> {k.tenant} {k.created_at}{' '}
+            <strong>{k.label ?? (k.ui ? 'Switchboard UI' : 'unlabelled key')}</strong>{' '}
+            <span className="mono small">{k.id}</span>
+            {k.tenant !== 'default' ? ` (tenant ${k.tenant})` : ''}, made <Time iso={k.created_at} />{' '}
             <DangerButton
+              aria-label={`Revoke ${k.label ?? k.id}`}
               onClick={() =>
                 void api.revokeAgentKey({ id: k.id }).then((r) => {
                   setKeyError(r.ok ? null : failureText(r.failure).join(' '));
