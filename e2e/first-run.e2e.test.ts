@@ -80,6 +80,12 @@ describeWithChromium('a new user: first run to a routed request from the UI alon
     await page.evaluate(() => (window.location.hash = '#/overview'));
     await expect.poll(() => page.getByTestId('health-line').textContent(), { timeout: 8000 }).toMatch(/healthy/);
     expect(await page.getByTestId('get-started').count()).toBe(0);
+    // Routing: the first run's other templates are said once each, with where to set them up.
+    await page.getByTestId('nav-routing').click();
+    const claude = page.locator('[data-testid^=rule-warning-]').filter({ hasText: 'Provider "anthropic" is disabled' });
+    await claude.waitFor();
+    expect(await claude.getByRole('link').textContent()).toBe('Set up Anthropic…');
+    expect(await claude.getByRole('link').getAttribute('href')).toBe('#/providers/add/anthropic');
     await page.close();
   });
 });

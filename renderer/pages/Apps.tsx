@@ -3,7 +3,8 @@
 // warnings (a disabled provider) sit beside the rule.
 import { useEffect, useMemo, useState } from 'react';
 import { bareAppName } from '../../shared/app-name.ts';
-import type { AppRule, ConfigInput } from '../../shared/config.ts';
+import type { AppRule, ConfigInput, ProviderConfig } from '../../shared/config.ts';
+import { disabledFix } from './provider-text.ts';
 import { Form, Select, Table } from '../components/controls.tsx';
 import type { FieldRule } from '../components/field-errors.ts';
 import { FieldError, invalidProps, RuleWarnings, SavedLine, UnsavedMark } from '../components/fields.tsx';
@@ -141,6 +142,7 @@ export function AppsPage() {
               <RuleWarnings
                 warnings={warnings.filter((w) => w.path === `app_rules[${i}].default_provider`)}
                 testId={`app-rule-warning-${i}`}
+                fix={(name) => disabledFix(name, (cfg.providers ?? []) as ProviderConfig[])}
               />
             </td>
             <td>

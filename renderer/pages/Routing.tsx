@@ -2,7 +2,8 @@
 // the route of the rules on screen, saved or not. Unsaved edits are marked; errors and warnings sit beside the rule.
 import { useEffect, useMemo, useState } from 'react';
 import type { RouteExplanation } from '../../shared/admin.ts';
-import { type ConfigInput, type RoutingRule, ruleProviders } from '../../shared/config.ts';
+import { type ConfigInput, type ProviderConfig, type RoutingRule, ruleProviders } from '../../shared/config.ts';
+import { disabledFix } from './provider-text.ts';
 import { ProviderChain } from '../components/ProviderChain.tsx';
 import { ErrorLine, Select } from '../components/controls.tsx';
 import type { FieldRule } from '../components/field-errors.ts';
@@ -73,6 +74,7 @@ export function RoutingPage() {
   }, [rules, defaultProvider, doc]); // eslint-disable-line react-hooks/exhaustive-deps
   const warningsAt = (path: string) => warnings.filter((w) => w.path === path);
   const warningsOfRule = (i: number) => warnings.filter((w) => w.path.startsWith(`routing.rules[${i}].`));
+  const fixOf = (name: string) => disabledFix(name, (cfg.providers ?? []) as ProviderConfig[]);
 
   const edit = (next: DraftRule[]) => {
     setRules(next);
@@ -182,7 +184,7 @@ export function RoutingPage() {
             {r.chain.map((_, j) => (
               <FieldError key={j} field={`rule-${i}-provider-${j}`} errors={fieldErrors} />
             ))}
-            <RuleWarnings warnings={warningsOfRule(i)} testId={`rule-warning-${i}`} />
+            <RuleWarnings warnings={warningsOfRule(i)} testId={`rule-warning-${i}`} fix={fixOf} />
           </li>
         ))}
       </ol>
@@ -230,7 +232,7 @@ export function RoutingPage() {
         />
       </label>
       <FieldError field="default-provider" errors={fieldErrors} />
-      <RuleWarnings warnings={warningsAt('routing.default_provider')} testId="default-provider-warning" />
+      <RuleWarnings warnings={warningsAt('routing.default_provider')} testId="default-provider-warning" fix={fixOf} />
       <Problems messages={problems} announced />
       <div className="row">
         <button onClick={() => void save()} data-testid="save-routing" disabled={!dirty}>
