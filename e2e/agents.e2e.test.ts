@@ -114,7 +114,7 @@ describeWithChromium('agents, apps and settings in the UI', () => {
     await page.close();
   });
 
-  it('every Agents sub-page: its own hash route, no serious or critical axe violation, screenshots at two sizes', async () => {
+  it('every Agents sub-page (a run view too): its own hash route, no serious or critical axe violation in light and dark, at two sizes', async () => {
     const page = await openUi(browser, sb, 'agents');
     await page.getByTestId('agent-row').first().waitFor();
     const runLink = page.getByTestId('agents-nav-tasks');
@@ -136,15 +136,19 @@ describeWithChromium('agents, apps and settings in the UI', () => {
       const current = page.locator('nav.subnav [aria-current=page]');
       expect(await current.count()).toBe(1);
       await page.waitForTimeout(300); // the lists are read
-      for (const [w, h] of [
-        [1280, 800],
-        [800, 600],
-      ] as const) {
-        await page.setViewportSize({ width: w, height: h });
-        const bad = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
-        expect(bad, `${hash} at ${w}x${h}: ${JSON.stringify(bad, null, 2)}`).toEqual([]);
-        await screenshot(page, `agents-${name}-${w}x${h}`);
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const [w, h] of [
+          [1280, 800],
+          [800, 600],
+        ] as const) {
+          await page.setViewportSize({ width: w, height: h });
+          const bad = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+          expect(bad, `${hash}, ${scheme}, at ${w}x${h}: ${JSON.stringify(bad, null, 2)}`).toEqual([]);
+          await screenshot(page, `agents-${name}-${scheme}-${w}x${h}`);
+        }
       }
+      await page.emulateMedia({ colorScheme: 'light' });
     }
     // The WAL sub-page says its status in words and compacts.
     await page.getByTestId('wal-compact').click();

@@ -157,6 +157,23 @@ describeWithChromium('the window and its pages: pause, focus, announcements, axe
         }
         await page.setViewportSize({ width: 1280, height: 800 });
       }
+      // The forms that open on a page: a preset's, the price form, the compare of backups.
+      for (const [hash, testId] of [
+        ['providers/add/openai', 'preset-form'],
+        ['providers/add/ollama', 'preset-form'],
+      ] as const) {
+        await page.evaluate((h) => (window.location.hash = `#/${h}`), hash);
+        await page.getByTestId(testId).waitFor();
+        await page.waitForTimeout(200);
+        const found = await seriousViolations(page);
+        expect(found, `${hash}, ${scheme}:\n${violationsText(found)}`).toEqual([]);
+      }
+      await page.evaluate(() => (window.location.hash = '#/providers'));
+      await page.getByTestId('provider-set-price-alpha').click();
+      await page.getByTestId('price-form').waitFor();
+      const priced = await seriousViolations(page);
+      expect(priced, `price form, ${scheme}:\n${violationsText(priced)}`).toEqual([]);
+      await screenshot(page, `page-providers-price-${scheme}`);
       // The log drawer, open.
       await page.getByTestId('nav-logs').click();
       await page.getByTestId('log-row').first().click();
