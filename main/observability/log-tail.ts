@@ -4,10 +4,10 @@
 // entry is skipped and counted), and the entries come back ordered by when their requests started.
 import fs from 'node:fs/promises';
 import type { RequestLogEntry } from '../../shared/admin.ts';
-import { RequestLogEntrySchema } from '../../shared/request-log-schema.ts';
+import { requestLogEntrySchema } from '../../shared/request-log-schema.ts';
 
 /** The most bytes read from the end of one file (a thousand entries are ~0.5-1 MB). */
-const MAX_TAIL_BYTES = 4 * 1024 * 1024;
+const MAX_TAIL_BYTES = 2 * 1024 * 1024;
 
 /** The last lines of `file` (at most `max`; none when it does not exist), oldest first; a cut first line is dropped. */
 async function lastLines(file: string, max: number): Promise<string[]> {
@@ -46,7 +46,7 @@ export async function readLogTail(file: string, max: number): Promise<LogTail> {
       skipped++;
       continue;
     }
-    const parsed = RequestLogEntrySchema.safeParse(value);
+    const parsed = requestLogEntrySchema().safeParse(value);
     if (parsed.success) entries.push(parsed.data as RequestLogEntry);
     else skipped++;
   }
