@@ -114,7 +114,7 @@ describeWithChromium('agents, apps and settings in the UI', () => {
     await page.close();
   });
 
-  it('every Agents sub-page: its own hash route, no serious or critical axe violation, screenshots at two sizes', async () => {
+  it('every Agents sub-page (a run view too): its own hash route, no serious or critical axe violation in light and dark, at two sizes', async () => {
     const page = await openUi(browser, sb, 'agents');
     await page.getByTestId('agent-row').first().waitFor();
     const runLink = page.getByTestId('agents-nav-tasks');
@@ -136,15 +136,19 @@ describeWithChromium('agents, apps and settings in the UI', () => {
       const current = page.locator('nav.subnav [aria-current=page]');
       expect(await current.count()).toBe(1);
       await page.waitForTimeout(300); // the lists are read
-      for (const [w, h] of [
-        [1280, 800],
-        [800, 600],
-      ] as const) {
-        await page.setViewportSize({ width: w, height: h });
-        const bad = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
-        expect(bad, `${hash} at ${w}x${h}: ${JSON.stringify(bad, null, 2)}`).toEqual([]);
-        await screenshot(page, `agents-${name}-${w}x${h}`);
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const [w, h] of [
+          [1280, 800],
+          [800, 600],
+        ] as const) {
+          await page.setViewportSize({ width: w, height: h });
+          const bad = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+          expect(bad, `${hash}, ${scheme}, at ${w}x${h}: ${JSON.stringify(bad, null, 2)}`).toEqual([]);
+          await screenshot(page, `agents-${name}-${scheme}-${w}x${h}`);
+        }
       }
+      await page.emulateMedia({ colorScheme: 'light' });
     }
     // The WAL sub-page says its status in words and compacts.
     await page.getByTestId('wal-compact').click();
@@ -168,7 +172,7 @@ describeWithChromium('agents, apps and settings in the UI', () => {
     await page.getByTestId('pause-routing').click();
     await eventually(async () => expect(await page.getByTestId('pause-routing').textContent()).toBe('Pause routing'));
     // Test connection marks the provider ok with a latency.
-    await page.getByTestId('provider-mock').getByText('Test').click();
+    await page.getByRole('button', { name: 'Test mock' }).click();
     await eventually(async () =>
       expect(await page.getByTestId('provider-mock').textContent()).toMatch(/ok in \d+ ms, 1 models?/),
     );
@@ -187,6 +191,13 @@ describeWithChromium('agents, apps and settings in the UI', () => {
     await seen.waitFor({ timeout: 5000 });
     await seen.getByText('Add rule').click();
     expect(await page.getByTestId('app-rule-app').inputValue()).toBe('my-editor');
+    // "(rules decide)" until a provider is picked, and the pick has the focus (issue 34, bug 5: it pre-filled the
+    // first provider, even a disabled one).
+    expect(await page.getByTestId('app-rule-provider').inputValue()).toBe('');
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('app-rule-provider');
+    await page.getByTestId('app-rule-provider').selectOption('mock');
     await page.getByText('Add app rule').click();
     await page.getByTestId('save-apps').click(); // rules are saved together
     await eventually(async () => {

@@ -94,6 +94,26 @@ describeWithChromium('approvals and MCP servers in the UI', () => {
     await page.close();
   });
 
+  it('the run view says a call waits for approval, not "running…" (issue 34, bug 6), then its decision', async () => {
+    const page: Page = await openUi(browser, sb, 'agents');
+    await page.getByTestId('agents-list').waitFor();
+    const { task } = await startRun('waiter', { path: 'wait.txt', content: 'x' });
+    await page.getByTestId('approval').waitFor({ timeout: 10_000 });
+    await page.evaluate((id) => (window.location.hash = `#/agents/tasks/${id}`), task);
+    const card = page.getByTestId('tool-card');
+    await card.waitFor();
+    await expect.poll(() => card.getAttribute('data-state'), { timeout: 5000 }).toBe('waiting');
+    expect(await card.getByTestId('tool-state').textContent()).toBe('waiting for your approval');
+    expect(await card.textContent()).not.toContain('running…');
+    expect(await card.getByTestId('tool-waiting').textContent()).toMatch(/denied without a decision at/);
+    await screenshot(page, 'run-view-waiting');
+    await page.getByTestId('approval-approve').click();
+    await expect.poll(() => card.getAttribute('data-state'), { timeout: 10_000 }).toBe('done');
+    expect(await card.getByTestId('tool-decision').textContent()).toBe('Approved by you.');
+    await settled(`${api}/tasks/${task}`, key);
+    await page.close();
+  });
+
   it("Settings lists MCP servers, starts one to show its tools, and imports Cursor's servers", async () => {
     const page = await openUi(browser, sb, 'settings');
     const row = page.getByTestId('mcp-server-t');

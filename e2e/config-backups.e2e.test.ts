@@ -85,4 +85,38 @@ describeWithChromium('config backups in Settings', () => {
     expect(JSON.parse(await fs.readFile(sb.configPath, 'utf8')).listen_port).toBe(11500);
     await page.close();
   });
+
+  it('Compare shows what changed between a backup and the config in force, field by field, never a key', async () => {
+    const cfg = JSON.parse(await fs.readFile(sb.configPath, 'utf8'));
+    cfg.providers[0].api_key = 'sk-alpha-other-secret-999999';
+    cfg.providers[0].enabled = false;
+    cfg.log_requests = true;
+    const put = await sb.admin('/config', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(cfg),
+    });
+    expect(put.status).toBe(200);
+    const page = await openUi(browser, sb, 'settings');
+    await page.getByTestId('backup-compare').waitFor();
+    expect(await page.getByTestId('config-backups').textContent()).toContain(
+      'kept: the newest 20, then one a day for 30 days (100 at most)',
+    );
+    // The newest backup (before this save) against the config in force: the defaults.
+    await page.getByTestId('compare-run').click();
+    const rows = page.getByTestId('compare-change');
+    await rows.first().waitFor();
+    const changes = await rows.evaluateAll((trs) =>
+      trs.map((tr) => Array.from(tr.children).map((td) => td.textContent)),
+    );
+    expect(changes).toEqual([
+      ['log_requests', 'false', 'true'],
+      ['providers "alpha".api_key', '(a key)', '(another key)'],
+      ['providers "alpha".enabled', 'true', 'false'],
+    ]);
+    const text = (await page.getByTestId('backup-compare').textContent()) ?? '';
+    expect(text).not.toMatch(/secret|9999|3456/);
+    await screenshot(page, 'settings-backups-compare');
+    await page.close();
+  });
 });

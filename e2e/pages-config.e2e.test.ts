@@ -93,6 +93,14 @@ describeWithChromium('the config pages explain themselves', () => {
     expect(await page.getByTestId('announcer').textContent()).toBe('Route for gpt-4o: beta, then alpha.');
     expect((await readConfig()).routing.rules[0]!.provider).toBe('alpha');
     await screenshot(page, 'routing-unsaved-tester');
+    // Saved: the answer on screen is of the saved rules now, and says so (issue 34, bug 8).
+    await page.getByTestId('save-routing').click();
+    await page.getByTestId('routing-saved').waitFor();
+    await eventually(async () =>
+      expect(await page.getByTestId('tester-result').textContent()).not.toContain('not saved yet'),
+    );
+    expect(await page.getByTestId('tester-result').textContent()).toContain('with the rules as saved');
+    expect(await page.getByTestId('routing-saved').textContent()).toBe('Routing saved.');
     await page.close();
   });
 
@@ -123,7 +131,8 @@ describeWithChromium('the config pages explain themselves', () => {
     await page.getByTestId('save-routing').click();
     await page.getByTestId('routing-saved').waitFor();
     expect((await readConfig()).routing.rules[1]).toEqual({ pattern: 'claude-*', provider: 'broken' });
-    expect(await page.getByTestId('announcer').textContent()).toBe('Saved.');
+    expect(await page.getByTestId('announcer').textContent()).toBe('Routing saved.');
+    expect(await page.getByTestId('routing-saved').textContent()).toBe('Routing saved.');
     await page.close();
   });
 
@@ -181,7 +190,11 @@ describeWithChromium('the config pages explain themselves', () => {
     expect(await page.getByTestId('app-rule-warning-1').textContent()).toContain('Provider "off" is disabled');
     await page.getByTestId('save-apps').click();
     await page.getByTestId('apps-saved').waitFor();
-    expect(await page.getByTestId('announcer').textContent()).toMatch(/^Saved, with a warning: names provider "off"/);
+    // The page says what the live region says: what was saved, and the warning in words (issue 34, bug 11).
+    const said =
+      'App rules saved, with a warning: the app rule for zed: provider "off" is disabled: requests of "zed" that no routing rule matches skip it, to the default provider; enable it or pick another provider.';
+    expect(await page.getByTestId('announcer').textContent()).toBe(said);
+    expect(await page.getByTestId('apps-saved').textContent()).toBe(said);
     expect((await readConfig()).app_rules[1]).toEqual({ app: 'zed', default_provider: 'off' });
     await screenshot(page, 'apps-warning');
     // The Routing page says it of its rules too.

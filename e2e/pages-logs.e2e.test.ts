@@ -149,6 +149,46 @@ describeWithChromium('the Logs page', () => {
     await page.close();
   });
 
+  it('the list is one tab stop; Tab from the drawer goes back to its row and Escape still closes it (issue 34, bug 14)', async () => {
+    const page = await openUi(browser, sb, 'logs');
+    await page.getByTestId('log-row').first().waitFor();
+    await page.waitForTimeout(200);
+    const tabbable = () =>
+      page.getByTestId('log-row').evaluateAll((rows) => rows.filter((r) => (r as HTMLElement).tabIndex === 0).length);
+    expect(await page.getByTestId('log-row').count()).toBeGreaterThan(5);
+    expect(await tabbable()).toBe(1);
+    // From the last export button, Tab reaches the list once, then leaves it in one press.
+    const focused = () => page.evaluate(() => (document.activeElement as HTMLElement).dataset.logId ?? null);
+    await page.getByTestId('export-csv').focus();
+    await page.keyboard.press('Tab');
+    const rowId = await focused();
+    expect(rowId).not.toBeNull();
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBeNull(); // past the list in one press
+    // Open the row, Tab to Close, Tab again: back on the row, never on <body>; Escape still closes the drawer.
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe(rowId);
+    await page.keyboard.press('Enter');
+    const drawer = page.getByTestId('log-detail');
+    await drawer.waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('log-detail-close');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.tagName)).not.toBe('BODY');
+    expect(await focused()).toBe(rowId);
+    expect(await tabbable()).toBe(1);
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'detached' });
+    // Escape works even when the focus was lost to the page.
+    await page.locator(`[data-log-id="${rowId}"]`).click();
+    await drawer.waitFor();
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    expect(await page.evaluate(() => document.activeElement?.tagName)).toBe('BODY');
+    await page.keyboard.press('Escape');
+    await drawer.waitFor({ state: 'detached' });
+    await page.close();
+  });
+
   it("a 429 of Switchboard's own rate limit says so in the drawer, never 'no route' (bug 9)", async () => {
     expect((await ask('limited-model', 'limited')).status).toBe(200);
     expect((await ask('limited-model', 'limited')).status).toBe(429);

@@ -32,29 +32,34 @@ describeWithChromium('workflows and settings in the UI', () => {
     await createAgentInUi(page, 'writer');
     await page.getByTestId('agents-nav-workflows').click(); // the Agents area's Workflows sub-page
 
-    // A step naming an unknown agent and a later step: the server's 422 workflow_invalid, in words.
+    // A step without its agent and a prompt naming a later step: the server's 422 workflow_invalid, in the form's
+    // words (issue 34: never the API's field names).
     await page.getByTestId('workflow-name').fill('blog');
     await page.getByTestId('add-step').click();
     const rows = page.getByTestId('step-row');
     await rows.nth(0).getByTestId('step-name').fill('research');
-    await rows.nth(0).getByTestId('step-agent').fill('nobody');
     await rows.nth(0).getByTestId('step-prompt').fill('Facts about {{input.topic}} from {{steps.draft.output}}');
     await rows.nth(1).getByTestId('step-name').fill('draft');
-    await rows.nth(1).getByTestId('step-agent').fill('writer');
+    // Agents are picked from the agents, by name.
+    expect(await rows.nth(1).getByTestId('step-agent').locator('option').allTextContents()).toEqual([
+      'agent…',
+      'writer',
+    ]);
+    await rows.nth(1).getByTestId('step-agent').selectOption('writer');
     await rows.nth(1).getByTestId('step-prompt').fill('Write a post from:\n{{steps.research.output}}');
-    await rows.nth(1).getByTestId('step-policy').selectOption('retry');
+    await rows.nth(1).getByTestId('step-policy').selectOption({ label: 'try it again' });
     await rows.nth(1).getByTestId('step-retries').fill('1');
     await page.getByTestId('workflow-create').click();
     const error = page.getByTestId('workflow-form').getByTestId('form-error');
     await error.waitFor();
     const text = (await error.textContent()) ?? '';
-    expect(text).toMatch(/steps\.0\.agent "nobody" names no agent/);
-    expect(text).toContain('nobody');
-    expect(text).toMatch(/steps\.0\.prompt .*names a later step/);
+    expect(text).toMatch(/Step 1 \(research\): its agent/);
+    expect(text).toMatch(/Step 1 \(research\): its prompt .*names a later step/);
+    expect(text).not.toMatch(/steps\.\d|error_policy|max_retries/);
     expect(mock.chatCount()).toBe(0);
 
     // Fixed: the workflow is created and the form is cleared.
-    await rows.nth(0).getByTestId('step-agent').fill('writer');
+    await rows.nth(0).getByTestId('step-agent').selectOption('writer');
     await rows.nth(0).getByTestId('step-prompt').fill('List facts about {{input.topic}}.');
     await page.getByTestId('workflow-create').click();
     const card = page.getByTestId('workflow-blog');
@@ -86,6 +91,29 @@ describeWithChromium('workflows and settings in the UI', () => {
     );
     expect(mock.chatCount()).toBe(2);
     await screenshot(page, 'workflows');
+    await page.close();
+  });
+
+  it('a swarm is made from pickers: the coordinator and members chosen from the agents, labels in words', async () => {
+    const page = await openUi(browser, sb, 'agents');
+    await createAgentInUi(page, 'critic');
+    await page.getByTestId('agents-nav-swarms').click();
+    const form = page.getByTestId('swarm-form');
+    await form.waitFor();
+    expect(await form.textContent()).not.toMatch(/max_rounds|consensus_required|comma-separated/);
+    await page.getByTestId('swarm-name').fill('review');
+    await page.getByTestId('swarm-coordinator').selectOption('writer');
+    // The coordinator is not offered as its own member.
+    expect(await page.getByTestId('swarm-member-writer').count()).toBe(0);
+    await page.getByTestId('swarm-member-critic').check();
+    await page.getByTestId('swarm-rounds').fill('2');
+    await page.getByTestId('swarm-consensus').check();
+    await page.getByTestId('swarm-create').click();
+    const card = page.getByTestId('swarm-review');
+    await card.waitFor();
+    expect(await card.textContent()).toContain(
+      'coordinator writer; members critic; 2 rounds at most, consensus required',
+    );
     await page.close();
   });
 

@@ -1,5 +1,7 @@
 // Composition root: config store, engine, health checks, HTTP server; start() and stop() for both shells.
+import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { PortFollow } from '../shared/connect.ts';
 import type { Config } from '../shared/config.ts';
 import { configWarnings, effectiveStore, envReferences, problemToText } from '../shared/config.ts';
 import { loadAdminToken } from './config/admin-token.ts';
@@ -9,6 +11,7 @@ import { ConfigStore } from './config/store.ts';
 import { logger } from './observability/logger.ts';
 import { addSecretSource } from './observability/redact.ts';
 import { RequestLog } from './observability/request-log.ts';
+import { readLogTail } from './observability/log-tail.ts';
 import { startMemoryTrim } from './observability/memory-trim.ts';
 import { Engine } from './proxy/engine.ts';
 import { HealthChecker } from './proxy/health.ts';
@@ -61,6 +64,8 @@ export class Switchboard {
   private listener!: Listener;
   /** The port move the last config change started: null once bound, or why it failed (the save answer says it). */
   private moving: Promise<string | null> = Promise.resolve(null);
+  /** The tools the last move pointed at the new port (main/connect/connect.ts followPort). */
+  private followed: Promise<PortFollow[]> = Promise.resolve([]);
 
   constructor(readonly options: SwitchboardOptions) {}
 
@@ -81,6 +86,8 @@ export class Switchboard {
     this.adminToken = await loadAdminToken(this.store.dir);
     this.forgetAdminToken = addSecretSource(() => [this.adminToken]); // scrubbed from error texts like provider keys
     this.engine = new Engine(this.store.config, this.store.file, this.requestLog);
+    // The last requests of the previous run, read while the rest starts, in the log before the port opens.
+    const tail = readLogTail(path.join(this.store.dir, 'requests.jsonl'), this.requestLog.capacity);
     this.configureRequestLog(this.store.config);
     const dataDir = defaultWalDir(this.store.file);
     this.wal = await openWal({ dir: dataDir, onError: (err) => logger.error({ err }, 'WAL background work failed') });
@@ -141,7 +148,7 @@ export class Switchboard {
       store: this.store,
       adminToken: this.adminToken,
       listenPort: () => this.listener.port,
-      listen: { pinned: this.options.port !== undefined, moved: () => this.moving },
+      listen: { pinned: this.options.port !== undefined, moved: () => this.moving, followed: () => this.followed },
       agents: {
         orchestrator: this.orchestrator,
         wal: this.wal,
@@ -151,6 +158,13 @@ export class Switchboard {
       },
     });
     this.listener = new Listener(listener, this.store.file);
+    const earlier = await tail.catch((err: unknown) => {
+      logger.warn(`the request log of the previous run could not be read: ${(err as Error).message}`);
+      return { entries: [], skipped: 0 };
+    });
+    this.requestLog.restore(earlier.entries);
+    if (earlier.skipped > 0)
+      logger.warn(`requests.jsonl: ${earlier.skipped} line(s) at its end are not request log entries; skipped`);
     await this.listener.listen(
       this.options.port ?? this.store.config.listen_port,
       this.options.host ?? this.store.config.listen_host,
@@ -207,12 +221,20 @@ export class Switchboard {
     const portChanged = next.listen_port !== prev.listen_port || next.listen_host !== prev.listen_host;
     if (portChanged && this.options.port === undefined) {
       let settle: (failed: string | null) => void = () => {};
+      let follow: (tools: PortFollow[]) => void = () => {};
       this.moving = new Promise((resolve) => (settle = resolve));
+      this.followed = new Promise((resolve) => (follow = resolve));
+      const from = this.listener.port;
       try {
-        await this.listener.listen(next.listen_port, this.options.host ?? next.listen_host, () => settle(null));
+        // Tools Connect pointed at the old port follow before the save is answered (which waits for `followed`).
+        await this.listener.listen(next.listen_port, this.options.host ?? next.listen_host, () => {
+          void this.followTools(from).then(follow, () => follow([]));
+          settle(null);
+        });
         logger.info(`now listening on ${this.listener.url}`);
         await this.recordListening();
       } catch (err) {
+        follow([]);
         settle((err as Error).message);
         logger.error(
           `could not move to port ${next.listen_port}: ${(err as Error).message} Still listening on ${this.listener.url}.`,
@@ -227,6 +249,24 @@ export class Switchboard {
     await writeListening(this.store.dir, { url, port, host: this.listener.host }).catch((err: Error) =>
       logger.warn(`could not write listening.json in ${this.store.dir}: ${err.message}`),
     );
+  }
+
+  /**
+   * After a move from port `from`: the tools Connect pointed at Switchboard follow it (main/connect/connect.ts
+   * followPort), loaded only when Connect has pointed some tool here (its connect/ folder exists).
+   */
+  private async followTools(from: number): Promise<PortFollow[]> {
+    const port = this.listener.port;
+    if (port === from) return [];
+    try {
+      await fs.access(path.join(this.store.dir, 'connect'));
+    } catch {
+      return [];
+    }
+    const { followPort } = await import('./connect/connect.ts');
+    const done = await followPort({ configDir: this.store.dir, port }, from);
+    for (const t of done) logger.info(`connect: ${t.message}`);
+    return done;
   }
 
   private configureRequestLog(cfg: Config): void {

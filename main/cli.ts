@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveConfigPath } from './config/paths.ts';
-import { BACKUPS_KEPT, BackupNotFoundError, backupsDir, listBackups } from './config/backups.ts';
+import { BACKUP_POLICY, BackupNotFoundError, backupsDir, listBackups } from './config/backups.ts';
 import { ConfigError, ConfigStore, restoreBackupFile } from './config/store.ts';
 import { problemToText } from '../shared/config.ts';
 import { PortInUseError } from './server/port-conflict.ts';
@@ -91,7 +91,7 @@ async function configBackups(configPath: string): Promise<void> {
     process.stdout.write(`${b.id}\t${b.saved_at}\t${b.reason}\t${b.size} bytes\t${what}\n`);
   }
   process.stderr.write(
-    `${plural(all.length, 'backup')} in ${dir}, newest first (the newest ${BACKUPS_KEPT} are kept); ` +
+    `${plural(all.length, 'backup')} in ${dir}, newest first (kept: ${BACKUP_POLICY}); ` +
       `restore one with: switchboard config restore <id|latest>\n`,
   );
 }

@@ -47,6 +47,8 @@ export function App() {
   const status = useApp((s) => s.status);
   const statusError = useApp((s) => s.statusError);
   const dirtyPages = useApp((s) => s.dirtyPages);
+  const exceeded = useApp((s) => s.exceededBudgets);
+  const approvals = useApp((s) => s.pendingApprovals);
   // Leaving a page with unsaved edits (a link, Back, closing the window) asks first; focus goes to the new heading.
   useHashGuard(
     () => page,
@@ -63,7 +65,12 @@ export function App() {
     void s.loadConfig();
     void api.recentLogs({ limit: 1000 }).then((r) => r.ok && store.getState().setLogs(r.data.data));
     const timer = setInterval(() => void store.getState().refreshStatus(), 3000);
-    return () => clearInterval(timer);
+    void s.refreshAlerts();
+    const alerts = setInterval(() => void store.getState().refreshAlerts(), 10_000);
+    return () => {
+      clearInterval(timer);
+      clearInterval(alerts);
+    };
   }, [api, store]);
 
   if (info?.config_problems) return <ConfigProblemsPage info={info.config_problems} />;
@@ -88,6 +95,25 @@ export function App() {
             data-testid={`nav-${id}`}
           >
             {label}
+            {id === 'overview' && exceeded.length > 0 && (
+              <span className="nav-badge" title={`Budget exceeded: ${exceeded.join('; ')}`} data-testid="badge-budget">
+                !
+                <span className="sr-only">
+                  {' '}
+                  ({exceeded.length === 1 ? 'a budget is' : `${exceeded.length} budgets are`} exceeded)
+                </span>
+              </span>
+            )}
+            {id === 'agents' && approvals > 0 && (
+              <span
+                className="nav-badge"
+                title={`${approvals} waiting for your approval`}
+                data-testid="badge-approvals"
+              >
+                {approvals}
+                <span className="sr-only"> waiting for your approval</span>
+              </span>
+            )}
             {dirtyPages[id] && (
               <span className="dirty-dot" title="unsaved changes">
                 {' '}

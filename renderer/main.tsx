@@ -17,8 +17,16 @@ const logs = logBatcher<RequestLogEntry>((batch) => {
   store.getState().noteTraffic(); // the Overview, when shown, refreshes (at most once a second)
 }, 200);
 api.subscribe('log', logs.push);
-api.subscribe('notification', (n) => store.getState().addNotice(n));
-const events = logBatcher<AgentEvent>((batch) => store.getState().appendEvents(batch), 200);
+api.subscribe('notification', (n) => {
+  store.getState().addNotice(n);
+  // The nav's marks: a budget crossed, or a call waiting for approval.
+  if (n.kind.startsWith('budget_') || n.kind === 'approval_required') void store.getState().refreshAlerts();
+});
+const events = logBatcher<AgentEvent>((batch) => {
+  store.getState().appendEvents(batch);
+  if (batch.some((e) => e.type === 'approval_required' || e.type === 'approval_decided'))
+    void store.getState().refreshAlerts();
+}, 200);
 api.subscribe('agentEvent', events.push);
 
 createRoot(document.getElementById('root')!).render(

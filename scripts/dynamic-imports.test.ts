@@ -43,6 +43,8 @@ export const FEATURE_TESTS: Record<string, string[]> = {
   'main/connect/cli.ts': ['main/connect/cli.test.ts > connects a tool, and --undo removes the file it created'],
   'main/connect/connect.ts': [
     `${CONNECT_API} > answers every tool in order, with base URLs on the port the server listens on`,
+    // Loaded by main/app.ts too, after a port move, when Connect has pointed a tool here (issue 34).
+    'main/server/connect-follow.serve.test.ts > a port change rewrites connected tools to the new port, with the same Undo; one pointed elsewhere is left',
   ],
   'jsonc-parser': [
     `${CONNECT_API} > Claude Code: the Anthropic SDK with the settings written is named "claude-code"; undo removes the file`,

@@ -1,6 +1,7 @@
 // Shapes of the admin API (/admin/v1): provider status, request log entries, route explanations.
 import { z } from 'zod';
 import { CONFIG_BACKUP_ID_RE, type Config } from './config.ts';
+import { PortFollowSchema } from './connect.ts';
 
 export { CONFIG_BACKUP_ID_RE };
 
@@ -136,7 +137,13 @@ export type LimitsStatus = {
 
 export type StatusResponse = {
   version: string;
+  /** The port Switchboard listens on now (with `serve --port`, that port; else config.json's listen_port). */
   listen_port: number;
+  /**
+   * True when this run's port was given with `serve --port` (or the desktop shell's equivalent), which overrides
+   * config.json's listen_port until a start without it; absent from older servers.
+   */
+  listen_port_pinned?: boolean;
   config_path: string;
   config_error: string[] | null;
   paused: boolean;
@@ -202,8 +209,14 @@ export type ConfigBackupInfo = z.infer<typeof ConfigBackupInfoSchema>;
 /** `GET /admin/v1/config/backups`: newest first. */
 export const ConfigBackupListSchema = z.strictObject({
   dir: z.string(),
-  /** How many backups are kept; the oldest beyond go. */
+  /** How many backups are kept whatever their age (the newest); older ones are kept one a day for `days` days. */
   keep: z.number().int().min(1),
+  /** Past the newest `keep`, the newest backup of each day is kept this many days (absent from older servers). */
+  days: z.number().int().min(0).optional(),
+  /** Never more than this many (absent from older servers). */
+  max: z.number().int().min(1).optional(),
+  /** The policy in words: "the newest 20, then one a day for 30 days (100 at most)". */
+  policy: z.string().optional(),
   data: z.array(ConfigBackupInfoSchema),
 });
 export type ConfigBackupList = z.infer<typeof ConfigBackupListSchema>;
@@ -228,6 +241,8 @@ export const ListenChangeSchema = z.strictObject({
   listen_port: z.number().int(),
   ui_url: z.string(),
   message: z.string(),
+  /** After a move: each tool Connect had pointed at the old port, rewritten to the new one or left (and why). */
+  tools: z.array(PortFollowSchema).optional(),
 });
 export type ListenChange = z.infer<typeof ListenChangeSchema>;
 

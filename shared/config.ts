@@ -51,11 +51,60 @@ export const ProviderSchema = z.strictObject({
 });
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
 
-export const RuleSchema = z.strictObject({
-  pattern: z.string().min(1, 'must not be empty (use "*" to match every model)'),
-  provider: z.string().min(1, 'must name a provider'),
-});
+/**
+ * A routing rule: a glob on the model name, and where its requests go: `providers`, an ordered list (the first is
+ * the primary, the rest its backups, tried in order), or `provider`, one name (a list of one; older files, and what
+ * the UI writes for a rule with one provider). Exactly one of the two.
+ */
+export const RuleSchema = z
+  .strictObject({
+    pattern: z.string().min(1, 'must not be empty (use "*" to match every model)'),
+    provider: z.string().min(1, 'must name a provider').optional(),
+    providers: z
+      .array(z.string().min(1, 'must name a provider'))
+      .min(1, 'must list at least one provider (the first is the primary, the rest its backups)')
+      .optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (r.provider !== undefined && r.providers !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['providers'],
+        message:
+          'is set and so is provider: give the ordered list in providers only (a single provider may stay in provider)',
+      });
+    else if (r.provider === undefined && r.providers === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['provider'],
+        message: 'must name a provider (or list several in providers: the first is the primary, the rest its backups)',
+      });
+    const list = r.providers ?? [];
+    list.forEach((name, i) => {
+      if (list.indexOf(name) !== i)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['providers', i],
+          message: `names "${name}" twice; list each provider once`,
+        });
+    });
+  });
 export type RoutingRule = z.infer<typeof RuleSchema>;
+
+/** A rule's providers in order (primary first): its `providers`, or its one `provider`. */
+export function ruleProviders(rule: { provider?: string; providers?: string[] }): string[] {
+  return rule.providers ?? (rule.provider !== undefined ? [rule.provider] : []);
+}
+
+/** A rule as the UI writes it: `provider` for one, `providers` for an ordered list of several. */
+export function ruleWith(pattern: string, providers: string[]): RoutingRule {
+  return providers.length === 1 ? { pattern, provider: providers[0]! } : { pattern, providers };
+}
+
+/** Where a rule's provider at `index` of its list is in config.json (`…provider` for a single one). */
+export function ruleProviderPath(rule: { providers?: string[] }, i: number, index: number): string {
+  return rule.providers ? `routing.rules[${i}].providers[${index}]` : `routing.rules[${i}].provider`;
+}
 
 /** An app rule: the app's own provider (used when no routing rule matches), a model override, or both. */
 export const AppRuleSchema = z
@@ -529,7 +578,10 @@ export const ConfigSchema = z
       if (!names.has(name)) ctx.addIssue({ code: 'custom', path, message: `names no provider; use ${hint}` });
     };
     checkRef(cfg.routing.default_provider, ['routing', 'default_provider'], true);
-    cfg.routing.rules.forEach((r, i) => checkRef(r.provider, ['routing', 'rules', i, 'provider'], false));
+    cfg.routing.rules.forEach((r, i) => {
+      if (r.providers) r.providers.forEach((name, j) => checkRef(name, ['routing', 'rules', i, 'providers', j], false));
+      else if (r.provider !== undefined) checkRef(r.provider, ['routing', 'rules', i, 'provider'], false);
+    });
     cfg.app_rules.forEach(
       (r, i) =>
         r.default_provider !== undefined && checkRef(r.default_provider, ['app_rules', i, 'default_provider'], false),
@@ -604,6 +656,7 @@ const FIELD_NAMES = [
   'rules',
   'pattern',
   'provider',
+  'providers',
   'app',
   'model_override',
   'connect_ms',
@@ -769,12 +822,18 @@ export function configWarnings(cfg: Config): ConfigProblem[] {
       'it is skipped, so a model no enabled provider takes gets no_route',
     );
   cfg.routing.rules.forEach((r, i) => {
-    if (disabled.has(r.provider))
+    const list = ruleProviders(r);
+    list.forEach((name, j) => {
+      if (!disabled.has(name)) return;
+      const next = list.slice(j + 1).find((n) => !disabled.has(n));
       say(
-        `routing.rules[${i}].provider`,
-        r.provider,
-        `models matching "${r.pattern}" skip it, to the next matching rule or the default provider`,
+        ruleProviderPath(r, i, j),
+        name,
+        next
+          ? `models matching "${r.pattern}" skip it, to its backup "${next}"`
+          : `models matching "${r.pattern}" skip it, to the next matching rule or the default provider`,
       );
+    });
   });
   cfg.app_rules.forEach((r, i) => {
     if (r.default_provider !== undefined && disabled.has(r.default_provider))

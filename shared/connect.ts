@@ -12,6 +12,7 @@ export const CONNECT_TOOL_IDS = [
   'aider',
   'opencode',
   'copilot-vscode',
+  'zed',
   'cline',
   'roo-code',
   'open-webui',
@@ -48,6 +49,39 @@ export const ToolFileSchema = z.strictObject({
   role: z.string(),
 });
 
+/**
+ * Why a tool's model would not reach the provider meant for it (Connect's routing check): no enabled provider serves it
+ * (`no_route`), a rule meant for it names a disabled provider so it goes elsewhere (`disabled`), or it would go to a
+ * vendor's own API that has no such model (`wrong_vendor`, e.g. a Claude model to api.openai.com: model not found).
+ */
+export const RouteProblemSchema = z.strictObject({
+  kind: z.enum(['no_route', 'disabled', 'wrong_vendor']),
+  /** In words, with what happens to the requests, about the model without naming it ("the rule claude-* names …"). */
+  message: z.string(),
+  /** The provider to enable or set up (disabled), or the one that would answer wrongly (wrong_vendor). */
+  provider: z.string().nullable(),
+  /** The preset of the service that serves this model (shared/presets.ts), for the fix; null when none is known. */
+  preset: z.string().nullable(),
+  /** The pattern a rule for the fix would use (the preset's glob that matches the model), null when none. */
+  pattern: z.string().nullable(),
+});
+export type RouteProblem = z.infer<typeof RouteProblemSchema>;
+
+/** One of a tool's usual models and who will answer it (as the tool names itself: its app rule applies). */
+export const ToolRouteSchema = z.strictObject({
+  /** What the model is to the tool: "Opus tier", "Subagents", "Default model". */
+  label: z.string(),
+  model: z.string(),
+  /** Where the name comes from: its settings ("settings.json env.ANTHROPIC_DEFAULT_OPUS_MODEL") or the tool's default. */
+  source: z.string(),
+  /** The provider that will answer (the route's first candidate), null when none will. */
+  provider: z.string().nullable(),
+  /** Why: the route's reason for it ("rule:claude-*", "default", "app:cursor"). */
+  via: z.string().nullable(),
+  problem: RouteProblemSchema.nullable(),
+});
+export type ToolRoute = z.infer<typeof ToolRouteSchema>;
+
 export const ToolStatusSchema = z.strictObject({
   id: ConnectToolIdSchema,
   name: z.string(),
@@ -68,6 +102,8 @@ export const ToolStatusSchema = z.strictObject({
   /** The values and steps to do it by hand: always for manual tools, also for file tools (what Connect writes). */
   values: z.array(CopyValueSchema),
   steps: z.array(z.string()),
+  /** The tool's usual models and who answers each (empty for tools Switchboard knows no usual model of). */
+  routes: z.array(ToolRouteSchema),
 });
 export type ToolStatus = z.infer<typeof ToolStatusSchema>;
 
@@ -130,3 +166,18 @@ export const TryResultSchema = z.strictObject({
   cost_usd: z.number().nullable(),
 });
 export type TryResult = z.infer<typeof TryResultSchema>;
+
+/**
+ * What a port change did to a tool Connect had pointed at Switchboard (issue 34: Connect follows the port): its
+ * setting rewritten to the new port (`moved`; the first backup is kept, so Undo still puts back the file as it was
+ * before Connect), or left (`left`: it no longer pointed at the old port, or its file could not be read or written).
+ */
+export const PortFollowSchema = z.strictObject({
+  tool: ConnectToolIdSchema,
+  name: z.string(),
+  path: z.string(),
+  outcome: z.enum(['moved', 'left']),
+  /** In words: what was changed, or why it was left. */
+  message: z.string(),
+});
+export type PortFollow = z.infer<typeof PortFollowSchema>;

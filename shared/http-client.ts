@@ -123,17 +123,20 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
         ? admin('POST', '/route', { model, app, config })
         : admin('GET', `/route?model=${encodeURIComponent(model)}${app ? `&app=${encodeURIComponent(app)}` : ''}`),
     testProvider: ({ name }) => admin('POST', `/providers/${encodeURIComponent(name)}/test`, {}),
+    detectProviders: () => admin('GET', '/providers/detect'),
     setPaused: (req) => admin('POST', '/pause', req),
     listAgentKeys: () => admin('GET', '/agent-keys'),
     createAgentKey,
     revokeAgentKey: ({ id }) => admin('DELETE', `/agent-keys/${encodeURIComponent(id)}`),
     checkPort: ({ port }) => admin('GET', `/port-check?port=${encodeURIComponent(String(port))}`),
     listConfigBackups: () => admin('GET', '/config/backups'),
+    getConfigBackup: ({ id }) => admin('GET', `/config/backups/${encodeURIComponent(id)}`),
     restoreConfigBackup: ({ id }) => admin('POST', `/config/backups/${encodeURIComponent(id)}/restore`, {}),
     getConnect: () => admin('GET', '/connect'),
     connectTool: ({ tool, force }) =>
       admin('POST', `/connect/${encodeURIComponent(tool)}`, force === undefined ? {} : { force }),
-    undoConnect: ({ tool }) => admin('POST', `/connect/${encodeURIComponent(tool)}/undo`, {}),
+    undoConnect: ({ tool, force }) =>
+      admin('POST', `/connect/${encodeURIComponent(tool)}/undo`, force === undefined ? {} : { force }),
     tryMessage: (req) => admin('POST', '/try', req),
     getUsage: ({ range }) => admin('GET', `/usage?range=${encodeURIComponent(range)}`),
     usageRequests: ({ limit, before }) => {

@@ -2,6 +2,7 @@
 // the Electron main process (handlers), the preload (domain methods) and the renderer (its one data client).
 import type { ConfigProblem } from './config.ts';
 import type {
+  ConfigBackupDocument,
   ConfigBackupInfo,
   ConfigBackupList,
   ConfigRestoreResult,
@@ -15,6 +16,7 @@ import type { ConnectOverview, ConnectResult, ConnectToolId, TryRequest, TryResu
 import type { Notification, UsageRange, UsageRequests, UsageSummary } from './usage.ts';
 import type { McpImportRequest, McpImportResult, McpOverview, McpServerState } from './mcp.ts';
 import type { DesktopSettings, SetAutoUpdateRequest } from './desktop.ts';
+import type { DetectResult } from './presets.ts';
 
 /** An error as the server said it: status plus the error body. */
 export type ApiFailure = {
@@ -95,6 +97,8 @@ export interface IpcContract {
   /** With `config`: the route that config (not saved) would give, e.g. the Routing page's edits. */
   explainRoute: { req: { model: string; app: string | null; config?: unknown }; res: RouteExplanation };
   testProvider: { req: { name: string }; res: ProviderTestResult };
+  /** Local inference services running now (Ollama, LM Studio, llama.cpp, vLLM): the presets' detection. */
+  detectProviders: { req: void; res: DetectResult };
   setPaused: { req: { paused: boolean }; res: { paused: boolean } };
   listAgentKeys: { req: void; res: { data: AgentKeyInfo[] } };
   createAgentKey: { req: { tenant?: string; label?: string }; res: CreatedAgentKey };
@@ -103,11 +107,14 @@ export interface IpcContract {
   listModels: { req: void; res: ModelList };
   checkPort: { req: { port: number }; res: PortCheck };
   listConfigBackups: { req: void; res: ConfigBackupList };
+  /** One backup with the config it holds, keys masked (GET /admin/v1/config/backups/:id): Settings' compare. */
+  getConfigBackup: { req: { id: string }; res: ConfigBackupDocument };
   restoreConfigBackup: { req: { id: string }; res: ConfigRestoreResult };
   getConnect: { req: void; res: ConnectOverview };
   /** `force`: replace a setting that points elsewhere (after the user confirmed). */
   connectTool: { req: { tool: ConnectToolId; force?: boolean }; res: ConnectResult };
-  undoConnect: { req: { tool: ConnectToolId }; res: ConnectResult };
+  /** `force`: undo even though the tool's file changed since Connect wrote it (after the user confirmed). */
+  undoConnect: { req: { tool: ConnectToolId; force?: boolean }; res: ConnectResult };
   tryMessage: { req: TryRequest; res: TryResult };
   getUsage: { req: { range: UsageRange }; res: UsageSummary };
   usageRequests: { req: { limit?: number; before?: string }; res: UsageRequests };
@@ -140,6 +147,7 @@ export const IPC_CHANNELS = {
   recentLogs: 'sb:recentLogs',
   explainRoute: 'sb:explainRoute',
   testProvider: 'sb:testProvider',
+  detectProviders: 'sb:detectProviders',
   setPaused: 'sb:setPaused',
   listAgentKeys: 'sb:listAgentKeys',
   createAgentKey: 'sb:createAgentKey',
@@ -148,6 +156,7 @@ export const IPC_CHANNELS = {
   listModels: 'sb:listModels',
   checkPort: 'sb:checkPort',
   listConfigBackups: 'sb:listConfigBackups',
+  getConfigBackup: 'sb:getConfigBackup',
   restoreConfigBackup: 'sb:restoreConfigBackup',
   getConnect: 'sb:getConnect',
   connectTool: 'sb:connectTool',

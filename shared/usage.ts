@@ -108,6 +108,11 @@ export const UsageRecordSchema = z.strictObject({
   cost_source: CostSourceSchema,
   /** The coding session (the request log's `session`); null or absent (older records): none. */
   session: z.string().max(128).nullable().optional(),
+  /**
+   * Providers whose attempt failed before another answered (failover, in order; a provider tried twice is named
+   * twice): each is counted as a failed attempt of its own in the per-provider totals. null or absent: none.
+   */
+  failed_over: z.array(z.string()).nullable().optional(),
 });
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
 
@@ -127,6 +132,11 @@ export const UsageTotalsSchema = z.strictObject({
   /** Requests whose cost is unknown (no price for their model): cost_usd leaves them out. */
   unpriced: z.number().int(),
   latency_ms_sum: z.number(),
+  /**
+   * Attempts that failed and went on to the next provider (failover), counted for the provider that failed: what the
+   * request log shows as each attempt. Not in `requests` or `errors`, which count what the client got.
+   */
+  failed_attempts: z.number().int(),
 });
 export type UsageTotals = z.infer<typeof UsageTotalsSchema>;
 

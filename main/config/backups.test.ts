@@ -1,11 +1,22 @@
-// The ring of config.json backups: exact bytes, owner-only, ids in time order, the newest 10 kept, no key in a summary.
+// The ring of config.json backups: exact bytes, owner-only, ids in time order, the newest 20 and one a day for 30
+// days kept, no key in a summary.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CONFIG_BACKUP_ID_RE, ConfigBackupInfoSchema } from '../../shared/admin.ts';
 import { makeTempDir, type TempDir } from '../../test/support/temp.ts';
-import { BACKUPS_KEPT, backupsDir, keepBackup, listBackups, readBackup, summarize } from './backups.ts';
+import {
+  BACKUP_DAYS,
+  BACKUPS_KEPT,
+  BACKUPS_MAX,
+  backupsDir,
+  keepBackup,
+  keptIds,
+  listBackups,
+  readBackup,
+  summarize,
+} from './backups.ts';
 import { ConfigError, restoreBackupFile } from './store.ts';
 
 let tmp: TempDir;
@@ -73,6 +84,32 @@ describe('keepBackup', () => {
     expect(await fs.readdir(backupsDir(file))).toHaveLength(BACKUPS_KEPT);
     expect((await readBackup(file, made[2]!))?.text).toBeUndefined();
     expect((await readBackup(file, made[3]!))?.text).toBe(configText(3));
+  });
+
+  it('keeps more than the newest ten by age: one a day for 30 days past the newest 20 (issue 34)', async () => {
+    const DAY = 86_400_000;
+    // 25 saves today, then one save each of the 40 days before.
+    const idAt = (ms: number, reason = 'save') => {
+      const d = new Date(ms);
+      const p = (n: number, w = 2) => String(n).padStart(w, '0');
+      return `${d.getUTCFullYear()}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}-${p(d.getUTCMilliseconds(), 3)}-${reason}`;
+    };
+    const now = Date.UTC(2025, 5, 15, 18, 0, 0);
+    const today = Array.from({ length: 25 }, (_, i) => idAt(now - i * 60_000));
+    const before = Array.from({ length: 40 }, (_, i) => idAt(now - (i + 1) * DAY));
+    const kept = keptIds([...today, ...before], now);
+    expect(kept.slice(0, BACKUPS_KEPT)).toEqual(today.slice(0, BACKUPS_KEPT));
+    // Today's 5 older saves go (today already has one); the days before stay for 30 days.
+    expect(kept.slice(BACKUPS_KEPT)).toEqual(before.slice(0, BACKUP_DAYS));
+    // Never more than the cap.
+    const many = Array.from({ length: 300 }, (_, i) => idAt(now - i * 3 * 3_600_000));
+    expect(keptIds(many, now).length).toBeLessThanOrEqual(BACKUPS_MAX);
+    // In the files: a save of a month ago is still there after 25 saves today.
+    await keepBackup(file, configText(100), 'save', now - 20 * DAY);
+    for (let i = 0; i < 25; i++) await keepBackup(file, configText(i), 'save', now + i);
+    const list = await listBackups(file);
+    expect(list).toHaveLength(BACKUPS_KEPT + 1);
+    expect(list.at(-1)!.saved_at).toBe(new Date(now - 20 * DAY).toISOString());
   });
 
   it('gives backups kept in the same millisecond (or with the clock set back) ids in the order they were kept', async () => {
@@ -162,14 +199,14 @@ describe('listBackups and readBackup', () => {
     expect(fifo!.problem).toBe('is not a regular file: not read');
   });
 
-  it(`lists the newest ${BACKUPS_KEPT} only, however many files are planted`, async () => {
+  it(`lists the newest ${BACKUPS_MAX} at most (what the ring can keep), however many files are planted`, async () => {
     await keepBackup(file, configText(1), 'save', T0);
-    for (let i = 0; i < 30; i++)
+    for (let i = 0; i < BACKUPS_MAX + 30; i++)
       await fs.writeFile(
-        path.join(backupsDir(file), `2025010${i < 10 ? 3 : 4}-0000${String(i).padStart(2, '0')}-000-save.json`),
+        path.join(backupsDir(file), `20250103-${String(i).padStart(6, '0')}-000-save.json`),
         configText(i),
       );
-    expect(await listBackups(file)).toHaveLength(BACKUPS_KEPT);
+    expect(await listBackups(file)).toHaveLength(BACKUPS_MAX);
   });
 
   it('read by id or "latest"; an id of any other shape never names a file', async () => {

@@ -2,7 +2,8 @@
 // the start-up upgrade of an older file) or takes in an edit of it (by hand, or another program), the bytes it
 // replaces are kept in `config-backups/` beside config.json (`<stem>-backups/` for another file name), one file per
 // backup named by its id (`20250102-030405-123-save.json`: UTC time to the millisecond, and why). They hold keys, so
-// the files are 0600 and the folder 0700, like config.json. The newest BACKUPS_KEPT are kept; the oldest beyond go.
+// the files are 0600 and the folder 0700, like config.json. Kept by count and by age (issue 34; keptIds): the newest
+// BACKUPS_KEPT, then the newest of each day for BACKUP_DAYS days, never more than BACKUPS_MAX; the rest go.
 // A backup whose bytes are those of the newest one is not kept twice. Summaries (the admin API's list, `switchboard
 // config backups`) never show keys. What is in the folder is read as files someone may have planted (issue 33, item
 // 12): a symbolic link is never followed, only regular files of at most MAX_BACKUP_BYTES are read, and the list shows
@@ -14,7 +15,33 @@ import { CONFIG_BACKUP_ID_RE, parseConfig } from '../../shared/config.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { FileRefusedError, readBoundedFile, sizeText } from './read-bounded.ts';
 
-export const BACKUPS_KEPT = 10;
+/** The newest backups kept whatever their age. */
+export const BACKUPS_KEPT = 20;
+/** Past those, the newest backup of each UTC day is kept this many days. */
+export const BACKUP_DAYS = 30;
+/** Never more than this many. */
+export const BACKUPS_MAX = 100;
+/** The policy in words (the admin API's list and the Settings page say it). */
+export const BACKUP_POLICY = `the newest ${BACKUPS_KEPT}, then one a day for ${BACKUP_DAYS} days (${BACKUPS_MAX} at most)`;
+
+/**
+ * Which backups stay (ids, newest first): the newest BACKUPS_KEPT; then, among the older ones of the last BACKUP_DAYS
+ * days, the newest of each UTC day; at most BACKUPS_MAX in all. Like Time Machine's hourly-then-daily thinning, a
+ * busy day of saves never pushes out last week's configs.
+ */
+export function keptIds(idsNewestFirst: string[], now: number): string[] {
+  const keep = idsNewestFirst.slice(0, BACKUPS_KEPT);
+  const days = new Set(keep.map((id) => id.slice(0, 8)));
+  const oldest = now - BACKUP_DAYS * 86_400_000;
+  for (const id of idsNewestFirst.slice(BACKUPS_KEPT)) {
+    if (keep.length >= BACKUPS_MAX) break;
+    const day = id.slice(0, 8);
+    if (timeOf(id) < oldest || days.has(day)) continue;
+    days.add(day);
+    keep.push(id);
+  }
+  return keep;
+}
 /** The largest backup read: twice the admin API's body limit (a config.json Switchboard saves is far smaller). */
 export const MAX_BACKUP_BYTES = 4 * 1024 * 1024;
 
@@ -127,11 +154,11 @@ function unreadSummary(id: string, unread: Unread): ConfigBackupInfo {
   };
 }
 
-/** The newest backups first, at most BACKUPS_KEPT (the ring keeps no more; files planted beyond it are not read). */
+/** The newest backups first, at most BACKUPS_MAX (the ring keeps no more; files planted beyond it are not read). */
 export async function listBackups(configFile: string): Promise<ConfigBackupInfo[]> {
   const dir = backupsDir(configFile);
   const out: ConfigBackupInfo[] = [];
-  for (const id of (await ids(dir)).slice(0, BACKUPS_KEPT)) {
+  for (const id of (await ids(dir)).slice(0, BACKUPS_MAX)) {
     const text = await readText(dir, id);
     if (text === null) continue;
     out.push(typeof text === 'string' ? summarize(id, text) : unreadSummary(id, text));
@@ -161,8 +188,8 @@ export async function readBackup(
 const queues = new Map<string, Promise<unknown>>();
 
 /**
- * Keeps `text` (the bytes of a config about to be replaced) as the newest backup and drops the oldest beyond
- * BACKUPS_KEPT. When the newest backup holds the same bytes, nothing new is written and that one is answered.
+ * Keeps `text` (the bytes of a config about to be replaced) as the newest backup and drops those keptIds does not
+ * keep. When the newest backup holds the same bytes, nothing new is written and that one is answered.
  */
 export function keepBackup(
   configFile: string,
@@ -180,8 +207,9 @@ export function keepBackup(
     const id = `${stampOf(at)}-${reason}`;
     await writeFileAtomic(path.join(dir, `${id}.json`), text, 0o600);
     if (process.platform !== 'win32') await fs.chmod(dir, 0o700);
-    for (const old of [id, ...existing].slice(BACKUPS_KEPT))
-      await fs.rm(path.join(dir, `${old}.json`), { force: true });
+    const all = [id, ...existing];
+    const kept = new Set(keptIds(all, at));
+    for (const old of all) if (!kept.has(old)) await fs.rm(path.join(dir, `${old}.json`), { force: true });
     return summarize(id, text);
   });
   queues.set(

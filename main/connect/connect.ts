@@ -5,8 +5,11 @@
 // (or a file changed since Connect wrote it) without `force`.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { ConnectOverview, ConnectResult, ToolStatus } from '../../shared/connect.ts';
+import type { ConnectOverview, ConnectResult, PortFollow, ToolStatus } from '../../shared/connect.ts';
 import { CONNECT_TOOL_IDS } from '../../shared/connect.ts';
+import type { RouteExplanation } from '../../shared/admin.ts';
+import type { ProviderConfig, RoutingRule } from '../../shared/config.ts';
+import { checkRoute } from './route-check.ts';
 import { ApiError } from '../errors.ts';
 import {
   backupDir,
@@ -26,13 +29,21 @@ import { missingDirs, readSettingsFile, removeCreated, type SettingsFile, writeS
 import { TOOLS, toolById } from './tools/index.ts';
 import { CannotEdit, type FileTool, type Reading, type Tool, type ToolCtx } from './tools/types.ts';
 
+/** Who answers a model for an app, and the config it routes with (the running engine's): Connect's routing check. */
+export type ConnectRouting = {
+  resolve: (model: string, app: string) => Pick<RouteExplanation, 'candidates' | 'skipped'>;
+  config: { providers: ProviderConfig[]; routing: { rules: RoutingRule[] } };
+};
+
 export type ConnectDeps = {
   /** The folder of config.json: backups go to `<configDir>/connect/<tool>/`. */
   configDir: string;
   /** The port Switchboard listens on. */
   port: number;
-  /** Model names to list where a tool needs them (OpenCode). */
+  /** Model names to list where a tool needs them (OpenCode) or to show (manual tools): the ones Switchboard serves. */
   models?: string[];
+  /** With it, each tool's usual models are checked against the routes (ToolStatus.routes). */
+  routing?: ConnectRouting;
   env?: ToolEnv;
 };
 
@@ -86,6 +97,7 @@ export async function toolStatus(deps: ConnectDeps, tool: Tool): Promise<ToolSta
       detail: tool.detail,
       can_undo: false,
       steps: tool.steps(ctx),
+      routes: [],
     };
   }
   const s = await inspect(tool, ctx);
@@ -105,6 +117,12 @@ export async function toolStatus(deps: ConnectDeps, tool: Tool): Promise<ToolSta
         : s.reading!.detail,
     can_undo: (await readManifest(deps.configDir, tool.id)) !== null,
     steps: tool.steps(ctx, s.where),
+    routes:
+      deps.routing && tool.usual && !s.problem
+        ? tool
+            .usual(s.file?.text ?? null)
+            .map((u) => checkRoute(u, deps.routing!.resolve(u.model, tool.app), deps.routing!.config, tool.name))
+        : [],
   };
 }
 
@@ -322,6 +340,73 @@ async function checkManifest(deps: ConnectDeps, tool: FileTool, m: Manifest): Pr
       `Connect's backup for ${tool.name} does not match ${tool.name}'s settings (${problems.join('; ')}); nothing was undone.`,
       `Restore ${known} by hand if needed; to forget the backup, remove ${backupDir(deps.configDir, tool.id)}.`,
     );
+}
+
+/**
+ * After Switchboard moved from port `from` to `deps.port`: every tool Connect pointed here (it has a backup to undo)
+ * whose setting still points at the old port is pointed at the new one. Only Switchboard's own setting changes (the
+ * same format-keeping edit as Connect), the backup of the file as it was before Connect stays, so Undo still puts that
+ * back; a file changed since Connect wrote it stays "changed" for Undo (it asks before undoing over the changes).
+ */
+export async function followPort(deps: ConnectDeps, from: number): Promise<PortFollow[]> {
+  const out: PortFollow[] = [];
+  const old = { ...ctxOf(deps), port: from, urls: baseUrlsFor(from) };
+  const ctx = ctxOf(deps);
+  for (const tool of TOOLS) {
+    if (tool.kind !== 'file') continue;
+    const manifest = await readManifest(deps.configDir, tool.id);
+    if (!manifest) continue;
+    const left = (why: string): void =>
+      void out.push({
+        tool: tool.id,
+        name: tool.name,
+        path: manifest.path,
+        outcome: 'left',
+        message: `${tool.name} was left as it is: ${why}.`,
+      });
+    try {
+      // A manifest changed by hand names no file to write here (issue 33, item 6): the same check as Undo's.
+      await checkManifest(deps, tool, manifest);
+    } catch (err) {
+      left((err as Error).message.replace(/\.$/, ''));
+      continue;
+    }
+    try {
+      const file = await readSettingsFile(manifest.target);
+      if (file.bytes === null) {
+        left(`${manifest.path} is gone`);
+        continue;
+      }
+      if (tool.read(file.text, old, manifest.path).state !== 'connected') {
+        left(`${manifest.path} no longer points at port ${from}`);
+        continue;
+      }
+      const text = tool.write(file.text, ctx, manifest.path);
+      if (tool.read(text, ctx, manifest.path).state !== 'connected') throw new CannotEdit('it did not read back');
+      const bytes = Buffer.from((file.bom ? '\uFEFF' : '') + text, 'utf8');
+      const untouched = sha256(file.bytes) === manifest.after_sha256;
+      await writeSettings(file.target, bytes, file.mode ?? 0o600);
+      if (untouched) {
+        // Still the file Connect wrote: its new bytes and identity (a write replaces the file), so Undo knows it.
+        const st = await fs.stat(file.target).catch(() => null);
+        await writeManifest(deps.configDir, {
+          ...manifest,
+          after_sha256: sha256(bytes)!,
+          ...(st ? { after_dev: st.dev, after_ino: st.ino } : {}),
+        });
+      }
+      out.push({
+        tool: tool.id,
+        name: tool.name,
+        path: manifest.path,
+        outcome: 'moved',
+        message: `${tool.name} now points at port ${deps.port} (${manifest.path}).`,
+      });
+    } catch (err) {
+      left(`${manifest.path} could not be rewritten (${(err as Error).message}); connect it again on the Connect page`);
+    }
+  }
+  return out;
 }
 
 /** Connects every installed file tool that is not connected and does not point elsewhere (nor is broken). */

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import { EntryRing } from './entry-ring.ts';
+import { byStartTime } from './log-tail.ts';
 import { logger } from './logger.ts';
 import { redact } from './redact.ts';
 
@@ -74,9 +75,25 @@ export class RequestLog {
     for (const fn of this.teamSubscribers) notify(fn, entry);
   }
 
-  /** The newest `n` entries, oldest first. */
+  /** The newest `n` entries, oldest first (in the order they finished). */
   recent(n = this.capacity): RequestLogEntry[] {
     return this.ring.recent(n);
+  }
+
+  /**
+   * The newest `n` entries ordered by when their requests started, oldest first: what the log view shows (an entry
+   * is added when its request finishes, so a long stream is added after shorter requests that started later).
+   */
+  recentByStart(n = this.capacity): RequestLogEntry[] {
+    return byStartTime(this.ring.recent(n));
+  }
+
+  /**
+   * Entries of an earlier run (the tail of requests.jsonl, read at start): into the ring only, before any of this
+   * run's, never to the subscribers (they were counted when they were served) nor written to the file again.
+   */
+  restore(entries: RequestLogEntry[]): void {
+    for (const e of entries) this.ring.pushObject(e);
   }
 
   /** Every entry of this instance; with `scope` "team", the team's entries too (addFromTeam). */

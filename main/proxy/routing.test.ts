@@ -91,3 +91,41 @@ describe('Router.resolve', () => {
     expect(action).toContain('/cfg/config.json');
   });
 });
+
+describe('failover chains per rule (routing.rules[].providers)', () => {
+  it('a rule sends to its providers in order: primary, then its backups; a disabled one is skipped and said', () => {
+    const r = router({
+      providers,
+      routing: {
+        default_provider: 'c',
+        rules: [
+          { pattern: 'gpt-*', providers: ['b', 'off', 'a'] },
+          { pattern: '*', provider: 'c' },
+        ],
+      },
+    });
+    const route = r.resolve('gpt-4o', null);
+    expect(route.candidates.map((c) => c.provider)).toEqual(['b', 'a', 'c']);
+    expect(route.candidates.map((c) => c.reason)).toEqual(['rule:gpt-*', 'rule:gpt-*', 'rule:*']);
+    expect(route.skipped).toEqual([{ provider: 'off', reason: 'rule:gpt-*, but it is disabled (enabled: false)' }]);
+    expect(route.steps).toContain('rule 1 "gpt-*" matches → b, then off, then a');
+  });
+
+  it('a single provider is a list of one; both fields, none, or a name twice are refused in words', () => {
+    const base = { providers, routing: { default_provider: '', rules: [] as unknown[] } };
+    const check = (rule: unknown) => parseConfig({ ...base, routing: { ...base.routing, rules: [rule] } });
+    expect(check({ pattern: 'x', provider: 'a' }).ok).toBe(true);
+    expect(check({ pattern: 'x', providers: ['a'] }).ok).toBe(true);
+    const both = check({ pattern: 'x', provider: 'a', providers: ['b'] });
+    expect(both.ok ? [] : both.problems.map((p) => p.path)).toEqual(['routing.rules[0].providers']);
+    const none = check({ pattern: 'x' });
+    expect(none.ok ? [] : none.problems.map((p) => `${p.path} ${p.message}`)).toEqual([
+      'routing.rules[0].provider must name a provider (or list several in providers: the first is the primary, the rest its backups)',
+    ]);
+    const twice = check({ pattern: 'x', providers: ['a', 'a'] });
+    expect(twice.ok ? [] : twice.problems.map((p) => p.path)).toEqual(['routing.rules[0].providers[1]']);
+    const unknown = check({ pattern: 'x', providers: ['a', 'zzz'] });
+    expect(unknown.ok ? [] : unknown.problems.map((p) => p.path)).toEqual(['routing.rules[0].providers[1]']);
+    expect(check({ pattern: 'x', providers: [] }).ok).toBe(false);
+  });
+});

@@ -1,7 +1,7 @@
 // Route resolution: app_rules, then every matching routing rule in order, then the default provider.
 import micromatch from 'micromatch';
 import type { RouteCandidate, RouteExplanation, RouteSkip } from '../../shared/admin.ts';
-import type { AppRule, Config, ProviderConfig } from '../../shared/config.ts';
+import { type AppRule, type Config, type ProviderConfig, ruleProviders } from '../../shared/config.ts';
 import { bareAppName } from './apps/os-process.ts';
 
 /** Globs: `*` matches any run of characters (slashes too, so a lone `*` matches every model); case-insensitive. */
@@ -94,8 +94,10 @@ export class Router {
     this.config.routing.rules.forEach((rule, i) => {
       if (this.matchers[i]!(model)) {
         matched++;
-        steps.push(`rule ${i + 1} "${rule.pattern}" matches → ${rule.provider}`);
-        add(rule.provider, `rule:${rule.pattern}`);
+        // A rule's providers in order: its primary, then its backups (routing.rules[].providers).
+        const list = ruleProviders(rule);
+        steps.push(`rule ${i + 1} "${rule.pattern}" matches → ${list.join(', then ')}`);
+        for (const name of list) add(name, `rule:${rule.pattern}`);
       }
     });
     if (matched === 0) {

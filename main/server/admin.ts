@@ -21,7 +21,16 @@ import {
   restoreRedisPassword,
   SECRET_HEADER_NAME,
 } from '../../shared/config.ts';
-import { BACKUPS_KEPT, BackupNotFoundError, backupsDir, listBackups, readBackup } from '../config/backups.ts';
+import {
+  BACKUP_DAYS,
+  BACKUP_POLICY,
+  BACKUPS_KEPT,
+  BACKUPS_MAX,
+  BackupNotFoundError,
+  backupsDir,
+  listBackups,
+  readBackup,
+} from '../config/backups.ts';
 import { ConfigError, type ConfigStore } from '../config/store.ts';
 import { gatewayFor } from '../gateway/gateway.ts';
 import type { Engine } from '../proxy/engine.ts';
@@ -34,6 +43,7 @@ import { fetchModels } from '../proxy/models.ts';
 import { createKey, keysFile, labelProblem, readKeys, revokeKey, uiKey } from '../orchestrator/keys.ts';
 import { freePortNear, identifyPortHolder, portConflictMessage, tryBind } from './port-conflict.ts';
 import { usageRoutes } from './usage-routes.ts';
+import { detectLocalServices } from './detect-local.ts';
 import { connectRoutes } from './connect-routes.ts';
 import { listenChange, type ListenControl } from './listen-change.ts';
 
@@ -187,13 +197,14 @@ export function adminRoutes(
     const body: StatusResponse = {
       version: VERSION,
       listen_port: listenPort(),
+      listen_port_pinned: listen?.pinned ?? true,
       config_path: store.file,
       config_error: store.error?.map((p) => `${p.path}: ${p.message}`) ?? null,
       paused: e.paused,
       providers: e.pool.all().map((p) => p.status()),
       routing: e.config.routing,
       app_rules: e.config.app_rules,
-      recent_logs: e.requestLog.recent(50),
+      recent_logs: e.requestLog.recentByStart(50),
       limits: await gatewayFor(e).limitsStatus(e.config, c.env.incoming),
       store: gatewayFor(e).storeStatus(),
       ...(agentStore ? { agent_store: agentStore() } : {}),
@@ -260,6 +271,9 @@ export function adminRoutes(
     const body: ConfigBackupList = {
       dir: backupsDir(store.file),
       keep: BACKUPS_KEPT,
+      days: BACKUP_DAYS,
+      max: BACKUPS_MAX,
+      policy: BACKUP_POLICY,
       data: await listBackups(store.file),
     };
     return c.json(body);
@@ -312,7 +326,7 @@ export function adminRoutes(
 
   admin.get('/logs', (c) => {
     const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 100) || 100, 1), 1000);
-    return c.json({ data: engine().requestLog.recent(limit) });
+    return c.json({ data: engine().requestLog.recentByStart(limit) });
   });
 
   admin.get('/logs/stream', (c) =>
@@ -438,6 +452,16 @@ export function adminRoutes(
       return c.json({ provider: name, ok: false, latency_ms: Math.round(latency), models: 0, error: message });
     }
   });
+
+  /**
+   * Local inference services running now (the Providers page's presets): Ollama, LM Studio, llama.cpp, vLLM on their
+   * usual ports (never the one Switchboard listens on), with their models and the provider already at that address.
+   */
+  admin.get('/providers/detect', async (c) =>
+    c.json(
+      await detectLocalServices({ listenPort: listenPort(), providers: engine().config.providers, env: process.env }),
+    ),
+  );
 
   /** Agent API keys (Settings page): list, create (the key is shown once), revoke. Same file as `switchboard keys`. */
   admin.get('/agent-keys', async (c) => {

@@ -77,7 +77,12 @@ describe('PUT /admin/v1/config with {} keeps the previous config as a backup, an
       expect(listRes.status).toBe(200);
       expect(listText).not.toContain('secret-key');
       const list = ConfigBackupListSchema.parse(JSON.parse(listText));
-      expect(list.keep).toBe(10);
+      expect(list).toMatchObject({
+        keep: 20,
+        days: 30,
+        max: 100,
+        policy: 'the newest 20, then one a day for 30 days (100 at most)',
+      });
       expect(list.data.map((b) => b.id)).toEqual([saved.backup!.id]);
       expect(list.data[0]).toMatchObject({ provider_names: ['alpha', 'beta'], size: Buffer.byteLength(original) });
 

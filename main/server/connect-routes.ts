@@ -40,6 +40,25 @@ type ChatReply = {
   error?: { message?: unknown };
 };
 
+/** How long Connect waits for the providers' model lists (the rest of the page does not wait for a slow one). */
+const MODELS_WAIT_MS = 1500;
+
+/**
+ * The model names Switchboard serves, for the cards that show one (manual tools) or list them (OpenCode): the names
+ * the routing rules give exactly, then those the enabled providers list and the routes reach (GET /v1/models), read
+ * for at most MODELS_WAIT_MS.
+ */
+async function servedModels(e: Engine, routed: string[]): Promise<string[]> {
+  const listed = await Promise.race([
+    e.models.listFor(e.router, null, e.config).then(
+      (l) => l.data.map((m) => m.id),
+      () => [] as string[],
+    ),
+    new Promise<string[]>((resolve) => setTimeout(() => resolve([]), MODELS_WAIT_MS).unref()),
+  ]);
+  return [...new Set([...routed, ...listed])];
+}
+
 const count = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 export function connectRoutes(
@@ -50,11 +69,16 @@ export function connectRoutes(
   const routes = new Hono<{ Bindings: HttpBindings }>();
   // Connect (and its TOML, YAML and JSONC editors) is loaded on the first visit of the Connect page, not at start.
   const connect = () => import('../connect/connect.ts');
-  const deps = async (): Promise<ConnectDeps> => ({
-    configDir: store.dir,
-    port: listenPort(),
-    models: (await connect()).routedModelNames(engine().config),
-  });
+  const deps = async (): Promise<ConnectDeps> => {
+    const e = engine();
+    return {
+      configDir: store.dir,
+      port: listenPort(),
+      models: await servedModels(e, (await connect()).routedModelNames(e.config)),
+      // Each tool's usual models through the running routes (issue 34: Connect checks routing).
+      routing: { resolve: (model, app) => e.router.preview(model, app), config: e.config },
+    };
+  };
 
   routes.get('/connect', async (c) => c.json(await (await connect()).connectOverview(await deps())));
   routes.post('/connect/:tool', async (c) => {

@@ -3,6 +3,7 @@
 // `serve --port` for this run (listen_port applies at the next start without it), or the new port could not be bound.
 import type { Config } from '../../shared/config.ts';
 import type { ListenChange } from '../../shared/admin.ts';
+import type { PortFollow } from '../../shared/connect.ts';
 
 /** How the running server treats a listen_port change (main/app.ts fills it in). */
 export type ListenControl = {
@@ -13,6 +14,8 @@ export type ListenControl = {
    * Read right after the save that changed the port (the move starts during the save).
    */
   moved: () => Promise<string | null>;
+  /** After a move: the tools Connect had pointed at the old port, rewritten to the new one (or left, and why). */
+  followed?: () => Promise<PortFollow[]>;
 };
 
 /** The UI's address at `port`, on the host name the caller used (the admin Host guard allows only loopback names). */
@@ -47,7 +50,7 @@ export async function listenChange(
       listen_port: wanted,
       ui_url: uiUrl(hostHeader, port),
       message:
-        `Saved: listen_port is ${wanted} in config.json, but this run keeps port ${port}, which was given with ` +
+        `Saved: the port in config.json is now ${wanted}, but this run keeps port ${port}, which was given with ` +
         `--port. The new port applies at the next start without --port.`,
     };
   }
@@ -65,6 +68,12 @@ export async function listenChange(
         `port ${port}. Pick another port, or free port ${wanted} and restart Switchboard.`,
     };
   }
+  const tools = port === previousPort ? [] : ((await control.followed?.()) ?? []);
+  const moved = tools.filter((t) => t.outcome === 'moved').map((t) => t.name);
+  const followed = moved.length
+    ? ` ${moved.join(', ')} ${moved.length === 1 ? 'was' : 'were'} pointed at the new port (Undo on the Connect page ` +
+      `still puts back ${moved.length === 1 ? 'its file' : 'their files'} as before Connect).`
+    : '';
   return {
     outcome: 'moved',
     port,
@@ -74,7 +83,8 @@ export async function listenChange(
     message:
       port === previousPort
         ? `Saved: Switchboard listens on port ${port} (now on ${next.listen_host}).`
-        : `Saved: Switchboard moved to port ${port} and released port ${previousPort}. Point your tools at ` +
-          `http://localhost:${port} (Connect shows each address).`,
+        : `Saved: Switchboard moved to port ${port} and released port ${previousPort}.${followed} Point your ` +
+          `${followed ? 'other ' : ''}tools at http://localhost:${port} (Connect shows each address).`,
+    ...(tools.length ? { tools } : {}),
   };
 }

@@ -100,7 +100,7 @@ describe('a listen_port change answers what happened to the port', () => {
         previous_port: pinned,
         listen_port: wanted,
         ui_url: `http://127.0.0.1:${pinned}/ui/`,
-        message: `Saved: listen_port is ${wanted} in config.json, but this run keeps port ${pinned}, which was given with --port. The new port applies at the next start without --port.`,
+        message: `Saved: the port in config.json is now ${wanted}, but this run keeps port ${pinned}, which was given with --port. The new port applies at the next start without --port.`,
       });
       expect((JSON.parse(await fs.readFile(sb.configPath, 'utf8')) as { listen_port: number }).listen_port).toBe(
         wanted,

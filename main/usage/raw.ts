@@ -55,7 +55,10 @@ export function asRecord(v: unknown): UsageRecord | null {
     isInt(r.reasoning_tokens) &&
     (r.cost_usd === null || (typeof r.cost_usd === 'number' && Number.isFinite(r.cost_usd))) &&
     CostSourceSchema.safeParse(r.cost_source).success &&
-    (r.session === undefined || isStringOrNull(r.session));
+    (r.session === undefined || isStringOrNull(r.session)) &&
+    (r.failed_over === undefined ||
+      r.failed_over === null ||
+      (Array.isArray(r.failed_over) && r.failed_over.every((p) => typeof p === 'string')));
   return ok ? (r as UsageRecord) : null;
 }
 

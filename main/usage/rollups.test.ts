@@ -53,6 +53,7 @@ describe('totals', () => {
     );
     addRecord(t, rec({ time: 'x', status: 402, prompt_tokens: 0, completion_tokens: 0, cost_usd: 0 }));
     expect(t).toEqual({
+      failed_attempts: 0,
       requests: 3,
       errors: 2,
       prompt_tokens: 110,
@@ -165,6 +166,22 @@ describe('Rollups', () => {
       cache_write_1h_tokens: 0,
       latency_ms_sum: 90,
     });
+  });
+
+  it("counts a failed attempt for the provider that failed, apart from the request's own (issue 34)", () => {
+    process.env.TZ = 'UTC';
+    const r = new Rollups();
+    add(r, '2025-01-15T10:00:00Z', { provider: 'alpha', model: 'm', failed_over: ['broken', 'broken'] });
+    const cells = r.minute.buckets.get(Math.floor(Date.parse('2025-01-15T10:00:00Z') / 60_000))!;
+    expect(cells.get(keyOf('app-a', 'broken', 'm'))).toMatchObject({ requests: 0, errors: 0, failed_attempts: 2 });
+    expect(cells.get(keyOf('app-a', 'alpha', 'm'))).toMatchObject({ requests: 1, errors: 0, failed_attempts: 0 });
+    const back = new Rollups();
+    back.load('day', JSON.parse(JSON.stringify(r.json('day'))));
+    expect(back.day.buckets).toEqual(r.day.buckets);
+    // A row written before failed_attempts (12 values) still loads, with 0.
+    const old = { keys: ['k'], cells: [['2025-01-15', 0, ...new Array(12).fill(1)]] };
+    expect(back.load('day', old)).toBe(1);
+    expect(back.day.buckets.get('2025-01-15')!.get('k')!.failed_attempts).toBe(0);
   });
 
   it('round-trips through its snapshot form, skipping malformed cells', () => {

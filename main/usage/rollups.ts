@@ -27,6 +27,7 @@ export function emptyTotals(): UsageTotals {
     cost_usd: 0,
     unpriced: 0,
     latency_ms_sum: 0,
+    failed_attempts: 0,
   };
 }
 
@@ -61,6 +62,7 @@ export function addTotals(t: UsageTotals, u: UsageTotals): void {
   t.cost_usd += u.cost_usd;
   t.unpriced += u.unpriced;
   t.latency_ms_sum += u.latency_ms_sum;
+  t.failed_attempts += u.failed_attempts;
 }
 
 /**
@@ -80,9 +82,12 @@ const FIELDS = [
   'latency_ms_sum',
   'cache_write_5m_tokens',
   'cache_write_1h_tokens',
+  'failed_attempts',
 ] as const satisfies readonly (keyof UsageTotals)[];
 /** How many values a row written before the 5-minute / 1-hour split was kept has. */
 const LEGACY_FIELDS = 10;
+/** The lengths a row may have: before the split (10), before failed_attempts (12), now. */
+const ROW_LENGTHS: readonly number[] = [LEGACY_FIELDS, 12, FIELDS.length];
 const everyTotal: [Exclude<keyof UsageTotals, (typeof FIELDS)[number]>] extends [never] ? true : never = true;
 void everyTotal;
 
@@ -135,6 +140,23 @@ export class Rollup<B extends number | string> {
     changed.add(key);
   }
 
+  /** An attempt that failed over: the failing provider's cell counts it (a cell of its own when it had none, or the
+   * bucket's overflow cell once it holds `bound.cells`). */
+  addFailedAttempt(bucket: B, key: string, bound?: CellBound): void {
+    let cells = this.buckets.get(bucket);
+    if (!cells) this.buckets.set(bucket, (cells = new Map()));
+    let t = cells.get(key);
+    if (!t && bound && cells.size >= bound.cells) {
+      key = bound.overflow(key);
+      t = cells.get(key);
+    }
+    if (!t) cells.set(key, (t = emptyTotals()));
+    t.failed_attempts++;
+    let changed = this.dirty.get(bucket);
+    if (!changed) this.dirty.set(bucket, (changed = new Set()));
+    changed.add(key);
+  }
+
   /** Drops the buckets before `oldest`. */
   prune(oldest: B): void {
     for (const b of this.buckets.keys()) if (b < oldest) this.buckets.delete(b);
@@ -167,7 +189,7 @@ export class Rollup<B extends number | string> {
       const [bucket, k, ...values] = Array.isArray(row) ? row : [];
       const key = typeof k === 'number' && Array.isArray(json.keys) ? json.keys[k] : undefined;
       if (!bucketOk(bucket) || typeof key !== 'string') continue;
-      if (values.length !== FIELDS.length && values.length !== LEGACY_FIELDS) continue;
+      if (!ROW_LENGTHS.includes(values.length)) continue;
       if (!values.every((v) => typeof v === 'number' && Number.isFinite(v))) continue;
       const t = emptyTotals();
       values.forEach((v, i) => (t[FIELDS[i]!] = v as number));
@@ -229,7 +251,10 @@ export class Rollups {
     return date;
   }
 
-  /** Adds a record (at epoch ms t) to the rollups named (all of them by default). */
+  /**
+   * Adds a record (at epoch ms t) to the rollups named (all of them by default), and each of its failed attempts to
+   * the failing provider's cell (app × that provider × model, the names as `key` bounds them) of the time rollups.
+   */
   add(
     r: UsageRecord,
     t: number,
@@ -242,6 +267,16 @@ export class Rollups {
       else if (g === 'hour') this.hour.add(Math.floor(t / HOUR), key, r, bounds?.hour);
       else if (g === 'day') this.day.add(this.dateOf(t), key, r, bounds?.day);
       else if (r.session) this.addSession(r, t, r.session);
+    }
+    if (!r.failed_over) return;
+    const { app, model } = partsOf(key);
+    for (const p of r.failed_over) {
+      const k = keyOf(app, p, model);
+      for (const g of only) {
+        if (g === 'minute') this.minute.addFailedAttempt(Math.floor(t / MINUTE), k, bounds?.minute);
+        else if (g === 'hour') this.hour.addFailedAttempt(Math.floor(t / HOUR), k, bounds?.hour);
+        else if (g === 'day') this.day.addFailedAttempt(this.dateOf(t), k, bounds?.day);
+      }
     }
   }
 

@@ -51,6 +51,21 @@ export function usageOf(engine: Engine): UsageService | null {
   return services.get(engine) ?? null;
 }
 
+/**
+ * The providers whose attempt failed, other than the one the request's outcome is counted for (its `provider`, the
+ * last attempt, which answered): when a provider answered, every attempt before it that failed (failover); when none
+ * did, every attempt that failed. An attempt skipped because its circuit was open was never sent: not counted. In
+ * order; null when none.
+ */
+export function failedOver(e: Pick<RequestLogEntry, 'attempts' | 'provider'>): string[] | null {
+  const tried = e.provider === null ? e.attempts : e.attempts.slice(0, -1);
+  const failed = tried
+    .filter((a) => a.error !== 'circuit open: skipped')
+    .filter((a) => a.error !== null || a.status === null || a.status >= 400)
+    .map((a) => a.provider);
+  return failed.length ? failed : null;
+}
+
 export class UsageService implements PoolWatcher {
   readonly budgets: Budgets;
   /** The engine's check before forwarding: the budgets, with the request log's undelivered entries counted first. */
@@ -137,6 +152,7 @@ export class UsageService implements PoolWatcher {
       cost_usd: null,
       cost_source: 'unknown',
       session: e.session ?? null,
+      failed_over: e.attempts.length > 1 || (e.provider === null && e.attempts.length) ? failedOver(e) : null,
     };
     const provider = e.provider === null ? null : this.o.engine.pool.get(e.provider)?.config;
     const price = priceOf(r, provider, config);

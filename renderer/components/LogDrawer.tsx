@@ -1,28 +1,57 @@
 // One request's details in a drawer beside the log: what became of it (the provider, or why none was tried), times to
 // the millisecond, tokens, and every attempt with the fields its provider did not get. Focus moves into it when it
-// opens; Escape or Close closes it.
-import { useEffect, useRef } from 'react';
+// opens. It is not modal (the list stays usable beside it, as a mail app's reading pane): Tab from its last control
+// goes back to the row it shows (never to the page's <body>), and Escape closes it wherever the focus is (issue 34,
+// bug 14), as Close does.
+import { type KeyboardEvent, useEffect, useRef } from 'react';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import { attemptsText, formatDateTime, outcomeText, tokensText } from './log-text.ts';
 
-export function LogDrawer({ entry, onClose }: { entry: RequestLogEntry; onClose: () => void }) {
+export function LogDrawer({
+  entry,
+  onClose,
+  onTabOut,
+}: {
+  entry: RequestLogEntry;
+  onClose: () => void;
+  /** Tab from the drawer's last control: focus goes back to the row it shows. */
+  onTabOut: () => void;
+}) {
   const heading = useRef<HTMLHeadingElement>(null);
+  const box = useRef<HTMLElement>(null);
   useEffect(() => heading.current?.focus(), [entry.id]);
+  // Escape closes it from anywhere while it is open (focus on the list, or lost to the page).
+  const close = useRef(onClose);
+  close.current = onClose;
+  useEffect(() => {
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return;
+      e.preventDefault();
+      close.current();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, []);
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key !== 'Tab' || e.shiftKey) return;
+    const controls = box.current?.querySelectorAll<HTMLElement>('button, a[href], summary, [tabindex="0"]');
+    const last = controls?.[controls.length - 1];
+    if (last && document.activeElement === last) {
+      e.preventDefault();
+      onTabOut();
+    }
+  };
   const ms = (v: number | null) => (v === null ? '—' : `${Math.round(v)} ms`);
 
   return (
     <aside
+      ref={box}
       className="drawer"
       role="dialog"
       aria-modal="false"
       aria-labelledby="log-detail-title"
       data-testid="log-detail"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') {
-          e.stopPropagation();
-          onClose();
-        }
-      }}
+      onKeyDown={onKey}
     >
       <div className="drawer-head">
         <h3 id="log-detail-title" tabIndex={-1} ref={heading}>

@@ -105,3 +105,18 @@ export function ErrorLine({
     </div>
   );
 }
+
+/** An address that may wrap only after a "/", "." or "?" (a <wbr> there), never in the middle of a word. */
+export function Address({ url, className, testId }: { url: string; className?: string; testId?: string }) {
+  const parts = url.split(/(?<=[/.?&])/);
+  return (
+    <span className={`mono ${className ?? ''}`} data-testid={testId}>
+      {parts.map((p, i) => (
+        <span key={i}>
+          {p}
+          {i < parts.length - 1 && <wbr />}
+        </span>
+      ))}
+    </span>
+  );
+}

@@ -62,3 +62,36 @@ export function fieldErrors(problems: readonly ConfigProblem[], rules: readonly 
 export function restInWords(p: ConfigProblem): string {
   return sentence(`${p.path} ${p.message}`);
 }
+
+/** Where a config warning is, in the page's words: "rule 2", "the default provider", "the app rule for zed". */
+export function warningPlace(path: string, cfg?: { app_rules?: { app?: string }[] }): string {
+  const rule = /^routing\.rules\[(\d+)\]/.exec(path);
+  if (rule) return `rule ${Number(rule[1]) + 1}`;
+  if (path === 'routing.default_provider') return 'the default provider';
+  const app = /^app_rules\[(\d+)\]/.exec(path);
+  if (app) {
+    const name = cfg?.app_rules?.[Number(app[1])]?.app;
+    return name ? `the app rule for ${name}` : `app rule ${Number(app[1]) + 1}`;
+  }
+  return path;
+}
+
+/** A config warning as a sentence about its place: 'rule 2: provider "off" is disabled: models matching … .' */
+export function warningInWords(w: ConfigProblem, cfg?: { app_rules?: { app?: string }[] }): string {
+  const what = w.message.replace(/^names provider "([^"]*)", which is disabled: /, 'provider "$1" is disabled: ');
+  return sentence(`${warningPlace(w.path, cfg)}: ${what}`);
+}
+
+/**
+ * What a save came to, said the same way on the page and in the live region (issue 34, bug 11: the page said
+ * "Saved." while the announcement had the warnings): "Routing saved.", or "Routing saved, with a warning: …".
+ */
+export function savedText(
+  subject: string,
+  warnings: ConfigProblem[],
+  cfg?: { app_rules?: { app?: string }[] },
+): string {
+  if (warnings.length === 0) return `${subject} saved.`;
+  const n = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`;
+  return `${subject} saved, with ${n}: ${warnings.map((w) => warningInWords(w, cfg)).join(' ')}`;
+}

@@ -18,17 +18,35 @@ export function FieldError({ field, errors }: { field: string; errors: Record<st
   );
 }
 
-/** The warnings about one rule (a disabled provider), beside it. */
-export function RuleWarnings({ warnings, testId }: { warnings: ConfigProblem[]; testId: string }) {
+/** The warnings about one rule (a disabled provider), beside it, each with where to fix it (`fix`: a link). */
+export function RuleWarnings({
+  warnings,
+  testId,
+  fix,
+}: {
+  warnings: ConfigProblem[];
+  testId: string;
+  /** The fix of a disabled provider: where to set it up or enable it, and the link's words. */
+  fix?: (provider: string) => { href: string; label: string } | null;
+}) {
   if (warnings.length === 0) return null;
   return (
     <div className="field-warning" data-testid={testId}>
-      {warnings.map((w) => (
-        <div key={w.path}>
-          ⚠ Provider "{String(w.value)}" is disabled:{' '}
-          {w.message.replace(/^names provider "[^"]*", which is disabled: /, '')}.
-        </div>
-      ))}
+      {warnings.map((w) => {
+        const f = fix?.(String(w.value));
+        return (
+          <div key={w.path}>
+            ⚠ Provider "{String(w.value)}" is disabled:{' '}
+            {w.message.replace(/^names provider "[^"]*", which is disabled: /, '')}.
+            {f && (
+              <>
+                {' '}
+                <a href={f.href}>{f.label}</a>
+              </>
+            )}
+          </div>
+        );
+      })}
     </div>
   );
 }
@@ -39,6 +57,25 @@ export function UnsavedMark({ dirty }: { dirty: boolean }) {
   return (
     <span className="unsaved" data-testid="unsaved">
       Unsaved changes
+    </span>
+  );
+}
+
+/** What the last save came to, in the words the live region said (green, or amber with its warnings). */
+export function SavedLine({
+  saved,
+  testId,
+  extra,
+}: {
+  saved: { text: string; warned: boolean } | null;
+  testId: string;
+  extra?: string;
+}) {
+  if (!saved) return null;
+  return (
+    <span className={saved.warned ? 'field-warning' : 'ok'} data-testid={testId}>
+      {saved.text}
+      {extra ? ` ${extra}` : ''}
     </span>
   );
 }

@@ -93,6 +93,9 @@ export function useFocusHeading(page: string): void {
     }
     const h = document.querySelector<HTMLElement>('main h2');
     if (!h) return;
+    // A page that put the focus on one of its own fields as it opened (a preset's key) keeps it there.
+    const at = document.activeElement;
+    if (at && at.closest('main') && at.matches('input, select, textarea')) return;
     if (!h.hasAttribute('tabindex')) h.setAttribute('tabindex', '-1');
     h.focus();
   }, [page]);

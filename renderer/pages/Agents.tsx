@@ -16,7 +16,8 @@ export const AGENT_SUBPAGES = {
   tasks: 'Tasks',
   workflows: 'Workflows',
   swarms: 'Swarms',
-  wal: 'Write-ahead log',
+  /** The write-ahead log's status, explained (its hash stays #/agents/wal). */
+  wal: 'Advanced',
 } as const;
 export type AgentSubpage = keyof typeof AGENT_SUBPAGES;
 
@@ -50,7 +51,11 @@ export function AgentsPage() {
     else heading.current?.focus();
   }, [route.sub, route.id]);
 
-  const title = route.id ? "A task's run" : AGENT_SUBPAGES[route.sub];
+  const title = route.id
+    ? "A task's run"
+    : route.sub === 'wal'
+      ? "Advanced: where the agents' state is kept"
+      : AGENT_SUBPAGES[route.sub];
   return (
     <section className="agents-area" data-testid="page-agents" aria-labelledby="agents-heading">
       <h2 id="agents-heading">Agents</h2>

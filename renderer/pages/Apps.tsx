@@ -3,10 +3,11 @@
 // warnings (a disabled provider) sit beside the rule.
 import { useEffect, useMemo, useState } from 'react';
 import { bareAppName } from '../../shared/app-name.ts';
-import type { AppRule, ConfigInput } from '../../shared/config.ts';
+import type { AppRule, ConfigInput, ProviderConfig } from '../../shared/config.ts';
+import { disabledFix } from './provider-text.ts';
 import { Form, Select, Table } from '../components/controls.tsx';
 import type { FieldRule } from '../components/field-errors.ts';
-import { FieldError, invalidProps, RuleWarnings, UnsavedMark } from '../components/fields.tsx';
+import { FieldError, invalidProps, RuleWarnings, SavedLine, UnsavedMark } from '../components/fields.tsx';
 import { Problems } from '../components/Problems.tsx';
 import { useApp, useAppStore } from '../store/react.ts';
 import { checkConfig, useConfig, useConfigSave, useUnsaved } from './config-hooks.ts';
@@ -36,7 +37,7 @@ export function AppsPage() {
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const [addErrors, setAddErrors] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState(false);
-  const { problems, fieldErrors, revalidate, save: saveConfig } = useConfigSave(FIELDS);
+  const { problems, fieldErrors, revalidate, saved: savedAs, save: saveConfig } = useConfigSave(FIELDS, 'App rules');
 
   /** The stored document the draft was last reset to (edits are compared with it only once it is). */
   const [draftOf, setDraftOf] = useState<typeof doc>(null);
@@ -141,6 +142,7 @@ export function AppsPage() {
               <RuleWarnings
                 warnings={warnings.filter((w) => w.path === `app_rules[${i}].default_provider`)}
                 testId={`app-rule-warning-${i}`}
+                fix={(name) => disabledFix(name, (cfg.providers ?? []) as ProviderConfig[])}
               />
             </td>
             <td>
@@ -215,11 +217,7 @@ export function AppsPage() {
             Discard changes
           </button>
         )}
-        {saved && !dirty && (
-          <span className="ok" data-testid="apps-saved">
-            Saved.
-          </span>
-        )}
+        {saved && !dirty && <SavedLine saved={savedAs} testId="apps-saved" />}
       </div>
       <h3>Seen in recent traffic</h3>
       {seen.length === 0 && <p className="hint">No apps without a rule in the recent log.</p>}
@@ -230,8 +228,13 @@ export function AppsPage() {
             <button
               aria-label={`Add rule for ${app}`}
               onClick={() => {
-                setDraft({ app, provider: providerNames[0] ?? '', override: '' });
+                // "(rules decide)": the app's requests keep going where they go now until a provider is picked
+                // (issue 34, bug 5: it pre-filled the first provider, even a disabled one). Focus goes to the pick.
+                setDraft({ app, provider: '', override: '' });
                 setAddErrors({});
+                requestAnimationFrame(() =>
+                  document.querySelector<HTMLElement>('[data-testid=app-rule-provider]')?.focus(),
+                );
               }}
             >
               Add rule

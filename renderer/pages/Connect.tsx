@@ -7,6 +7,10 @@ import { formatCount, formatUsd } from '../../shared/usage-text.ts';
 import { ErrorLine, Form } from '../components/controls.tsx';
 import { CopyButton } from '../components/CopyButton.tsx';
 import { FORMAT_HINTS, FORMAT_LABELS, type SnippetFormat, snippetsFor } from '../components/snippets.ts';
+import { undoAnywayQuestion } from '../store/connect.ts';
+import { useConfig } from './config-hooks.ts';
+import { applyFix, fixFor, type RouteFix } from './connect-fix.ts';
+import { presetHash } from './Presets.tsx';
 import { useApp, useAppStore } from '../store/react.ts';
 
 const STATE_TEXT: Record<ConnectState, string> = {
@@ -18,6 +22,14 @@ const STATE_TEXT: Record<ConnectState, string> = {
   manual: 'set up by hand',
 };
 const FORMATS: SnippetFormat[] = ['openai', 'anthropic', 'gemini', 'ollama'];
+/** The wire format a tool speaks, in words. */
+const FORMAT_WORDS: Record<ToolStatus['format'], string> = {
+  openai: "OpenAI's Chat Completions API",
+  anthropic: "Anthropic's Messages API",
+  gemini: "Gemini's API",
+  ollama: "Ollama's API",
+  responses: "OpenAI's Responses API",
+};
 const LANGS = [
   ['curl', 'curl'],
   ['python', 'Python'],
@@ -85,6 +97,99 @@ function ByHand({ tool }: { tool: ToolStatus }) {
   );
 }
 
+/** The problems of a tool's models, one line each: the message, and the models it is about ("Opus tier", …). */
+function groupProblems(routes: ToolStatus['routes']): [string, string[]][] {
+  const by = new Map<string, string[]>();
+  for (const r of routes) if (r.problem) by.set(r.problem.message, [...(by.get(r.problem.message) ?? []), r.label]);
+  return [...by.entries()];
+}
+
+/** Who answers each of the tool's usual models, with a warning and its fix where it would not be the right one. */
+function ToolRoutes({ tool }: { tool: ToolStatus }) {
+  const store = useAppStore();
+  const { cfg } = useConfig();
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState<string | null>(null);
+  if (tool.routes.length === 0) return null;
+  const problems = tool.routes.filter((r) => r.problem);
+  const fix = async (f: RouteFix) => {
+    if (f.kind === 'preset') return void (window.location.hash = presetHash(f.preset));
+    if (f.kind === 'routing') return void (window.location.hash = '#/routing');
+    setBusy(true);
+    const s = store.getState();
+    const next = s.currentConfig();
+    applyFix(next, f);
+    const r = await s.saveConfig(next);
+    setBusy(false);
+    const text = r.ok
+      ? `${f.label}: saved. ${tool.name}'s models now go where they should.`
+      : `Not saved: ${r.messages.join(' ')}`;
+    setDone(text);
+    s.announce(text);
+    await s.loadConnect();
+  };
+  // One fix per distinct problem (the tiers often share one rule).
+  const fixes = new Map<string, RouteFix>();
+  for (const r of problems) {
+    const f = fixFor(r.problem!, cfg);
+    fixes.set(JSON.stringify(f), f);
+  }
+  return (
+    <div className="tool-routes" data-testid={`routes-${tool.id}`}>
+      <table className="small">
+        <caption className="sr-only">Which provider answers {tool.name}&apos;s models</caption>
+        <thead>
+          <tr>
+            <th scope="col">{tool.name}&apos;s model</th>
+            <th scope="col">answered by</th>
+          </tr>
+        </thead>
+        <tbody>
+          {tool.routes.map((r) => (
+            <tr key={r.label} data-testid={`route-${tool.id}`} className={r.problem ? 'route-bad' : undefined}>
+              <td>
+                {r.label}: <span className="mono">{r.model}</span>
+                <span className="sr-only"> ({r.source})</span>
+              </td>
+              <td>
+                {r.provider ? (
+                  <>
+                    <strong>{r.provider}</strong> <span className="hint">({r.via})</span>
+                  </>
+                ) : (
+                  'no provider'
+                )}
+                {r.problem ? ' ⚠' : ''}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {problems.length > 0 && (
+        <div className="field-warning" data-testid={`route-warning-${tool.id}`}>
+          {groupProblems(problems).map(([message, labels]) => (
+            <p key={message}>
+              ⚠ {labels.join(', ')}: {message}
+            </p>
+          ))}
+          <div className="row">
+            {[...fixes.values()].map((f) => (
+              <button key={f.label} disabled={busy} onClick={() => void fix(f)} data-testid={`route-fix-${tool.id}`}>
+                {f.label}
+              </button>
+            ))}
+          </div>
+        </div>
+      )}
+      {done && (
+        <p className="small" data-testid={`route-fixed-${tool.id}`}>
+          {done}
+        </p>
+      )}
+    </div>
+  );
+}
+
 function ToolCard({ tool }: { tool: ToolStatus }) {
   const store = useAppStore();
   const outcome = useApp((s) => s.connectOutcomes[tool.id]);
@@ -116,8 +221,9 @@ function ToolCard({ tool }: { tool: ToolStatus }) {
         </p>
       )}
       <p className="small">
-        App name <span className="mono">{tool.app}</span>, speaks {tool.format}.
+        App name <span className="mono">{tool.app}</span>, speaks {FORMAT_WORDS[tool.format]}.
       </p>
+      <ToolRoutes tool={tool} />
       <div className="row">
         {canConnect && (
           <button
@@ -140,12 +246,31 @@ function ToolCard({ tool }: { tool: ToolStatus }) {
       </div>
       {outcome && (
         <p
-          className={outcome.kind === 'error' ? 'error' : outcome.kind === 'kept' ? 'hint' : 'ok'}
+          className={
+            outcome.kind === 'error'
+              ? 'error'
+              : outcome.kind === 'changed'
+                ? 'field-warning'
+                : outcome.kind === 'kept'
+                  ? 'hint'
+                  : 'ok'
+          }
           role="status"
           data-testid={`outcome-${tool.id}`}
         >
           {outcome.message}
         </p>
+      )}
+      {outcome?.kind === 'changed' && file && tool.can_undo && (
+        <button
+          disabled={busy}
+          data-testid={`undo-anyway-${tool.id}`}
+          onClick={() => {
+            if (window.confirm(undoAnywayQuestion(tool))) void act(() => store.getState().undoConnect(tool.id, true));
+          }}
+        >
+          Undo anyway…
+        </button>
       )}
       {tool.kind === 'manual' || tool.state === 'broken' ? (
         <div data-testid={`values-${tool.id}`}>
@@ -235,6 +360,56 @@ function TryIt() {
   );
 }
 
+/**
+ * Connect all: every installed tool that does not point anywhere yet is connected, one after the other (as `switchboard
+ * connect --all`); the ones that point elsewhere or whose file is broken are skipped and named (each card asks first).
+ */
+function ConnectAll({ tools }: { tools: ToolStatus[] }) {
+  const store = useAppStore();
+  const [busy, setBusy] = useState(false);
+  const [said, setSaid] = useState<string | null>(null);
+  const waiting = tools.filter((t) => t.kind === 'file' && t.state === 'not_connected');
+  const skipped = tools.filter((t) => t.kind === 'file' && (t.state === 'elsewhere' || t.state === 'broken'));
+  const run = async () => {
+    setBusy(true);
+    const done: string[] = [];
+    const failed: string[] = [];
+    for (const t of waiting) {
+      const r = await store.getState().connectTool(t.id, () => false);
+      (r.kind === 'done' ? done : failed).push(t.name);
+    }
+    setBusy(false);
+    const text = [
+      done.length ? `Connected ${done.join(', ')}.` : 'Nothing was connected.',
+      failed.length ? `Not connected: ${failed.join(', ')} (see their cards).` : '',
+      skipped.length
+        ? `Skipped (they point elsewhere or their file does not parse): ${skipped.map((t) => t.name).join(', ')}.`
+        : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
+    setSaid(text);
+    store.getState().announce(text);
+  };
+  return (
+    <div className="row">
+      <button onClick={() => void run()} disabled={busy || waiting.length === 0} data-testid="connect-all">
+        {busy ? 'Connecting…' : `Connect all (${waiting.length})`}
+      </button>
+      <span className="hint">
+        {waiting.length
+          ? `Connects ${waiting.map((t) => t.name).join(', ')}: the installed tools that point nowhere yet. Each can be undone.`
+          : 'Every installed tool is connected or set up by hand.'}
+      </span>
+      {said && (
+        <p className="ok" data-testid="connect-all-result">
+          {said}
+        </p>
+      )}
+    </div>
+  );
+}
+
 export function ConnectPage() {
   const store = useAppStore();
   const overview = useApp((s) => s.connect);
@@ -257,6 +432,7 @@ export function ConnectPage() {
       </div>
       <TryIt />
       <h3>Tools</h3>
+      <ConnectAll tools={tools} />
       <div className="tools">
         {tools.map((t) => (
           <ToolCard key={t.id} tool={t} />

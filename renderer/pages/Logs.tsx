@@ -62,6 +62,12 @@ export function LogsPage() {
   });
   const detail = selected ? logs.find((e) => e.id === selected) : undefined;
   const s = store.getState();
+  // One tab stop for the whole list (issue 34, bug 14): the row last focused or opened, else the first row in view;
+  // ↑/↓/Home/End move between rows.
+  const [active, setActive] = useState<string | null>(null);
+  const rendered = rows.getVirtualItems().map((v) => shown[v.index]?.id);
+  const want = selected ?? active;
+  const tabStop = want && rendered.includes(want) ? want : (rendered[0] ?? null);
 
   /** Focuses the row of `index` (scrolled into view first; it is rendered on the next frame). */
   const focusRow = (index: number) => {
@@ -91,14 +97,15 @@ export function LogsPage() {
     e.preventDefault();
     focusRow(to);
   };
+  /** Focus back on the row the drawer shows (Tab out of it, or closing it). */
+  const backToRow = () => {
+    const i = selected ? shown.findIndex((e) => e.id === selected) : -1;
+    if (i >= 0) focusRow(i);
+  };
   // Closing the drawer gives focus back to the row it was opened from.
   const closeDrawer = () => {
-    const id = selected;
+    backToRow();
     s.selectLog(null);
-    if (id) {
-      const i = shown.findIndex((e) => e.id === id);
-      if (i >= 0) focusRow(i);
-    }
   };
   useEffect(() => () => store.getState().selectLog(null), [store]);
 
@@ -203,6 +210,8 @@ export function LogsPage() {
                   aria-haspopup="dialog"
                   aria-expanded={selected === e.id}
                   data-log-id={e.id}
+                  tabIndex={tabStop === e.id ? 0 : -1}
+                  onFocus={() => setActive(e.id)}
                   onClick={() => s.selectLog(e.id)}
                   onKeyDown={(ev) => onRowKey(ev, v.index)}
                   data-testid="log-row"
@@ -224,7 +233,7 @@ export function LogsPage() {
         </div>
       </div>
       {shown.length === 0 && <p className="hint">No requests {logs.length ? 'match the filters' : 'yet'}.</p>}
-      {detail && <LogDrawer entry={detail} onClose={closeDrawer} />}
+      {detail && <LogDrawer entry={detail} onClose={closeDrawer} onTabOut={backToRow} />}
     </section>
   );
 }

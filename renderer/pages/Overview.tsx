@@ -8,7 +8,8 @@ import { formatCount, formatUsd, unpricedText } from '../../shared/usage-text.ts
 import { ErrorLine, Table } from '../components/controls.tsx';
 import { UsageChart } from '../components/UsageChart.tsx';
 import { CHART_RANGES, type ChartRange } from '../store/usage.ts';
-import { healthLine } from './overview-text.ts';
+import { healthLine, resetText } from './overview-text.ts';
+import { PresetGallery } from './Presets.tsx';
 import { useApp, useAppStore } from '../store/react.ts';
 
 const RANGE_LABELS: Record<ChartRange, string> = { '1h': '1 h', '24h': '24 h', '7d': '7 d' };
@@ -22,19 +23,36 @@ const avgLatency = (t: UsageTotals) => (t.requests ? `${Math.round(t.latency_ms_
 const costCell = (t: UsageTotals) =>
   t.unpriced > 0 ? `${formatUsd(t.cost_usd)} + ${formatCount(t.unpriced)} unpriced` : formatUsd(t.cost_usd);
 
-function GroupTable({ title, rows, testId }: { title: string; rows: UsageSummary['by_app']; testId: string }) {
+function GroupTable({
+  title,
+  rows,
+  testId,
+  attempts,
+}: {
+  title: string;
+  rows: UsageSummary['by_app'];
+  testId: string;
+  /** Per provider: errors count every failed attempt (failover included), as the log lists each attempt. */
+  attempts?: boolean;
+}) {
   return (
     <div className="card" data-testid={testId}>
       <h3>{title}</h3>
+      {attempts && rows.length > 0 && (
+        <p className="hint">
+          Errors count each attempt of the provider that failed, the ones a backup then answered included (as the log
+          lists every attempt); requests count the answers it gave.
+        </p>
+      )}
       {rows.length === 0 ? (
         <p className="hint">No requests today.</p>
       ) : (
         <Table head={['name', 'requests', 'errors', 'prompt', 'completion', 'cost', 'avg latency']}>
           {rows.map((r) => (
             <tr key={r.key} data-testid={`${testId}-${r.key}`}>
-              <td>{r.key}</td>
+              <td>{attempts && r.key === '(none)' ? '(none answered)' : r.key}</td>
               <td>{formatCount(r.requests)}</td>
-              <td>{formatCount(r.errors)}</td>
+              <td>{formatCount(attempts ? r.errors + (r.failed_attempts ?? 0) : r.errors)}</td>
               <td>{formatCount(r.prompt_tokens)}</td>
               <td>{formatCount(r.completion_tokens)}</td>
               <td data-usd={r.cost_usd}>{costCell(r)}</td>
@@ -74,6 +92,7 @@ function Charts({ chart, range }: { chart: UsageSummary; range: ChartRange }) {
           { label: 'errors', color: '#dc2626', values: pick((p) => p.errors) },
         ]}
         format={(v) => formatCount(v)}
+        whole
         summary={`${formatCount(t.requests)} requests and ${formatCount(t.errors)} errors ${over}`}
       />
       <UsageChart
@@ -87,6 +106,7 @@ function Charts({ chart, range }: { chart: UsageSummary; range: ChartRange }) {
           { label: 'reasoning', color: '#d97706', values: pick((p) => p.reasoning_tokens) },
         ]}
         format={(v) => formatCount(v)}
+        whole
         summary={`${formatCount(t.prompt_tokens)} prompt and ${formatCount(t.completion_tokens)} completion tokens ${over}`}
       />
       <UsageChart
@@ -121,6 +141,7 @@ export function OverviewPage() {
   }, [store]);
 
   const providers = status?.providers ?? [];
+  const noneEnabled = !status?.paused && !providers.some((p) => p.enabled && p.state !== 'disabled');
   const health = status ? healthLine(providers, status.paused) : null;
   const t = today?.totals;
   const unpriced = t ? unpricedText(t.unpriced) : null;
@@ -132,6 +153,15 @@ export function OverviewPage() {
         <p className={health.ok ? 'ok' : 'error'} data-testid="health-line">
           {health.text}
         </p>
+      )}
+      {status && noneEnabled && (
+        <div className="card" data-testid="get-started">
+          <p>
+            <strong>Next step: add a provider.</strong> Pick one below: with its key (or, for a local one, nothing at
+            all) it is set up with the routing rules for its models in one step, and you can send it a test request.
+          </p>
+          <PresetGallery heading="Providers" />
+        </div>
       )}
       <Table head={['provider', 'state', 'circuit', 'last error']}>
         {providers.map((p) => (
@@ -171,22 +201,25 @@ export function OverviewPage() {
       )}
       {unpriced && (
         <p className="hint" data-testid="today-unpriced">
-          {unpriced}: the cost above leaves them out. Give their models a price in config.json ("prices").
+          {unpriced}: the cost above leaves them out. Give their models a price: <a href="#/settings">Settings</a> →
+          Prices, or a provider&apos;s Price… on the Providers page.
         </p>
       )}
 
       {today && today.budgets.length > 0 && (
         <div className="card" data-testid="budgets">
           <h3>Budgets</h3>
-          <Table head={['scope', 'period', 'spent', 'limit', 'state', 'at the limit']}>
+          <Table head={['scope', 'period', 'spent', 'left', 'limit', 'starts again', 'state', 'at the limit']}>
             {today.budgets.map((b) => (
               <tr key={`${b.app ?? '*'}-${b.period}`} data-testid="budget-row">
                 <td>{b.app ?? 'all apps'}</td>
                 <td>{b.period === 'day' ? 'today' : 'this month'}</td>
-                <td>{formatUsd(b.spent_usd)}</td>
+                <td data-testid="budget-spent">{formatUsd(b.spent_usd)}</td>
+                <td data-testid="budget-left">{formatUsd(Math.max(0, b.limit_usd - b.spent_usd))}</td>
                 <td>
                   {formatUsd(b.limit_usd)} (warn at {Math.round(b.warn_at * 100)}%)
                 </td>
+                <td data-testid="budget-reset">{resetText(b.period, new Date())}</td>
                 <td>
                   <span className={`pill budget-${b.state}`}>{b.state}</span>
                 </td>
@@ -216,7 +249,7 @@ export function OverviewPage() {
       {today && (
         <div className="groups">
           <GroupTable title="Per app (today)" rows={today.by_app} testId="by-app" />
-          <GroupTable title="Per provider (today)" rows={today.by_provider} testId="by-provider" />
+          <GroupTable title="Per provider (today)" rows={today.by_provider} testId="by-provider" attempts />
           <GroupTable title="Per model (today)" rows={today.by_model} testId="by-model" />
         </div>
       )}

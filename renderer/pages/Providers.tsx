@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'react';
 import type { ConfigInput, ProviderConfig } from '../../shared/config.ts';
 import { PROVIDER_TYPES } from '../../shared/config.ts';
-import { Checkbox, Form, Select, Table } from '../components/controls.tsx';
+import { Address, Checkbox, Form, Select } from '../components/controls.tsx';
 import type { FieldRule } from '../components/field-errors.ts';
 import { FieldError, invalidProps, UnsavedMark } from '../components/fields.tsx';
 import { useDraft } from '../components/hooks.ts';
@@ -13,9 +13,21 @@ import { useApi, useApp, useAppStore } from '../store/react.ts';
 import { useConfig, useConfigSave, useUnsaved } from './config-hooks.ts';
 import { providerRefs, removeProviderRefs, renameProviderRefs } from './provider-refs.ts';
 import { circuitText, testText } from './provider-text.ts';
+import { PresetForm, PresetGallery, presetFromHash } from './Presets.tsx';
+import { presetById } from '../../shared/presets.ts';
+import type { PriceOverride } from '../../shared/usage.ts';
+import { PriceForm } from './PriceSettings.tsx';
+import { draftFromPrice, EMPTY_PRICE, providerPriceText } from './price-text.ts';
 
 type Draft = { name: string; type: string; base_url: string; api_key: string; enabled: boolean };
 const EMPTY: Draft = { name: '', type: 'openai', base_url: '', api_key: '', enabled: true };
+/** Each provider type in words: the wire format Switchboard speaks to it. */
+const TYPE_WORDS: Record<string, string> = {
+  openai: 'OpenAI-compatible API',
+  anthropic: 'Anthropic Messages API',
+  gemini: 'Gemini API',
+  ollama: 'Ollama API',
+};
 const FORM_FIELDS = ['name', 'type', 'base_url', 'api_key', 'enabled'] as const;
 const LABELS: Record<(typeof FORM_FIELDS)[number], string> = {
   name: 'Name',
@@ -41,6 +53,16 @@ const toDraft = (p: ProviderConfig): Draft => ({
   enabled: p.enabled !== false,
 });
 
+/** A provider on this machine (free unless priced): type ollama, or a loopback address. */
+function isLocal(p: ProviderConfig): boolean {
+  if (p.type === 'ollama') return true;
+  try {
+    return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(p.base_url).hostname);
+  } catch {
+    return false;
+  }
+}
+
 /** A second's tick, for the cool-downs. */
 function useNow(): number {
   const [now, setNow] = useState(() => Date.now());
@@ -51,20 +73,42 @@ function useNow(): number {
   return now;
 }
 
+/** The preset whose form the address opens (#/providers/add/<id>), following the address as it changes. */
+function usePresetRoute(): [string | null, () => void] {
+  const [id, setId] = useState(() => presetFromHash(window.location.hash));
+  useEffect(() => {
+    const on = () => setId(presetFromHash(window.location.hash));
+    window.addEventListener('hashchange', on);
+    return () => window.removeEventListener('hashchange', on);
+  }, []);
+  return [id, () => void (window.location.hash = '#/providers')];
+}
+
 export function ProvidersPage() {
   const store = useAppStore();
   const api = useApi();
-  const { cfg } = useConfig();
+  const { doc, cfg } = useConfig();
+  const [presetId, closePreset] = usePresetRoute();
+  const preset = presetId ? presetById(presetId) : undefined;
   const status = useApp((s) => s.status);
   const now = useNow();
   const [editing, setEditing] = useState<string | null>(null); // provider name, '' for a new one
   const [opened, setOpened] = useState<Draft>(EMPTY);
   const { draft, setDraft, text, flag } = useDraft<Draft>(EMPTY);
   const [tests, setTests] = useState<Record<string, string>>({});
+  /** The provider whose price form is open. */
+  const [pricing, setPricing] = useState<string | null>(null);
+  const prices = (cfg.prices ?? []) as PriceOverride[];
 
   const providers = (cfg.providers ?? []) as ProviderConfig[];
   const editIndex = editing ? providers.findIndex((p) => p.name === editing) : providers.length;
-  const { problems, fieldErrors, revalidate, clear, save: saveConfig } = useConfigSave(formFields(editIndex));
+  const {
+    problems,
+    fieldErrors,
+    revalidate,
+    clear,
+    save: saveConfig,
+  } = useConfigSave(formFields(editIndex), 'Providers');
   const stateOf = (name: string) => status?.providers.find((p) => p.name === name);
   const dirty = editing !== null && JSON.stringify(draft) !== JSON.stringify(opened);
   useUnsaved('providers', dirty);
@@ -146,72 +190,95 @@ export function ProvidersPage() {
       <h2 id="providers-heading">
         Providers <UnsavedMark dirty={dirty} />
       </h2>
-      <div className="table-wrap">
-        <Table
-          head={[
-            'name',
-            'base URL',
-            'key',
-            'state',
-            'circuit',
-            'latency',
-            'last error / test',
-            <span className="sr-only">actions</span>,
-          ]}
-        >
-          {providers.map((p) => {
-            const st = stateOf(p.name);
-            return (
-              <tr key={p.name} data-testid={`provider-${p.name}`}>
-                <td>{p.name}</td>
-                <td className="wrap-anywhere">{p.base_url}</td>
-                <td className="mono">{p.api_key || '(none)'}</td>
-                <td>
-                  <span className={`pill ${st?.state ?? 'unknown'}`} data-testid={`provider-state-${p.name}`}>
-                    {p.enabled === false ? 'disabled' : (st?.state ?? 'unknown')}
-                  </span>
-                </td>
-                <td className="small" data-testid={`provider-circuit-${p.name}`}>
+      {preset && doc && <PresetForm key={preset.id} preset={preset} onClose={closePreset} />}
+      <ul className="provider-cards" aria-label="Providers">
+        {providers.map((p) => {
+          const st = stateOf(p.name);
+          const state = p.enabled === false ? 'disabled' : (st?.state ?? 'unknown');
+          return (
+            <li key={p.name} className="provider-card" data-testid={`provider-${p.name}`}>
+              <div className="provider-head">
+                <span className="provider-name">{p.name}</span>
+                <span className={`pill ${st?.state ?? 'unknown'}`} data-testid={`provider-state-${p.name}`}>
+                  {state}
+                </span>
+                <span className="small">{TYPE_WORDS[p.type ?? 'openai']}</span>
+              </div>
+              <Address url={p.base_url} className="provider-url" testId={`provider-url-${p.name}`} />
+              <dl className="facts">
+                <dt>Key</dt>
+                <dd className="mono nowrap" data-testid={`provider-key-${p.name}`}>
+                  {p.api_key || '(none)'}
+                </dd>
+                <dt>Circuit</dt>
+                <dd className="small" data-testid={`provider-circuit-${p.name}`}>
                   {st && p.enabled !== false ? circuitText(st, now) : '—'}
-                </td>
-                <td>{st?.last_latency_ms != null ? `${Math.round(st.last_latency_ms)} ms` : '—'}</td>
-                <td className="small wrap-anywhere" data-testid={`provider-test-${p.name}`}>
-                  {tests[p.name] ?? st?.last_error ?? ''}
-                </td>
-                <td>
-                  <span className="actions">
-                    <button aria-label={`Test ${p.name}`} onClick={() => void test(p.name)}>
-                      Test
-                    </button>
-                    <button aria-label={`Edit ${p.name}`} onClick={() => edit(p.name, toDraft(p))}>
-                      Edit
-                    </button>
-                    <button
-                      aria-label={`${p.enabled === false ? 'Enable' : 'Disable'} ${p.name}`}
-                      onClick={() =>
-                        void saveConfig((next) => {
-                          next.providers = (next.providers ?? []).map((q) =>
-                            q.name === p.name ? { ...q, enabled: q.enabled === false } : q,
-                          );
-                        })
-                      }
-                    >
-                      {p.enabled === false ? 'Enable' : 'Disable'}
-                    </button>
-                    <button className="danger" aria-label={`Delete ${p.name}`} onClick={() => remove(p.name)}>
-                      Delete
-                    </button>
-                  </span>
-                </td>
-              </tr>
-            );
-          })}
-        </Table>
-      </div>
+                </dd>
+                <dt>Latency</dt>
+                <dd>{st?.last_latency_ms != null ? `${Math.round(st.last_latency_ms)} ms` : '—'}</dd>
+                <dt>Price</dt>
+                <dd className="small" data-testid={`provider-price-${p.name}`}>
+                  {providerPriceText(p.name, prices, isLocal(p)).text}
+                </dd>
+                <dt>Last error or test</dt>
+                <dd className="small wrap-anywhere" data-testid={`provider-test-${p.name}`}>
+                  {tests[p.name] ?? st?.last_error ?? '—'}
+                </dd>
+              </dl>
+              <div className="actions">
+                <button aria-label={`Test ${p.name}`} onClick={() => void test(p.name)}>
+                  Test
+                </button>
+                <button aria-label={`Edit ${p.name}`} onClick={() => edit(p.name, toDraft(p))}>
+                  Edit
+                </button>
+                <button
+                  aria-label={`${p.enabled === false ? 'Enable' : 'Disable'} ${p.name}`}
+                  onClick={() =>
+                    void saveConfig((next) => {
+                      next.providers = (next.providers ?? []).map((q) =>
+                        q.name === p.name ? { ...q, enabled: q.enabled === false } : q,
+                      );
+                    })
+                  }
+                >
+                  {p.enabled === false ? 'Enable' : 'Disable'}
+                </button>
+                <button
+                  aria-label={`Set the price of ${p.name}`}
+                  onClick={() => setPricing(p.name)}
+                  data-testid={`provider-set-price-${p.name}`}
+                >
+                  Price…
+                </button>
+                <button className="danger" aria-label={`Delete ${p.name}`} onClick={() => remove(p.name)}>
+                  Delete
+                </button>
+              </div>
+            </li>
+          );
+        })}
+      </ul>
+      {pricing !== null && (
+        <>
+          <h3>Price of {pricing}</h3>
+          <PriceForm
+            key={pricing}
+            lockProvider
+            index={providerPriceText(pricing, prices, false).index}
+            initial={(() => {
+              const at = providerPriceText(pricing, prices, false).index;
+              return at >= 0 ? draftFromPrice(prices[at]!) : { ...EMPTY_PRICE, provider: pricing };
+            })()}
+            onDone={() => setPricing(null)}
+          />
+        </>
+      )}
       {providers.length === 0 && <p className="hint">No providers yet: add one to route requests to it.</p>}
+      {!preset && <PresetGallery />}
       {editing === null ? (
         <button data-testid="add-provider" onClick={() => edit('', EMPTY)}>
-          Add provider
+          Add another (any OpenAI-compatible, Anthropic, Gemini or Ollama API)
         </button>
       ) : (
         <Form

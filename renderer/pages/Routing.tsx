@@ -2,10 +2,12 @@
 // the route of the rules on screen, saved or not. Unsaved edits are marked; errors and warnings sit beside the rule.
 import { useEffect, useMemo, useState } from 'react';
 import type { RouteExplanation } from '../../shared/admin.ts';
-import type { ConfigInput, RoutingRule } from '../../shared/config.ts';
+import { type ConfigInput, type ProviderConfig, type RoutingRule, ruleProviders } from '../../shared/config.ts';
+import { disabledFix } from './provider-text.ts';
+import { ProviderChain } from '../components/ProviderChain.tsx';
 import { ErrorLine, Select } from '../components/controls.tsx';
 import type { FieldRule } from '../components/field-errors.ts';
-import { FieldError, invalidProps, RuleWarnings, UnsavedMark } from '../components/fields.tsx';
+import { FieldError, invalidProps, RuleWarnings, SavedLine, UnsavedMark } from '../components/fields.tsx';
 import { Problems } from '../components/Problems.tsx';
 import { failureText } from '../store/config.ts';
 import { useApi, useAppStore } from '../store/react.ts';
@@ -13,25 +15,37 @@ import { checkConfig, useConfig, useConfigSave, useUnsaved } from './config-hook
 
 const FIELDS: FieldRule[] = [
   { path: /^routing\.rules\[(\d+)\]\.pattern$/, key: (m) => `rule-${m[1]}-pattern`, label: 'Pattern' },
-  { path: /^routing\.rules\[(\d+)\]\.provider$/, key: (m) => `rule-${m[1]}-provider`, label: 'Provider' },
+  {
+    path: /^routing\.rules\[(\d+)\]\.providers?(?:\[(\d+)\])?$/,
+    key: (m) => `rule-${m[1]}-provider-${m[2] ?? 0}`,
+    label: 'Provider',
+  },
   { path: /^routing\.default_provider$/, key: () => 'default-provider', label: 'Default provider' },
 ];
+
+/** A rule as the page edits it: its pattern and its providers in order (primary first). */
+type DraftRule = { pattern: string; chain: string[] };
+const toDraft = (r: RoutingRule): DraftRule => ({ pattern: r.pattern, chain: ruleProviders(r) });
+/** As config.json holds it: `provider` for one, `providers` for several (an empty pick stays, for the schema to say). */
+const fromDraft = (r: DraftRule): RoutingRule =>
+  r.chain.length === 1 ? { pattern: r.pattern, provider: r.chain[0]! } : { pattern: r.pattern, providers: r.chain };
 
 export function RoutingPage() {
   const api = useApi();
   const store = useAppStore();
   const { doc, cfg, providerNames } = useConfig();
-  const savedRules = cfg.routing?.rules ?? [];
+  const savedRules = useMemo(() => (cfg.routing?.rules ?? []).map(toDraft), [doc]); // eslint-disable-line react-hooks/exhaustive-deps
   const savedDefault = cfg.routing?.default_provider ?? '';
-  const [rules, setRules] = useState<RoutingRule[]>([]);
+  const [rules, setRules] = useState<DraftRule[]>([]);
   const [defaultProvider, setDefaultProvider] = useState('');
-  const { problems, fieldErrors, revalidate, save: saveConfig } = useConfigSave(FIELDS);
+  const { problems, fieldErrors, revalidate, saved: savedAs, save: saveConfig } = useConfigSave(FIELDS, 'Routing');
   const [saved, setSaved] = useState(false);
-  const [newRule, setNewRule] = useState<RoutingRule>({ pattern: '', provider: '' });
+  const [newRule, setNewRule] = useState({ pattern: '', provider: '' });
   const [addErrors, setAddErrors] = useState<Record<string, string>>({});
   const [testModel, setTestModel] = useState('');
   const [testApp, setTestApp] = useState('');
-  const [explained, setExplained] = useState<(RouteExplanation & { unsaved: boolean }) | null>(null);
+  /** The last explanation, and the rules it explained (to say whether they are saved: issue 34, bug 8). */
+  const [explained, setExplained] = useState<(RouteExplanation & { rulesShown: string }) | null>(null);
   const [testError, setTestError] = useState<string | null>(null);
 
   /** The stored document the draft was last reset to (edits are compared with it only once it is). */
@@ -44,7 +58,7 @@ export function RoutingPage() {
   }, [doc]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const apply = (next: ConfigInput) => {
-    next.routing = { default_provider: defaultProvider, rules };
+    next.routing = { default_provider: defaultProvider, rules: rules.map(fromDraft) };
   };
   const dirty =
     doc !== null &&
@@ -59,8 +73,10 @@ export function RoutingPage() {
     return checkConfig(next).warnings;
   }, [rules, defaultProvider, doc]); // eslint-disable-line react-hooks/exhaustive-deps
   const warningsAt = (path: string) => warnings.filter((w) => w.path === path);
+  const warningsOfRule = (i: number) => warnings.filter((w) => w.path.startsWith(`routing.rules[${i}].`));
+  const fixOf = (name: string) => disabledFix(name, (cfg.providers ?? []) as ProviderConfig[]);
 
-  const edit = (next: RoutingRule[]) => {
+  const edit = (next: DraftRule[]) => {
     setRules(next);
     setSaved(false);
   };
@@ -71,7 +87,7 @@ export function RoutingPage() {
     [next[i], next[j]] = [next[j]!, next[i]!];
     edit(next);
   };
-  const change = (i: number, patch: Partial<RoutingRule>) =>
+  const change = (i: number, patch: Partial<DraftRule>) =>
     edit(rules.map((r, k) => (k === i ? { ...r, ...patch } : r)));
 
   const add = () => {
@@ -81,7 +97,7 @@ export function RoutingPage() {
     if (newRule.provider === '') errors['new-provider'] = 'Pick the provider this rule sends to.';
     setAddErrors(errors);
     if (Object.keys(errors).length) return;
-    edit([...rules, { pattern: newRule.pattern.trim(), provider: newRule.provider }]);
+    edit([...rules, { pattern: newRule.pattern.trim(), chain: [newRule.provider] }]);
     setNewRule({ pattern: '', provider: '' });
   };
 
@@ -93,7 +109,7 @@ export function RoutingPage() {
     apply(config);
     const r = await api.explainRoute({ model: testModel.trim(), app: testApp.trim() || null, config });
     if (r.ok) {
-      setExplained({ ...r.data, unsaved: dirty });
+      setExplained({ ...r.data, rulesShown: JSON.stringify({ rules, defaultProvider }) });
       setTestError(null);
       const chain = r.data.candidates.map((c) => c.provider).join(', then ');
       store
@@ -113,8 +129,10 @@ export function RoutingPage() {
         Routing <UnsavedMark dirty={dirty} />
       </h2>
       <p className="hint">
-        Every rule whose pattern matches the model adds its provider, in this order: the first is the primary, the rest
-        are backups. Patterns are globs (<span className="mono">*</span> matches anything) and ignore case.
+        Each rule sends the models its pattern matches to its providers in order: the first is the primary, the others
+        are its backups, tried in turn when it fails (reorder them with ↑ and ↓, or drag them by ⋮⋮). When several rules
+        match, the first rule&apos;s providers come first. Patterns are globs (<span className="mono">*</span> matches
+        anything) and ignore case.
       </p>
       <ol className="rules" aria-label="Routing rules">
         {rules.map((r, i) => (
@@ -129,16 +147,12 @@ export function RoutingPage() {
                 {...invalidProps(`rule-${i}-pattern`, fieldErrors)}
               />
               <span aria-hidden="true">→</span>
-              <Select
-                aria-label={`Provider of rule ${i + 1}`}
-                value={r.provider}
-                onChange={(e) => change(i, { provider: e.target.value })}
-                blank="provider…"
-                options={
-                  providerNames.includes(r.provider) || !r.provider ? providerNames : [...providerNames, r.provider]
-                }
-                data-testid={`rule-provider-${i}`}
-                {...invalidProps(`rule-${i}-provider`, fieldErrors)}
+              <ProviderChain
+                rule={i}
+                chain={r.chain}
+                providerNames={providerNames}
+                errors={fieldErrors}
+                onChange={(chain) => change(i, { chain })}
               />
               <span className="actions">
                 <button
@@ -167,8 +181,10 @@ export function RoutingPage() {
               </span>
             </div>
             <FieldError field={`rule-${i}-pattern`} errors={fieldErrors} />
-            <FieldError field={`rule-${i}-provider`} errors={fieldErrors} />
-            <RuleWarnings warnings={warningsAt(`routing.rules[${i}].provider`)} testId={`rule-warning-${i}`} />
+            {r.chain.map((_, j) => (
+              <FieldError key={j} field={`rule-${i}-provider-${j}`} errors={fieldErrors} />
+            ))}
+            <RuleWarnings warnings={warningsOfRule(i)} testId={`rule-warning-${i}`} fix={fixOf} />
           </li>
         ))}
       </ol>
@@ -216,7 +232,7 @@ export function RoutingPage() {
         />
       </label>
       <FieldError field="default-provider" errors={fieldErrors} />
-      <RuleWarnings warnings={warningsAt('routing.default_provider')} testId="default-provider-warning" />
+      <RuleWarnings warnings={warningsAt('routing.default_provider')} testId="default-provider-warning" fix={fixOf} />
       <Problems messages={problems} announced />
       <div className="row">
         <button onClick={() => void save()} data-testid="save-routing" disabled={!dirty}>
@@ -233,11 +249,7 @@ export function RoutingPage() {
             Discard changes
           </button>
         )}
-        {saved && !dirty && (
-          <span className="ok" data-testid="routing-saved">
-            Saved.
-          </span>
-        )}
+        {saved && !dirty && <SavedLine saved={savedAs} testId="routing-saved" />}
       </div>
 
       <div className="card">
@@ -278,7 +290,9 @@ export function RoutingPage() {
             <p>
               Model <span className="mono">{explained.model}</span>
               {explained.app_rule ? ` (app rule for ${explained.app_rule.app})` : ''}
-              {explained.unsaved ? ' — with the edits on screen, not saved yet' : ''}
+              {explained.rulesShown !== JSON.stringify({ rules: savedRules, defaultProvider: savedDefault })
+                ? ' — with the edits on screen, not saved yet'
+                : ' — with the rules as saved'}
             </p>
             <ol>
               {explained.candidates.map((c) => (

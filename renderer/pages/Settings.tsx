@@ -13,14 +13,16 @@ import { DesktopAppSettings } from './DesktopAppSettings.tsx';
 import { McpServers } from './McpServers.tsx';
 import { useConfigSave, useUnsaved } from './config-hooks.ts';
 import type { FieldRule } from '../components/field-errors.ts';
-import { FieldError, invalidProps, UnsavedMark } from '../components/fields.tsx';
+import { FieldError, invalidProps, SavedLine, UnsavedMark } from '../components/fields.tsx';
 import { BudgetSettings, NotificationSettings } from './UsageSettings.tsx';
+import { Time } from './agents/parts.tsx';
+import { PriceSettings } from './PriceSettings.tsx';
 
 /** The fields of Settings' own form, for errors beside them. */
 const FIELDS: FieldRule[] = [
   { path: /^listen_port$/, key: () => 'listen-port', label: 'The port' },
-  { path: /^log_requests$/, key: () => 'log-requests', label: 'log_requests' },
-  { path: /^start_on_login$/, key: () => 'start-on-login', label: 'start_on_login' },
+  { path: /^log_requests$/, key: () => 'log-requests', label: 'The request log switch' },
+  { path: /^start_on_login$/, key: () => 'start-on-login', label: 'The start on login switch' },
 ];
 
 export function SettingsPage() {
@@ -30,7 +32,7 @@ export function SettingsPage() {
   const [port, setPort] = useState('');
   const [logRequests, setLogRequests] = useState(true);
   const [startOnLogin, setStartOnLogin] = useState(false);
-  const { problems, fieldErrors, revalidate, save: saveConfig } = useConfigSave(FIELDS);
+  const { problems, fieldErrors, revalidate, saved: savedAs, save: saveConfig } = useConfigSave(FIELDS, 'Settings');
   const [keyError, setKeyError] = useState<string | null>(null);
   /** The stored document the form was last filled from (edits are compared with it only once it is). */
   const [draftOf, setDraftOf] = useState<typeof doc>(null);
@@ -41,6 +43,7 @@ export function SettingsPage() {
   const [portTaken, setPortTaken] = useState<string | null>(null);
   const [checking, setChecking] = useState(false);
   const runningPort = useApp((s) => s.status?.listen_port);
+  const pinned = useApp((s) => s.status?.listen_port_pinned === true);
   const limits = useApp((s) => s.status?.limits);
   const limitsText = limits ? limitsInWords(limits) : null;
   const storeText = storeInWords(useApp((s) => s.status?.store));
@@ -103,32 +106,58 @@ export function SettingsPage() {
       <h2>
         Settings <UnsavedMark dirty={dirty} />
       </h2>
+      <h3>Port</h3>
+      {runningPort !== undefined && (
+        <p data-testid="port-served">
+          {pinned ? (
+            <>
+              Switchboard is listening on <strong>port {runningPort}</strong> for this run: it was started with{' '}
+              <code>--port {runningPort}</code>, which overrides the port saved in config.json
+              {cfg.listen_port !== undefined ? ` (${cfg.listen_port})` : ''}. The saved port applies at the next start
+              without <code>--port</code>.
+            </>
+          ) : (
+            <>
+              Switchboard is listening on <strong>port {runningPort}</strong>
+              {cfg.listen_port !== undefined && cfg.listen_port !== runningPort
+                ? ` (config.json says ${cfg.listen_port}: Switchboard could not move there and kept this port)`
+                : ''}
+              . Tools connected from the Connect page point here.
+            </>
+          )}
+        </p>
+      )}
       <label>
-        listen_port{' '}
+        {pinned ? 'Port saved in config.json' : 'Port'}{' '}
         <input
           value={port}
+          inputMode="numeric"
           onChange={(e) => setPort(e.target.value)}
           data-testid="listen-port"
+          aria-describedby="port-hint"
           {...invalidProps('listen-port', fieldErrors)}
         />
       </label>
       <FieldError field="listen-port" errors={fieldErrors} />
       <ErrorLine message={portTaken} alert testId="port-taken" />
-      <p className="hint">
+      <p className="hint" id="port-hint">
         Saving a new port moves Switchboard to it at once (the old port is released once the new one answers) and this
-        page follows it; if the new port is taken, Switchboard keeps the old one and says so. When Switchboard was
-        started with <code>--port</code>, the new port applies at the next start without it.
+        page follows it; if the new port is taken, Switchboard keeps the old one and says so. Port 11434 is also
+        Ollama&apos;s: when Ollama holds it, the check above says so and how to move either.
       </p>
+      <h3>Logging and start-up</h3>
       <Checkbox
         checked={logRequests}
         onChange={(e) => setLogRequests(e.target.checked)}
-        label="log_requests (write requests.jsonl)"
+        label="Keep a request log file (requests.jsonl beside config.json, read back after a restart)"
+        data-testid="log-requests"
         row
       />
       <Checkbox
         checked={startOnLogin}
         onChange={(e) => setStartOnLogin(e.target.checked)}
-        label="start_on_login (desktop app)"
+        label="Start Switchboard when you log in (desktop app)"
+        data-testid="start-on-login"
         row
       />
       <Problems messages={problems} announced />
@@ -136,10 +165,14 @@ export function SettingsPage() {
         Save settings
       </button>
       {saved && !dirty && (
-        <span className="ok" data-testid="settings-saved">
+        <>
           {' '}
-          Saved.{doc?.backup ? ` Previous config kept as backup ${doc.backup.id}.` : ''}
-        </span>
+          <SavedLine
+            saved={savedAs}
+            testId="settings-saved"
+            extra={doc?.backup ? `Previous config kept as backup ${doc.backup.id}.` : undefined}
+          />
+        </>
       )}
       {saved && !dirty && doc?.listen && (
         <p className={doc.listen.outcome === 'failed' ? 'error' : 'hint'} data-testid="listen-change">
@@ -173,8 +206,11 @@ export function SettingsPage() {
       <ul>
         {keys.map((k) => (
           <li key={k.id} data-testid="agent-key">
-            <span className="mono">{k.id}</span> {k.tenant} {k.created_at}{' '}
+            <strong>{k.label ?? (k.ui ? 'Switchboard UI' : 'unlabelled key')}</strong>{' '}
+            <span className="mono small">{k.id}</span>
+            {k.tenant !== 'default' ? ` (tenant ${k.tenant})` : ''}, made <Time iso={k.created_at} />{' '}
             <DangerButton
+              aria-label={`Revoke ${k.label ?? k.id}`}
               onClick={() =>
                 void api.revokeAgentKey({ id: k.id }).then((r) => {
                   setKeyError(r.ok ? null : failureText(r.failure).join(' '));
@@ -205,6 +241,7 @@ export function SettingsPage() {
         </p>
       )}
       <BudgetSettings />
+      <PriceSettings />
       <NotificationSettings />
       <McpServers />
       <ConfigBackups />

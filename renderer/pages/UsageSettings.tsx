@@ -5,7 +5,7 @@ import { useEffect, useState } from 'react';
 import type { Budget } from '../../shared/usage.ts';
 import { BUDGET_PERIODS, NOTIFICATION_DEFAULTS, USAGE_DEFAULTS } from '../../shared/usage.ts';
 import { formatUsd } from '../../shared/usage-text.ts';
-import { Checkbox, DangerButton, Form, Select, Table } from '../components/controls.tsx';
+import { Checkbox, DangerButton, Form, Table } from '../components/controls.tsx';
 import { useDraft } from '../components/hooks.ts';
 import { Problems } from '../components/Problems.tsx';
 import { useConfig, useConfigSave } from './config-hooks.ts';
@@ -73,14 +73,14 @@ export function BudgetSettings() {
         A warning at the threshold (a notification, once per period); with enforce, requests of that scope get 402
         budget_exceeded in their own format until the period ends. Days and months are local time.
       </p>
-      <Table head={['scope', 'period', 'limit', 'warn at', 'enforce', <span className="sr-only">actions</span>]}>
+      <Table head={['apps', 'per', 'limit', 'warn at', 'at the limit', <span className="sr-only">actions</span>]}>
         {budgets.map((b, i) => (
           <tr key={i} data-testid="budget-setting">
             <td>{b.app ?? 'all apps'}</td>
-            <td>{b.period}</td>
+            <td>{b.period === 'day' ? 'a day' : 'a month'}</td>
             <td>{formatUsd(b.limit_usd)}</td>
             <td>{Math.round((b.warn_at ?? 0.8) * 100)}%</td>
-            <td>{b.enforce ? 'yes' : 'no'}</td>
+            <td>{b.enforce ? 'requests refused' : 'warned only'}</td>
             <td>
               <span className="actions">
                 <button
@@ -112,15 +112,23 @@ export function BudgetSettings() {
             App <input {...text('app')} placeholder="empty: all apps" data-testid="budget-app" />
           </label>
           <label>
-            Period <Select {...text('period')} options={BUDGET_PERIODS} data-testid="budget-period" />
+            Per{' '}
+            <select {...text('period')} data-testid="budget-period">
+              {BUDGET_PERIODS.map((p) => (
+                <option key={p} value={p}>
+                  {p === 'day' ? 'day (from local midnight)' : 'month (from the 1st, local time)'}
+                </option>
+              ))}
+            </select>
           </label>
           <label>
             Limit (USD) <input {...text('limit_usd')} inputMode="decimal" data-testid="budget-limit" />
           </label>
           <label>
-            Warn at (fraction of the limit) <input {...text('warn_at')} inputMode="decimal" data-testid="budget-warn" />
+            Warn at (a share of the limit: 0.8 is 80%){' '}
+            <input {...text('warn_at')} inputMode="decimal" data-testid="budget-warn" />
           </label>
-          <Checkbox {...flag('enforce')} label="enforce (refuse requests at the limit)" row />
+          <Checkbox {...flag('enforce')} label="Refuse requests once the limit is reached (else only warn)" row />
           <div className="actions">
             <button type="submit" data-testid="save-budget">
               Save budget
@@ -139,7 +147,7 @@ export function BudgetSettings() {
 
 type Switches = typeof NOTIFICATION_DEFAULTS;
 const SWITCHES: [keyof Omit<Switches, 'min_interval_ms'>, string][] = [
-  ['enabled', 'notifications on (desktop notifications; notification events on /admin/v1/events)'],
+  ['enabled', 'Notices on (desktop notifications, and the events the UI and tools can follow)'],
   ['provider_health', 'a provider goes down or comes back'],
   ['failover', 'failover starts serving a route'],
   ['budgets', 'a budget reaches its warning or its limit'],
@@ -186,7 +194,7 @@ export function NotificationSettings() {
         />
       ))}
       <label>
-        At most one notice of a kind per subject every (ms){' '}
+        At most one notice of a kind about the same thing every (milliseconds){' '}
         <input value={interval} onChange={(e) => setInterval_(e.target.value)} data-testid="notify-interval" />
       </label>
       <h3>Usage store</h3>

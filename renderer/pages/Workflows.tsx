@@ -1,5 +1,7 @@
-// The Agents area's Workflows and Swarms sub-pages: create (a form of step rows), run with an input, runs with
-// per-step status and output; swarms, their tasks, rounds, contributions, votes, final answer and consensus.
+// The Agents area's Workflows and Swarms sub-pages: create (a form of step rows, each step's agent picked from the
+// agents), run with an input, runs with per-step status and output; swarms (coordinator and members picked from the
+// agents), their tasks, rounds, contributions, votes, final answer and consensus. Labels in words, never the API's
+// field names, and the server's refusals put in the form's words (workflow-text.ts).
 import { type ReactNode, useEffect, useState } from 'react';
 import { useShallow } from 'zustand/shallow';
 import { ERROR_POLICIES, type SwarmTask, type WorkflowRun } from '../../shared/orchestrator.ts';
@@ -8,6 +10,7 @@ import { type Outcome, useDraft, useOutcome, useTextPerRow } from '../components
 import { Problems } from '../components/Problems.tsx';
 import { useApp, useAppStore } from '../store/react.ts';
 import type { StepDraft } from '../store/workflows.ts';
+import { swarmProblemsInWords, workflowProblemsInWords } from './workflow-text.ts';
 import { Refused, StatusPill, Time } from './agents/parts.tsx';
 
 const emptyStep = (): StepDraft => ({ name: '', agent: '', prompt: '', error_policy: 'fail', max_retries: '' });
@@ -32,15 +35,36 @@ function useLiveWorkflows() {
   }, [lastEvent, store]);
 }
 
-/** The agents' names, offered by the inputs that name an agent (`list="agent-names"`). */
-function AgentNames() {
+/** What happens when a step fails, in words (the API's error_policy). */
+const POLICY_WORDS: Record<(typeof ERROR_POLICIES)[number], string> = {
+  fail: 'stop the run',
+  continue: 'go on without its output',
+  retry: 'try it again',
+};
+
+/** A picker of the agents by name (the names workflows and swarms use). */
+function AgentPicker({
+  value,
+  onChange,
+  label,
+  testId,
+}: {
+  value: string;
+  onChange: (name: string) => void;
+  label: string;
+  testId: string;
+}) {
   const agents = useApp((s) => s.agents);
+  const names = agents.map((a) => a.name);
   return (
-    <datalist id="agent-names">
-      {agents.map((a) => (
-        <option key={a.id} value={a.name} />
-      ))}
-    </datalist>
+    <Select
+      aria-label={label}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      blank={names.length ? 'agent…' : 'no agents yet: create one first'}
+      options={value && !names.includes(value) ? [...names, value] : names}
+      data-testid={testId}
+    />
   );
 }
 
@@ -68,36 +92,37 @@ export function WorkflowsSection() {
 
   return (
     <div data-testid="workflows">
-      <AgentNames />
       <div className="card" data-testid="workflow-form">
         <label>
-          name <input value={name} onChange={(e) => setName(e.target.value)} data-testid="workflow-name" />
+          Name <input value={name} onChange={(e) => setName(e.target.value)} data-testid="workflow-name" />
         </label>
+        <p className="hint">
+          Each step runs an agent with its prompt, in order. A prompt may use the run&apos;s input (
+          <code>{'{{input.topic}}'}</code>) and an earlier step&apos;s answer (
+          <code>{'{{steps.research.output}}'}</code>).
+        </p>
         <div className="table-wrap">
           <Table
             head={[
-              'step',
-              'agent',
-              <>
-                prompt ({'{{input.key}}'}, {'{{steps.name.output}}'})
-              </>,
-              'error_policy',
-              'max_retries',
-              '',
+              'Step name',
+              'Agent',
+              'Prompt',
+              'If it fails',
+              'Tries again (at most)',
+              <span className="sr-only">actions</span>,
             ]}
           >
-            {steps.map((_, i) => (
+            {steps.map((step, i) => (
               <tr key={i} data-testid="step-row">
                 <td>
                   <input size={12} aria-label={`Step ${i + 1} name`} {...stepText(i, 'name')} data-testid="step-name" />
                 </td>
                 <td>
-                  <input
-                    size={12}
-                    aria-label={`Step ${i + 1} agent`}
-                    list="agent-names"
-                    {...stepText(i, 'agent')}
-                    data-testid="step-agent"
+                  <AgentPicker
+                    label={`Step ${i + 1} agent`}
+                    value={step.agent}
+                    onChange={(agent) => setSteps(steps.map((s2, j) => (j === i ? { ...s2, agent } : s2)))}
+                    testId="step-agent"
                   />
                 </td>
                 <td>
@@ -110,18 +135,25 @@ export function WorkflowsSection() {
                   />
                 </td>
                 <td>
-                  <Select
-                    aria-label={`Step ${i + 1} error policy`}
+                  <select
+                    aria-label={`Step ${i + 1}: if it fails`}
                     {...stepText(i, 'error_policy')}
-                    options={ERROR_POLICIES}
                     data-testid="step-policy"
-                  />
+                  >
+                    {ERROR_POLICIES.map((p) => (
+                      <option key={p} value={p}>
+                        {POLICY_WORDS[p]}
+                      </option>
+                    ))}
+                  </select>
                 </td>
                 <td>
                   <input
-                    aria-label={`Step ${i + 1} max retries`}
+                    aria-label={`Step ${i + 1}: how many times it tries again at most`}
                     size={4}
                     placeholder="2"
+                    inputMode="numeric"
+                    disabled={step.error_policy !== 'retry'}
                     {...stepText(i, 'max_retries')}
                     data-testid="step-retries"
                   />
@@ -147,7 +179,7 @@ export function WorkflowsSection() {
             Create workflow
           </button>
         </div>
-        <Problems messages={problems} />
+        <Problems messages={problems && workflowProblemsInWords(problems, steps)} />
       </div>
       {workflows.map((w) => (
         <NamedCard
@@ -261,13 +293,14 @@ export function SwarmsSection() {
   useLiveWorkflows();
   const store = useAppStore();
   const { swarms, swarmTasks } = useApp(useShallow((s) => ({ swarms: s.swarms, swarmTasks: s.swarmTasks })));
-  const { draft, reset, text, flag } = useDraft({
+  const { draft, reset, text, flag, setDraft } = useDraft({
     name: '',
     coordinator: '',
-    agents: '',
     max_rounds: '3',
     consensus_required: false,
   });
+  const [members, setMembers] = useState<string[]>([]);
+  const agentNames = useApp(useShallow((s) => s.agents.map((a) => a.name)));
   const { problems, run } = useOutcome();
   const messages = useTextPerRow();
   const [sendProblems, setSendProblems] = useState<Record<string, Outcome>>({});
@@ -277,38 +310,62 @@ export function SwarmsSection() {
       store.getState().createSwarm({
         name: draft.name,
         coordinator: draft.coordinator,
-        agents: draft.agents
-          .split(',')
-          .map((a) => a.trim())
-          .filter(Boolean),
+        agents: members,
         max_rounds: Number(draft.max_rounds),
         consensus_required: draft.consensus_required,
       }),
-      reset,
+      () => {
+        reset();
+        setMembers([]);
+      },
     );
 
   return (
     <div data-testid="swarms">
-      <AgentNames />
-      <div className="row card">
-        <label>
-          Name <input {...text('name')} data-testid="swarm-name" />
-        </label>
-        <label>
-          Coordinator <input list="agent-names" {...text('coordinator')} data-testid="swarm-coordinator" />
-        </label>
-        <label>
-          Members <input placeholder="comma-separated agent names" {...text('agents')} data-testid="swarm-agents" />
-        </label>
-        <label>
-          max_rounds <input size={3} {...text('max_rounds')} />
-        </label>
-        <Checkbox {...flag('consensus_required')} label="consensus_required" />
+      <div className="card" data-testid="swarm-form">
+        <div className="row">
+          <label>
+            Name <input {...text('name')} data-testid="swarm-name" />
+          </label>
+          <label>
+            Coordinator
+            <AgentPicker
+              label="Coordinator"
+              value={draft.coordinator}
+              onChange={(coordinator) => setDraft((d) => ({ ...d, coordinator }))}
+              testId="swarm-coordinator"
+            />
+          </label>
+          <label>
+            Rounds at most <input size={3} inputMode="numeric" {...text('max_rounds')} data-testid="swarm-rounds" />
+          </label>
+        </div>
+        <fieldset className="agent-tools" data-testid="swarm-agents">
+          <legend>Members (the agents the coordinator hands work to)</legend>
+          {agentNames.length === 0 && <span className="hint">No agents yet: create them on the Agents page.</span>}
+          {agentNames
+            .filter((a) => a !== draft.coordinator)
+            .map((a) => (
+              <Checkbox
+                key={a}
+                label={a}
+                checked={members.includes(a)}
+                onChange={(e) => setMembers(e.target.checked ? [...members, a] : members.filter((m) => m !== a))}
+                data-testid={`swarm-member-${a}`}
+              />
+            ))}
+        </fieldset>
+        <Checkbox
+          {...flag('consensus_required')}
+          label="The members vote on the coordinator's answer, and it stands only when they agree (consensus)"
+          data-testid="swarm-consensus"
+          row
+        />
         <button onClick={() => void create()} data-testid="swarm-create">
           Create swarm
         </button>
       </div>
-      <Problems messages={problems} />
+      <Problems messages={problems && swarmProblemsInWords(problems)} />
       {swarms.map((s) => (
         <NamedCard
           key={s.id}
@@ -316,7 +373,7 @@ export function SwarmsSection() {
           name={s.name}
           summary={
             <>
-              coordinator {s.coordinator}; members {s.agents.join(', ')}; up to {s.config.max_rounds} rounds
+              coordinator {s.coordinator}; members {s.agents.join(', ')}; {s.config.max_rounds} rounds at most
               {s.config.consensus_required ? ', consensus required' : ''}
             </>
           }
@@ -371,10 +428,11 @@ function SwarmTaskView({ task }: { task: SwarmTask }) {
                 {c.output ?? ''}
               </li>
             ))}
-            {r.proposal !== null && <li>proposal: {r.proposal}</li>}
+            {r.proposal !== null && <li>The coordinator&apos;s answer: {r.proposal}</li>}
             {r.votes.map((v) => (
               <li key={v.task_id}>
-                vote {v.agent}: {v.approve ? 'approve' : 'reject'} {v.reasons}
+                {v.agent} votes {v.approve ? 'for it' : 'against it'}
+                {v.reasons ? `: ${v.reasons}` : ''}
               </li>
             ))}
           </ul>

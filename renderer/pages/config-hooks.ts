@@ -9,7 +9,7 @@ import {
   parseConfig,
   problemToText,
 } from '../../shared/config.ts';
-import { type FieldRule, fieldErrors } from '../components/field-errors.ts';
+import { type FieldRule, fieldErrors, savedText } from '../components/field-errors.ts';
 import { useApp, useAppStore } from '../store/react.ts';
 
 /** The stored config document, its config (empty until loaded) and the names of its providers. */
@@ -24,14 +24,16 @@ type Failed = { problems: ConfigProblem[]; messages: string[] };
 
 /**
  * `save(change)`: applies `change` to a copy of the stored config and saves it; answers whether it was saved, and
- * announces the outcome (the window's one live region). After a failed save, the problems `fields` map are in
+ * announces the outcome (the window's one live region) in the words `saved` keeps for the page to show: what was saved
+ * (`subject`: "Routing", "App rules", "Settings") and the warnings, if any. After a failed save, the problems `fields` map are in
  * `fieldErrors` (by field key, in words) and the rest in `problems` (for <Problems>); `revalidate(change)`, called as
  * the page's edits change, checks them again with the shared schema, so an error goes as soon as its value is fixed;
  * `clear()` forgets them (Cancel).
  */
-export function useConfigSave(fields: readonly FieldRule[] = []) {
+export function useConfigSave(fields: readonly FieldRule[] = [], subject = 'Settings') {
   const store = useAppStore();
   const [failed, setFailed] = useState<Failed | null>(null);
+  const [saved, setSaved] = useState<{ text: string; warned: boolean } | null>(null);
   const split = fieldErrors(failed?.problems ?? [], fields);
   const marked = Object.keys(split.fields).length;
   const problems: string[] | null = !failed
@@ -47,11 +49,13 @@ export function useConfigSave(fields: readonly FieldRule[] = []) {
     const s = store.getState();
     const next = s.currentConfig();
     change(next);
+    setSaved(null);
     const r = await s.saveConfig(next);
     if (r.ok) {
       setFailed(null);
-      const w = r.warnings.length;
-      s.announce(w ? `Saved, with ${w === 1 ? 'a warning' : `${w} warnings`}: ${r.warnings[0]!.message}.` : 'Saved.');
+      const text = savedText(subject, r.warnings, next);
+      setSaved({ text, warned: r.warnings.length > 0 });
+      s.announce(text);
       return true;
     }
     setFailed({ problems: r.problems, messages: r.messages });
@@ -71,6 +75,8 @@ export function useConfigSave(fields: readonly FieldRule[] = []) {
 
   return {
     problems,
+    /** The last successful save in words (the same as announced), null before one or after a failure. */
+    saved,
     fieldErrors: split.fields,
     failed: failed !== null,
     setProblems: (messages: string[] | null) => setFailed(messages ? { problems: [], messages } : null),

@@ -2,7 +2,7 @@
 // provider whose circuit is open counts as failing); disabled providers are left out.
 import { describe, expect, it } from 'vitest';
 import type { ProviderStatus } from '../../shared/admin.ts';
-import { healthLine } from './overview-text.ts';
+import { budgetResetsAt, healthLine, resetText } from './overview-text.ts';
 
 const p = (name: string, state: ProviderStatus['state'], over: Partial<ProviderStatus> = {}): ProviderStatus => ({
   name,
@@ -48,5 +48,17 @@ describe('the Overview health line', () => {
       ok: false,
       text: 'No provider is enabled: requests have nowhere to go.',
     });
+  });
+});
+
+describe('when a budget starts again', () => {
+  it('a day budget at the next local midnight, a month budget on the 1st of next month', () => {
+    const now = new Date(2025, 0, 31, 15, 30); // local time
+    expect(budgetResetsAt('day', now)).toEqual(new Date(2025, 1, 1, 0, 0));
+    expect(budgetResetsAt('month', now)).toEqual(new Date(2025, 1, 1, 0, 0));
+    expect(budgetResetsAt('month', new Date(2025, 11, 5))).toEqual(new Date(2026, 0, 1));
+    expect(resetText('day', now)).toBe('at midnight (in 8 h 30 min)');
+    expect(resetText('day', new Date(2025, 0, 31, 23, 50))).toBe('at midnight (in 10 min)');
+    expect(resetText('month', now)).toMatch(/ at midnight$/);
   });
 });

@@ -62,3 +62,35 @@ describe('provider references', () => {
     expect(parseConfig(cfg).ok).toBe(true);
   });
 });
+
+describe('provider references in failover chains (routing.rules[].providers)', () => {
+  const chained = (): ConfigInput => ({
+    providers: [
+      { name: 'alpha', base_url: 'http://127.0.0.1:1/v1' },
+      { name: 'beta', base_url: 'http://127.0.0.1:2/v1' },
+    ],
+    routing: {
+      default_provider: '',
+      rules: [
+        { pattern: 'gpt-*', providers: ['alpha', 'beta'] },
+        { pattern: 'o*', providers: ['alpha'] },
+      ],
+    },
+  });
+  it('finds, renames in place (order kept) and removes from the list; a rule left with none goes', () => {
+    expect(providerRefs(chained(), 'beta')).toEqual(['routing rule 1 (gpt-*)']);
+    const renamed = chained();
+    renamed.providers![1]!.name = 'gamma';
+    renameProviderRefs(renamed, 'beta', 'gamma');
+    expect(renamed.routing!.rules).toEqual([
+      { pattern: 'gpt-*', providers: ['alpha', 'gamma'] },
+      { pattern: 'o*', providers: ['alpha'] },
+    ]);
+    expect(parseConfig(renamed).ok).toBe(true);
+    const removed = chained();
+    removed.providers = removed.providers!.filter((p) => p.name !== 'alpha');
+    removeProviderRefs(removed, 'alpha');
+    expect(removed.routing!.rules).toEqual([{ pattern: 'gpt-*', provider: 'beta' }]);
+    expect(parseConfig(removed).ok).toBe(true);
+  });
+});

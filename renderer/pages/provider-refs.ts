@@ -1,13 +1,13 @@
 // Where a config names a provider (routing rules, the default provider, app rules, price overrides, quirks'
 // provider_hosts), in words, and the two changes the Providers page offers when one is renamed or deleted: rename
 // every reference, or remove them (an app rule that also overrides the model keeps its override).
-import type { ConfigInput } from '../../shared/config.ts';
+import { type ConfigInput, ruleProviders, ruleWith } from '../../shared/config.ts';
 
 /** Each place `cfg` names provider `name`, in words ("routing rule 1 (gpt-*)"). */
 export function providerRefs(cfg: ConfigInput, name: string): string[] {
   const out: string[] = [];
   (cfg.routing?.rules ?? []).forEach((r, i) => {
-    if (r.provider === name) out.push(`routing rule ${i + 1} (${r.pattern})`);
+    if (ruleProviders(r).includes(name)) out.push(`routing rule ${i + 1} (${r.pattern})`);
   });
   if (cfg.routing?.default_provider === name) out.push('the default provider');
   for (const r of cfg.app_rules ?? []) if (r.default_provider === name) out.push(`the app rule for ${r.app}`);
@@ -21,7 +21,10 @@ export function providerRefs(cfg: ConfigInput, name: string): string[] {
 /** Renames every reference to `from` into `to` (in place). */
 export function renameProviderRefs(cfg: ConfigInput, from: string, to: string): void {
   if (cfg.routing) {
-    for (const r of cfg.routing.rules ?? []) if (r.provider === from) r.provider = to;
+    if (cfg.routing.rules)
+      cfg.routing.rules = cfg.routing.rules.map((r) =>
+        ruleProviders(r).includes(from) ? { ...r, ...renamed(r, from, to) } : r,
+      );
     if (cfg.routing.default_provider === from) cfg.routing.default_provider = to;
   }
   for (const r of cfg.app_rules ?? []) if (r.default_provider === from) r.default_provider = to;
@@ -34,12 +37,20 @@ export function renameProviderRefs(cfg: ConfigInput, from: string, to: string): 
 }
 
 /**
- * Removes every reference to `name` (in place): its routing rules and price overrides go, the default provider is
+ * Removes every reference to `name` (in place): it leaves its routing rules' lists (a rule left with none goes), its
+ * price overrides go, the default provider is
  * cleared, an app rule loses its provider (and goes when it has no model override left), its provider_hosts entry goes.
  */
 export function removeProviderRefs(cfg: ConfigInput, name: string): void {
   if (cfg.routing) {
-    if (cfg.routing.rules) cfg.routing.rules = cfg.routing.rules.filter((r) => r.provider !== name);
+    // A rule loses the provider from its list; a rule left with none goes.
+    if (cfg.routing.rules)
+      cfg.routing.rules = cfg.routing.rules.flatMap((r) => {
+        const list = ruleProviders(r);
+        if (!list.includes(name)) return [r];
+        const left = list.filter((n) => n !== name);
+        return left.length ? [ruleWith(r.pattern, left)] : [];
+      });
     if (cfg.routing.default_provider === name) cfg.routing.default_provider = '';
   }
   if (cfg.app_rules)
@@ -50,4 +61,9 @@ export function removeProviderRefs(cfg: ConfigInput, name: string): void {
     });
   if (cfg.prices) cfg.prices = cfg.prices.filter((p) => p.provider !== name);
   if (cfg.quirks?.provider_hosts) delete cfg.quirks.provider_hosts[name];
+}
+
+/** The rule's provider field(s) with `from` renamed `to`, in the form the rule had. */
+function renamed(r: { provider?: string; providers?: string[] }, from: string, to: string) {
+  return r.providers ? { providers: r.providers.map((n) => (n === from ? to : n)) } : { provider: to };
 }

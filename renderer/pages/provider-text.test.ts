@@ -1,6 +1,6 @@
 // A provider's circuit breaker and its cool-down in words, and a connection test's outcome (issue 15).
 import { describe, expect, it } from 'vitest';
-import { circuitText, testText } from './provider-text.ts';
+import { circuitText, disabledFix, testText } from './provider-text.ts';
 
 describe('provider text', () => {
   const now = Date.parse('2025-01-02T03:04:05Z');
@@ -28,5 +28,20 @@ describe('provider text', () => {
     expect(
       testText({ ok: false, failure: { status: 404, error: { code: 'not_found', message: 'No provider.' } } }),
     ).toBe('test failed: No provider.');
+  });
+});
+
+describe('where to fix a rule naming a disabled provider', () => {
+  it("a template with no key: its preset's form; one with a key: the Providers page", () => {
+    const providers = [
+      { name: 'anthropic', base_url: 'https://api.anthropic.com/v1', api_key: '' },
+      { name: 'mine', base_url: 'https://api.openai.com/v1', api_key: 'sk-****abcd' },
+    ];
+    expect(disabledFix('anthropic', providers)).toEqual({
+      href: '#/providers/add/anthropic',
+      label: 'Set up Anthropic…',
+    });
+    expect(disabledFix('mine', providers)).toEqual({ href: '#/providers', label: 'Enable it on Providers' });
+    expect(disabledFix('gone', providers)).toBeNull();
   });
 });

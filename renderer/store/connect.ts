@@ -11,6 +11,8 @@ export type ConnectOutcome =
   | { kind: 'done'; message: string }
   /** The tool points elsewhere and the user said no: nothing was written. */
   | { kind: 'kept'; message: string }
+  /** Undo was refused: the file changed since Connect wrote it. The card offers Undo anyway. */
+  | { kind: 'changed'; message: string }
   | { kind: 'error'; message: string };
 
 /** Asks the user a question (window.confirm in the page); true goes ahead. */
@@ -30,6 +32,25 @@ export function replaceQuestion(tool: ToolStatus, detail?: string): string {
   ].join('\n');
 }
 
+/** Why Undo stopped, without the CLI's instructions: the file changed since, what Undo anyway does. */
+export function changedText(tool: ToolStatus | undefined, serverMessage: string): string {
+  const why = serverMessage.replace(/ Nothing was changed\.$/, '');
+  return (
+    `${why}. Nothing was changed. Undo anyway puts back the file as it was before Connect; the file as it is now is ` +
+    `kept beside Connect's backup first${tool ? ` (in connect/${tool.id}/ beside config.json)` : ''}.`
+  );
+}
+
+/** The question before Undo anyway. */
+export function undoAnywayQuestion(tool: ToolStatus): string {
+  const file = tool.files[0]?.path ?? "the tool's settings file";
+  return [
+    `${file} changed since Connect wrote it.`,
+    'Undo anyway puts it back exactly as it was before Connect, so those changes go from it.',
+    'The file as it is now is kept first, so nothing is lost.',
+  ].join('\n');
+}
+
 export type ConnectSlice = {
   connect: ConnectOverview | null;
   connectError: string | null;
@@ -38,7 +59,8 @@ export type ConnectSlice = {
   loadConnect: () => Promise<void>;
   /** Connects a tool; one that points elsewhere is replaced only when `confirm` says yes. */
   connectTool: (id: ConnectToolId, confirm: Confirm) => Promise<ConnectOutcome>;
-  undoConnect: (id: ConnectToolId) => Promise<ConnectOutcome>;
+  /** Undoes a Connect; `force` after the user confirmed undoing over changes made since (the file is kept first). */
+  undoConnect: (id: ConnectToolId, force?: boolean) => Promise<ConnectOutcome>;
   tryMessage: (req: TryRequest) => Promise<{ ok: true; result: TryResult } | { ok: false; message: string }>;
 };
 
@@ -87,9 +109,14 @@ export const createConnectSlice =
           return done(id, { kind: 'kept', message: `${fresh?.name ?? id} was left as it was.` }, fresh);
         return (await send(id, true)).result!;
       },
-      undoConnect: async (id) => {
-        const r = await api.undoConnect({ tool: id });
+      undoConnect: async (id, force) => {
+        const r = await api.undoConnect(force ? { tool: id, force: true } : { tool: id });
         if (r.ok) return done(id, { kind: 'done', message: r.data.message }, r.data.tool);
+        // Changed since Connect wrote it: said in the UI's words, with Undo anyway on the card (not a CLI command).
+        if (r.failure.status === 409 && !force) {
+          const tool = get().connect?.tools.find((t) => t.id === id);
+          return done(id, { kind: 'changed', message: changedText(tool, r.failure.error.message) });
+        }
         return done(id, { kind: 'error', message: failureText(r.failure).join(' ') });
       },
       tryMessage: async (req) => {

@@ -6,10 +6,20 @@ import { type ConfigSlice, createConfigSlice } from './config.ts';
 import { type ConnectSlice, createConnectSlice } from './connect.ts';
 import { type LogsSlice, createLogsSlice } from './logs.ts';
 import { type UiSlice, createUiSlice } from './ui.ts';
+import { type PresetsSlice, createPresetsSlice } from './presets.ts';
+import { type AlertsSlice, createAlertsSlice } from './alerts.ts';
 import { type UsageSlice, createUsageSlice } from './usage.ts';
 import { type WorkflowsSlice, createWorkflowsSlice } from './workflows.ts';
 
-export type AppState = LogsSlice & ConfigSlice & AgentsSlice & WorkflowsSlice & UsageSlice & ConnectSlice & UiSlice;
+export type AppState = LogsSlice &
+  ConfigSlice &
+  AgentsSlice &
+  WorkflowsSlice &
+  UsageSlice &
+  ConnectSlice &
+  UiSlice &
+  PresetsSlice &
+  AlertsSlice;
 
 export function createAppStore(api: SwitchboardApi): StoreApi<AppState> {
   return createStore<AppState>()((...a) => ({
@@ -20,5 +30,7 @@ export function createAppStore(api: SwitchboardApi): StoreApi<AppState> {
     ...createUsageSlice(api)(...a),
     ...createConnectSlice(api)(...a),
     ...createUiSlice(...a),
+    ...createPresetsSlice(api)(...a),
+    ...createAlertsSlice(api)(...a),
   }));
 }

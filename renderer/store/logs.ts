@@ -1,4 +1,6 @@
-// Logs slice: the live tail (newest first, capped), batched so 1000 lines a minute cost one render per flush.
+// Logs slice: the live tail (newest first by when each request started, capped), batched so 1000 lines a minute cost
+// one render per flush. An entry arrives when its request finishes, so a slow stream is placed by its start time among
+// the requests that started after it, never on top (issue 34, bug 4).
 import type { StateCreator } from 'zustand';
 import type { AppState } from './index.ts';
 import type { RequestLogEntry } from '../../shared/admin.ts';
@@ -29,7 +31,8 @@ export const createLogsSlice: StateCreator<AppState, [], [], LogsSlice> = (set, 
     logsHeld: 0,
     logFilter: { app: '', provider: '', status: '', model: '' },
     selectedLogId: null,
-    setLogs: (entries) => set({ logs: [...entries].sort((a, b) => (a.time < b.time ? 1 : -1)).slice(0, LOG_CAP) }),
+    // The server's recent entries (the tail of requests.jsonl after a restart too), merged with any that came live.
+    setLogs: (entries) => set({ logs: mergeNewestFirst(get().logs, entries) }),
     appendLogs: (batch) => {
       if (batch.length === 0) return;
       if (get().logsPaused) {
@@ -37,9 +40,7 @@ export const createLogsSlice: StateCreator<AppState, [], [], LogsSlice> = (set, 
         set({ logsHeld: held.length });
         return;
       }
-      const seen = new Set(get().logs.map((e) => e.id));
-      const fresh = batch.filter((e) => !seen.has(e.id)).reverse();
-      set({ logs: fresh.concat(get().logs).slice(0, LOG_CAP) });
+      set({ logs: mergeNewestFirst(get().logs, batch) });
     },
     setLogsPaused: (paused) => {
       set({ logsPaused: paused });
@@ -54,6 +55,34 @@ export const createLogsSlice: StateCreator<AppState, [], [], LogsSlice> = (set, 
     selectLog: (id) => set({ selectedLogId: id }),
   };
 };
+
+const startOf = (e: RequestLogEntry) => Date.parse(e.time);
+
+/**
+ * `shown` (newest first) with `batch` (any order) placed by start time, newest first, each id once, capped at
+ * LOG_CAP. The usual batch is newer than everything shown: it goes on top without sorting what is there.
+ */
+export function mergeNewestFirst(shown: RequestLogEntry[], batch: RequestLogEntry[]): RequestLogEntry[] {
+  const seen = new Set(shown.map((e) => e.id));
+  const unseen: { e: RequestLogEntry; i: number; t: number }[] = [];
+  batch.forEach((e, i) => {
+    if (seen.has(e.id)) return;
+    seen.add(e.id);
+    unseen.push({ e, i, t: startOf(e) });
+  });
+  const fresh = unseen.sort((a, b) => b.t - a.t || b.i - a.i).map((x) => x.e);
+  if (fresh.length === 0) return shown;
+  if (shown.length === 0 || startOf(fresh[fresh.length - 1]!) >= startOf(shown[0]!))
+    return fresh.concat(shown).slice(0, LOG_CAP);
+  const out: RequestLogEntry[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < LOG_CAP && (i < fresh.length || j < shown.length)) {
+    if (j >= shown.length || (i < fresh.length && startOf(fresh[i]!) >= startOf(shown[j]!))) out.push(fresh[i++]!);
+    else out.push(shown[j++]!);
+  }
+  return out;
+}
 
 export function filterLogs(logs: RequestLogEntry[], f: LogFilter): RequestLogEntry[] {
   const model = f.model.trim().toLowerCase();

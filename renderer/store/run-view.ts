@@ -4,13 +4,24 @@
 // batches in; the tests feed events in.
 import type { AgentEvent, EventType } from '../../shared/orchestrator.ts';
 
-/** One tool call: its name and arguments, then its result or its error (null while it runs). */
+/** Where a call stands with a person's approval: waiting (until `expires_at`), or what was decided. */
+export type CallApproval =
+  | { state: 'waiting'; expires_at: string | null }
+  | { state: 'approved' | 'denied' | 'expired' | 'cancelled'; reason: string | null };
+
+/**
+ * One tool call: its name and arguments, then its result or its error (null while it runs); `approval` when the call
+ * had to wait for a person (issue 34, bug 6: a call waiting showed "running…").
+ */
 export type ToolCard = {
   kind: 'tool';
   name: string;
+  /** The model's id of the call (absent from older events). */
+  call_id?: string;
   input: Record<string, unknown>;
   output: string | null;
   error: string | null;
+  approval?: CallApproval;
 };
 export type RunItem = { kind: 'text'; text: string } | { kind: 'thinking'; text: string } | ToolCard;
 export type RunState = 'running' | 'completed' | 'failed' | 'stopped';
@@ -73,8 +84,32 @@ export function applyEvent(run: TaskRun | undefined, e: AgentEvent): TaskRun {
       break;
     }
     case 'tool_call':
-      next.items = [...items, { kind: 'tool', name: e.tool ?? '?', input: e.input ?? {}, output: null, error: null }];
+      next.items = [
+        ...items,
+        {
+          kind: 'tool',
+          name: e.tool ?? '?',
+          ...(e.call_id ? { call_id: e.call_id } : {}),
+          input: e.input ?? {},
+          output: null,
+          error: null,
+        },
+      ];
       break;
+    case 'approval_required':
+    case 'approval_decided': {
+      // The card of that call (by its id, else the oldest call of that tool still without a result).
+      let at = e.call_id ? items.findIndex((i) => i.kind === 'tool' && i.call_id === e.call_id) : -1;
+      if (at === -1)
+        at = items.findIndex((i) => i.kind === 'tool' && i.name === e.tool && i.output === null && i.error === null);
+      if (at === -1) break;
+      const approval: CallApproval =
+        e.type === 'approval_required'
+          ? { state: 'waiting', expires_at: e.expires_at ?? null }
+          : { state: e.decision === 'pending' || !e.decision ? 'approved' : e.decision, reason: e.reason ?? null };
+      next.items = items.map((item, i) => (i === at ? { ...(item as ToolCard), approval } : item));
+      break;
+    }
     case 'tool_result': {
       const output = e.output ?? '';
       // The result of the oldest call of that tool still waiting (the loop runs a turn's calls in order).

@@ -65,6 +65,18 @@ describe('logs slice', () => {
     expect(s.getState().logs[0]!.id).toBe(`r${100 + LOG_CAP + 9}`);
   });
 
+  it('orders rows by when requests started: a slow one that arrives last goes below the newer ones (issue 34, bug 4)', () => {
+    const s = createAppStore(fakeApi());
+    s.getState().setLogs([entry(1), entry(5)]);
+    // Live, in the order they finished: 7, then 6 (started before 7), then 3 (a slow stream that started long ago).
+    s.getState().appendLogs([entry(7)]);
+    s.getState().appendLogs([entry(6), entry(3)]);
+    expect(s.getState().logs.map((e) => e.id)).toEqual(['r7', 'r6', 'r5', 'r3', 'r1']);
+    // The server's list arriving after live rows (a slow first load) is merged, not put over them.
+    s.getState().setLogs([entry(2), entry(4), entry(6)]);
+    expect(s.getState().logs.map((e) => e.id)).toEqual(['r7', 'r6', 'r5', 'r4', 'r3', 'r2', 'r1']);
+  });
+
   it('holds entries while paused and shows them on resume', () => {
     const s = createAppStore(fakeApi());
     s.getState().setLogsPaused(true);

@@ -30,6 +30,7 @@ const totals = (requests: number) => ({
   cost_usd: 0.001 * requests,
   unpriced: 0,
   latency_ms_sum: 20 * requests,
+  failed_attempts: 0,
 });
 const summary = (range: UsageRange, requests: number): UsageSummary => ({
   range,
@@ -201,6 +202,7 @@ const tool = (over: Partial<ToolStatus> = {}): ToolStatus => ({
   can_undo: false,
   values: [{ label: 'ANTHROPIC_BASE_URL', value: 'http://127.0.0.1:11434' }],
   steps: [],
+  routes: [],
   ...over,
 });
 const overview = (t: ToolStatus): ConnectOverview => ({

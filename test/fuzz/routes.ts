@@ -283,6 +283,7 @@ const ADMIN: Route[] = [
   admin('POST', '/route', { seeds: (w) => [{ model: 'via-openai-m', app: 'code', config: w.config }] }),
   admin('POST', '/pause', { seeds: () => [{ paused: false }, { paused: true }], resets: true }),
   admin('POST', '/providers/{provider}/test', { limitBytes: null }),
+  admin('GET', '/providers/detect'),
   admin('GET', '/agent-keys'),
   admin('POST', '/agent-keys', { seeds: () => [{ tenant: 'fuzz-other', label: 'fuzz' }, {}] }),
   admin('POST', '/agent-keys/ui', { limitBytes: null }), // reads no body

@@ -8,6 +8,8 @@ import { parseToml, setRootKey, setTable, tomlString } from '../formats/toml.ts'
 import { CannotEdit, describeValue, type FileTool } from './types.ts';
 
 const ID = 'switchboard';
+/** The model Codex CLI asks for when config.toml names none. */
+export const CODEX_DEFAULT_MODEL = 'gpt-5-codex';
 /** Codex's built-in providers and where they point when config.toml does not say (codex-rs model_provider_info.rs). */
 const BUILT_IN: Record<string, string> = { ollama: 'http://localhost:11434/v1', lmstudio: 'http://localhost:1234/v1' };
 
@@ -86,6 +88,17 @@ export const codex: FileTool = {
         'config.toml defines model_providers.switchboard in a form Connect does not edit (an inline table, dotted keys or sub-tables)',
       );
     return out;
+  },
+  usual(text) {
+    let model: unknown;
+    try {
+      model = text === null ? undefined : parseToml(text).model;
+    } catch {
+      return [];
+    }
+    return typeof model === 'string' && model !== ''
+      ? [{ label: 'Default model', model, source: 'config.toml model' }]
+      : [{ label: 'Default model', model: CODEX_DEFAULT_MODEL, source: "Codex's default" }];
   },
   values: (ctx) => [
     { label: 'model_provider', value: ID },

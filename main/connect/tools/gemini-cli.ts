@@ -9,6 +9,8 @@ import { parseDotenv, setDotenv } from '../formats/dotenv.ts';
 import { describeValue, type FileTool } from './types.ts';
 
 const HEADER = 'x-switchboard-app: gemini-cli';
+/** The model Gemini CLI asks for when GEMINI_MODEL is not set. */
+export const GEMINI_CLI_DEFAULT_MODEL = 'gemini-2.5-pro';
 
 /** The custom headers with x-switchboard-app set to gemini-cli (others kept, in Gemini CLI's `name: value, …` form). */
 function withAppHeader(existing: string | undefined): string {
@@ -38,6 +40,12 @@ export const geminiCli: FileTool = {
     const detail = `GOOGLE_GEMINI_BASE_URL is ${describeValue(value)}`;
     if (pointsHere(value, ctx.port, '')) return { state: 'connected', current: value, detail };
     return { state: 'elsewhere', current: value, detail };
+  },
+  usual(text) {
+    const model = text === null ? undefined : parseDotenv(text).get('GEMINI_MODEL');
+    return model
+      ? [{ label: 'Default model', model, source: '.env GEMINI_MODEL' }]
+      : [{ label: 'Default model', model: GEMINI_CLI_DEFAULT_MODEL, source: "Gemini CLI's default" }];
   },
   write(text, ctx) {
     const vars = parseDotenv(text ?? '');

@@ -9,6 +9,7 @@ import { geminiCli } from './gemini-cli.ts';
 import { cline, cursor, openaiCompatible, openWebui, rooCode } from './manual.ts';
 import { opencode } from './opencode.ts';
 import type { Tool } from './types.ts';
+import { zed } from './zed.ts';
 
 const BY_ID: Record<ConnectToolId, Tool> = {
   'claude-code': claudeCode,
@@ -18,6 +19,7 @@ const BY_ID: Record<ConnectToolId, Tool> = {
   aider,
   opencode,
   'copilot-vscode': copilotVscode,
+  zed,
   cline,
   'roo-code': rooCode,
   'open-webui': openWebui,

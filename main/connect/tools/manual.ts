@@ -3,10 +3,18 @@
 import { exists, hasExtension, onPath, pathsOf } from '../env.ts';
 import type { ManualTool, ToolCtx } from './types.ts';
 
+/** Up to five model names Switchboard serves, in words ("gpt-4o-mini, llama3.2, …"), for the steps. */
+export const servedNames = (ctx: ToolCtx): string =>
+  ctx.models.length
+    ? `one Switchboard serves, e.g. ${ctx.models.slice(0, 5).join(', ')}`
+    : 'a model your routing rules match';
+
 const openaiValues = (ctx: ToolCtx, app: string) => [
   { label: 'Base URL', value: ctx.urls.openai },
   { label: 'API key (any value; this one names the app)', value: `app:${app}` },
-  { label: 'Model', value: ctx.models[0] ?? 'a model name your routing rules match' },
+  ...(ctx.models.length
+    ? ctx.models.slice(0, 3).map((m, i) => ({ label: i === 0 ? 'Model (one Switchboard serves)' : 'or', value: m }))
+    : [{ label: 'Model', value: 'a model name your routing rules match' }]),
 ];
 
 /** Cline and Roo Code keep their provider in VS Code's global state and the key in its secret storage. */
@@ -21,7 +29,7 @@ const vscodeExtension = (id: 'cline' | 'roo-code', name: string, extension: stri
   values: (ctx) => openaiValues(ctx, id),
   steps: (ctx) => [
     `Open ${name}'s settings (the gear in its panel) and choose the API provider "OpenAI Compatible".`,
-    `Base URL: ${ctx.urls.openai}; API Key: app:${id}; Model ID: a model your routing rules match.`,
+    `Base URL: ${ctx.urls.openai}; API Key: app:${id}; Model ID: ${servedNames(ctx)}.`,
     'Save. Requests now go through Switchboard and are logged as app "' + id + '".',
   ],
 });
@@ -61,7 +69,7 @@ export const cursor: ManualTool = {
   values: (ctx) => openaiValues(ctx, 'cursor'),
   steps: (ctx) => [
     'Cursor Settings → Models → API Keys: enter app:cursor as the OpenAI API key and turn on "Override OpenAI Base URL".',
-    `Base URL: ${ctx.urls.openai}, then add the model names your routing rules match.`,
+    `Base URL: ${ctx.urls.openai}, then add the model names: ${servedNames(ctx)}.`,
     "Cursor calls this URL from its own servers, which cannot reach localhost: it needs Switchboard at a public HTTPS address (a tunnel, with gateway mode and a key), as Cursor's issue #1380 reports.",
   ],
 };
@@ -78,6 +86,6 @@ export const openaiCompatible: ManualTool = {
   steps: (ctx) => [
     `Set the tool's OpenAI base URL to ${ctx.urls.openai} (Anthropic clients: ${ctx.urls.anthropic}; Gemini: ${ctx.urls.gemini}; Ollama: ${ctx.urls.ollama}).`,
     'Set its API key to app:<its name> (e.g. app:my-app): Switchboard never forwards it and shows the name in the request log and app rules.',
-    'Use model names your routing rules match (GET /v1/models lists what the providers offer).',
+    `Use model names: ${servedNames(ctx)} (GET /v1/models lists them all).`,
   ],
 };

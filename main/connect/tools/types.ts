@@ -3,6 +3,7 @@
 // the values and the steps.
 import type { BaseUrls, ConnectToolId, CopyValue, ToolStatus } from '../../../shared/connect.ts';
 import type { ToolEnv } from '../env.ts';
+import type { UsualModel } from '../route-check.ts';
 
 export type ToolCtx = {
   env: ToolEnv;
@@ -41,6 +42,8 @@ export type FileTool = Common & {
   /** The file's text pointing at Switchboard (every other byte kept where the format allows); CannotEdit if it can't. */
   write(text: string | null, ctx: ToolCtx, file: string): string;
   steps(ctx: ToolCtx, file: string): string[];
+  /** The models the tool usually asks for, as its file says or its defaults (Connect's routing check); [] if unknown. */
+  usual?(text: string | null): UsualModel[];
 };
 
 export type ManualTool = Common & {

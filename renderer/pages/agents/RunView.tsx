@@ -10,8 +10,24 @@ import { duration, origin, Refused, StatusPill, Time, useAgentNames, useWorkflow
 
 const OVER = new Set(['completed', 'failed', 'stopped']);
 
+/** What the card's pill says of each state. */
+const CARD_STATE = {
+  done: 'result',
+  error: 'error',
+  waiting: 'waiting for your approval',
+  running: 'running…',
+} as const;
+
+/** Where a call stands: its result or error, waiting for a person, or running. */
+export function cardState(card: ToolCard): keyof typeof CARD_STATE {
+  if (card.error !== null) return 'error';
+  if (card.output !== null) return 'done';
+  if (card.approval?.state === 'waiting') return 'waiting';
+  return 'running';
+}
+
 function ToolCardView({ card, n }: { card: ToolCard; n: number }) {
-  const state = card.error !== null ? 'error' : card.output !== null ? 'done' : 'running';
+  const state = cardState(card);
   return (
     <section
       className={`tool-card is-${state}`}
@@ -23,10 +39,36 @@ function ToolCardView({ card, n }: { card: ToolCard; n: number }) {
         <span className="tool-name mono" data-testid="tool-name">
           {card.name}
         </span>
-        <span className={`pill ${state === 'done' ? 'ok' : state === 'error' ? 'failed' : ''}`}>
-          {state === 'done' ? 'result' : state === 'error' ? 'error' : 'running…'}
+        <span
+          className={`pill ${state === 'done' ? 'ok' : state === 'error' ? 'failed' : state === 'waiting' ? 'budget-warning' : ''}`}
+          data-testid="tool-state"
+        >
+          {CARD_STATE[state]}
         </span>
       </header>
+      {state === 'waiting' && (
+        <p className="small" data-testid="tool-waiting">
+          This call runs only once you approve it: Approve, Edit or Deny it under "Waiting for your approval" above
+          {card.approval?.state === 'waiting' && card.approval.expires_at ? (
+            <>
+              {' '}
+              (denied without a decision at <Time iso={card.approval.expires_at} withDate={false} />)
+            </>
+          ) : null}
+          .
+        </p>
+      )}
+      {card.approval && card.approval.state !== 'waiting' && (
+        <p className="small" data-testid="tool-decision">
+          {card.approval.state === 'approved'
+            ? 'Approved by you.'
+            : card.approval.state === 'denied'
+              ? `Denied by you${card.approval.reason ? `: ${card.approval.reason}` : ''}.`
+              : card.approval.state === 'expired'
+                ? 'Denied: no decision in time.'
+                : 'Cancelled: the task stopped while it waited.'}
+        </p>
+      )}
       <div className="tool-part">
         <div className="small">Arguments</div>
         <pre data-testid="tool-input">{JSON.stringify(card.input, null, 2)}</pre>

@@ -1,4 +1,4 @@
-// Agents › WAL: the write-ahead log's status in words (what a restart replays, what waits to be durable, damage,
+// Agents › Advanced: what the write-ahead log is (explained first: most people never need this page), its status in words (what a restart replays, what waits to be durable, damage,
 // the group-commit buffer, the last compaction in local time) and Compact, its outcome said.
 import { type ReactNode, useState } from 'react';
 import { Table } from '../../components/controls.tsx';
@@ -46,6 +46,13 @@ export function WalPage() {
     : [];
   return (
     <div data-testid="wal-page">
+      <p className="hint" data-testid="wal-explained">
+        Agents, their tasks, workflows, swarms and runs are kept in a <strong>write-ahead log</strong> in the data
+        folder beside config.json: every change is written to the disk before Switchboard answers it, so a crash or a
+        power cut loses nothing it had answered, and a restart rebuilds everything from the last snapshot and the
+        changes after it. Nothing here needs looking after in normal use; Compact happens on its own once the log passes
+        64 MB.
+      </p>
       {wal ? (
         <Table head={['Measure', 'Now', 'What it means']}>
           {rows.map(([k, v, note]) => (

@@ -1,0 +1,60 @@
+// A request log entry as requests.jsonl holds it (one JSON object a line), checked before the engine takes the file's
+// tail back into its log at start (main/observability/log-tail.ts): a line of another shape (a hand edit, a torn
+// write, an older version's entry missing a field it must have) is skipped, never shown half. Its own file, so the
+// start does not build the admin API's schemas (shared/admin.ts); built on first use (requestLogEntrySchema), so a
+// start without a requests.jsonl builds nothing.
+import { z } from 'zod';
+import type { RequestLogEntry } from './admin.ts';
+
+function build() {
+  const count = z.number().int().min(0).nullable();
+  const AttemptLogSchema = z.object({
+    provider: z.string(),
+    status: z.number().int().nullable(),
+    error: z.string().nullable(),
+    latency_ms: z.number(),
+    dropped: z.array(z.string()).optional(),
+  });
+
+  return z.object({
+    id: z.string().min(1),
+    time: z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'must be an ISO 8601 time'),
+    method: z.string(),
+    path: z.string(),
+    app: z.string().nullable(),
+    app_source: z.enum(['header', 'x-title', 'api-key', 'process', 'user-agent']).nullable(),
+    requested_model: z.string().nullable(),
+    routed_model: z.string().nullable(),
+    provider: z.string().nullable(),
+    route: z.string().nullable(),
+    attempts: z.array(AttemptLogSchema),
+    status: z.number().int(),
+    error_code: z.string().nullable(),
+    stream: z.boolean(),
+    latency_ms: z.number(),
+    ttfb_ms: z.number().nullable(),
+    prompt_tokens: count,
+    completion_tokens: count,
+    cache_read_tokens: count.optional(),
+    cache_write_tokens: count.optional(),
+    cache_write_5m_tokens: count.optional(),
+    cache_write_1h_tokens: count.optional(),
+    reasoning_tokens: count.optional(),
+    session: z.string().max(128).nullable().optional(),
+  });
+}
+type EntrySchema = ReturnType<typeof build>;
+let schema: EntrySchema | null = null;
+
+/** The schema of a request log entry (made once, on first use). */
+export function requestLogEntrySchema(): EntrySchema {
+  return (schema ??= build());
+}
+
+/** The schema's output is the entry type itself: a field added to one and not the other fails to compile here. */
+const same: [z.infer<EntrySchema>] extends [RequestLogEntry]
+  ? [RequestLogEntry] extends [z.infer<EntrySchema>]
+    ? true
+    : never
+  : never = true;
+void same;
