@@ -124,25 +124,19 @@ export class Rollup<B extends number | string> {
   readonly buckets = new Map<B, Cells>();
   private dirty = new Map<B, Set<string>>();
 
-  /** Counts a record in a bucket's cell; a new key in a bucket already holding `bound.cells` goes to its overflow cell. */
+  /** Counts a record in a bucket's cell. */
   add(bucket: B, key: string, r: UsageRecord, bound?: CellBound): void {
-    let cells = this.buckets.get(bucket);
-    if (!cells) this.buckets.set(bucket, (cells = new Map()));
-    let t = cells.get(key);
-    if (!t && bound && cells.size >= bound.cells) {
-      key = bound.overflow(key);
-      t = cells.get(key);
-    }
-    if (!t) cells.set(key, (t = emptyTotals()));
-    addRecord(t, r);
-    let changed = this.dirty.get(bucket);
-    if (!changed) this.dirty.set(bucket, (changed = new Set()));
-    changed.add(key);
+    addRecord(this.cell(bucket, key, bound), r);
   }
 
-  /** An attempt that failed over: the failing provider's cell counts it (a cell of its own when it had none, or the
-   * bucket's overflow cell once it holds `bound.cells`). */
+  /** An attempt that failed over: the failing provider's cell counts it. */
   addFailedAttempt(bucket: B, key: string, bound?: CellBound): void {
+    this.cell(bucket, key, bound).failed_attempts++;
+  }
+
+  /** The cell of `key` in `bucket`, made when new (a new key in a bucket already holding `bound.cells` goes to its
+   * overflow cell), marked changed for the next snapshot. */
+  private cell(bucket: B, key: string, bound?: CellBound): UsageTotals {
     let cells = this.buckets.get(bucket);
     if (!cells) this.buckets.set(bucket, (cells = new Map()));
     let t = cells.get(key);
@@ -151,10 +145,10 @@ export class Rollup<B extends number | string> {
       t = cells.get(key);
     }
     if (!t) cells.set(key, (t = emptyTotals()));
-    t.failed_attempts++;
     let changed = this.dirty.get(bucket);
     if (!changed) this.dirty.set(bucket, (changed = new Set()));
     changed.add(key);
+    return t;
   }
 
   /** Drops the buckets before `oldest`. */
