@@ -159,8 +159,9 @@ describe('multipart uploads are streamed through a temp file', () => {
     expect(got.fileSha256).toBe(sha(file));
     expect(got.fields).toEqual({ language: 'en', model: 'whisper-1' });
     // Read whole, the body (its chunks, then their concatenation) adds over 150 MB to the server's resident memory
-    // (measured: 163-177 MB); streamed, the growth is only chunks awaiting GC (measured: 0-26 MB).
-    expect((peak - before) / 1024).toBeLessThan(40);
+    // (measured: 163-177 MB); streamed, the growth is only chunks awaiting GC (measured: 0-26 MB quiet, up to 52 MB
+    // under a full parallel run, where GC falls behind). 100 MB still tells one from the other.
+    expect((peak - before) / 1024).toBeLessThan(100);
     await eventually(async () => expect(await uploadsIn(tmp)).toEqual([]));
   });
 
