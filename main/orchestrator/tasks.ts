@@ -87,7 +87,8 @@ export class TaskService implements TaskHost {
     store.onControl((c) => {
       if (c.kind === 'stop_task' && this.executor.isRunning(c.id)) void this.stop(c.id, c.tenant).catch(() => {});
       // Taken over by another instance (this one paused past its lease): stop here, writing nothing more.
-      if (c.kind === 'lease_lost' && c.item === 'task') void this.executor.abort(c.id);
+      if (c.kind === 'lease_lost' && c.item === 'task')
+        this.executor.lost(taskItem({ tenant: c.tenant, task_id: c.id }));
     });
   }
 
@@ -123,12 +124,22 @@ export class TaskService implements TaskHost {
   private async onTask(d: Delivery): Promise<void> {
     const t = this.store.tasks.get(d.id);
     const item = taskItem({ tenant: d.tenant, task_id: d.id });
-    if (!t || !isActive(t)) {
-      await this.store.commitWith({ done: item }).catch(() => undefined); // nothing left to do: let it go
+    // Running here: reclaimed, this instance's renewal came late and its own reaper took the lease over (the new
+    // fence is this instance's): it goes on here. Delivered: a second queue entry of it, which goes.
+    if (this.executor.isRunning(d.id)) {
+      if (!d.reclaimed) await this.store.commitWith({ letGo: item }).catch(() => undefined);
       return;
     }
     if (!d.reclaimed) {
-      this.queue.push(t.task_id);
+      // A delivery starts a queued task. One that is over, or running (an entry handed out twice: redelivered once
+      // idle past the lease, while the instance it went to first started it), is let go, never resumed: only a
+      // reclaim (a lease that ran out) judges a running task, and the lease it releases is not touched here.
+      if (t?.status === 'queued') this.queue.push(t.task_id);
+      else await this.store.commitWith({ letGo: item }).catch(() => undefined);
+      return;
+    }
+    if (!t || !isActive(t)) {
+      await this.store.commitWith({ done: item }).catch(() => undefined); // nothing left to do: let it go
       return;
     }
     const from = d.reclaimed.from;
