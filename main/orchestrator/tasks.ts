@@ -413,19 +413,45 @@ export class TaskService implements TaskHost {
       await new Promise((r) => setTimeout(r, 100));
     }
     const task = newTask(agentId, body, tenant, new Date().toISOString(), origin);
-    // With the caller's own records (the run step or swarm round naming this task) in one durable batch.
+    // Tools given to the task are this process's (a coordinator's `delegate` drives its swarm task from here): such a
+    // task runs here, in this instance's workers, not through the team's queue, where another instance would run it
+    // without them. Nobody else runs it: when this instance dies before it starts, its swarm task is reclaimed and
+    // fails it (swarms.ts).
+    const here = !opts.nested && opts.tools !== undefined;
     if (opts.tools) this.executor.giveTools(task.task_id, opts.tools);
+    // With the caller's own records (the run step or swarm round naming this task) in one durable batch.
     await this.store.commitWith(
-      { enqueue: opts.nested ? [] : [taskItem(task)], ...(opts.as ? { as: opts.as } : {}) },
+      { enqueue: opts.nested || here ? [] : [taskItem(task)], ...(opts.as ? { as: opts.as } : {}) },
       { type: 'task.put', data: task },
       ...(opts.records?.(task) ?? []),
     );
     if (opts.nested) void this.executor.execute(task.task_id);
+    if (here) this.queue.push(task.task_id);
     return task;
   }
 
   waitForTask(id: string): Promise<Task | null> {
     return this.executor.waitForTask(id);
+  }
+
+  /**
+   * Ends the swarm task's turns that never started (failed, interrupted): its driver is gone, and a turn that runs in
+   * its driver's process (a coordinator's, a member's) has no queue entry for another instance to find. Each is
+   * claimed while still queued, so one its driver starts meanwhile (paused, not gone) is not ended here.
+   */
+  async interruptQueuedTurns(swarmTaskId: string, tenant: string): Promise<void> {
+    const error = 'interrupted: Switchboard stopped before this swarm task could go on';
+    for (const t of [...this.store.tasks.values()]) {
+      if (t.tenant !== tenant || t.status !== 'queued') continue;
+      if (t.origin?.kind !== 'swarm' || t.origin.swarm_task_id !== swarmTaskId) continue;
+      const queued: Claim = { kind: 'status', tenant, record: 'task', id: t.task_id, in: ['queued'] };
+      const patch = { status: 'failed', error, stop_reason: 'interrupted' } as const;
+      await this.executor
+        .finish(t, patch, { type: 'failed', error: 'interrupted' }, { claims: [queued], holder: false })
+        .catch((err: unknown) => {
+          if (!(err instanceof ClaimRefused)) throw err;
+        });
+    }
   }
 
   /**

@@ -78,6 +78,36 @@ async function until<X>(get: () => X | undefined | false, withinMs: number, what
 const requestsWith = (marker: string) =>
   mock.requests.filter((r) => r.url === '/v1/chat/completions' && JSON.stringify(r.body).includes(marker)).length;
 
+// A swarm's coordinator gets `delegate`, a closure of the instance that drives the swarm task. Its task went through
+// the team's queue, so another instance often ran it without the tool: the coordinator's call to `delegate` failed,
+// it answered without the member, and the round had no contribution (agents-team.serve.test.ts's swarm case failed
+// with `rounds[0].contributions[0]` undefined whenever the coordinator's task landed on another instance).
+it('a task given tools of this process runs on this instance, never through the team queue on another', async () => {
+  const prefix = `tm${randomUUID().slice(0, 8)}:`;
+  const a = await member(prefix, { lease_ms: 5000, run_window_ms: 0 }, false); // takes nothing from the team queue
+  await member(prefix, { lease_ms: 5000, run_window_ms: 0 }); // b: would take whatever is queued for the team
+  const agent = await a.o.agents.create(CreateAgentSchema.parse({ name: 'coord', model: 'mock-model' }), T);
+  mock.setBehavior({ script: [{ toolCall: { name: 'probe', arguments: {} } }], tokens: ['done'] });
+  let probed = 0;
+  const probe = {
+    schema: {
+      type: 'function' as const,
+      function: { name: 'probe', description: 'probes', parameters: { type: 'object', properties: {} } },
+    },
+    run: async () => {
+      probed++;
+      return 'probed';
+    },
+  };
+  const origin = { kind: 'workflow', workflow_id: 'wf_x', run_id: 'run_x', step: 's', attempt: 1 } as const;
+  const t = await a.o.tasks.submitInternal(agent.id, { message: 'marker-tools-here', context: {} }, T, origin, {
+    tools: { probe },
+  });
+  const done = (await Promise.race([a.o.tasks.waitForTask(t.task_id), sleep(10_000).then(() => null)])) as Task;
+  expect(done).toMatchObject({ status: 'completed', result: 'done' });
+  expect(probed).toBe(1); // before: 0 (b ran it, without the tool)
+});
+
 // A queue entry can reach a second instance while the task runs on the first (an entry redelivered once idle past
 // the lease, a command sent again). A task waiting for a person's approval has its resume state in the store, and the
 // second instance used to resume it from there as if its holder were gone: after the approval both ran the call.
