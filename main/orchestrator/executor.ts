@@ -105,7 +105,9 @@ export class TaskExecutor {
    */
   execute(id: string): Promise<void> {
     const t0 = this.store.tasks.get(id);
-    if (!t0 || this.closed) return Promise.resolve();
+    // One run of a task per process: a second hand-out of it (a second queue entry, a reclaim racing a delivery) is
+    // not run beside the first (its refused start would also let go of the lease the first one holds).
+    if (!t0 || this.closed || this.running.has(id)) return Promise.resolve();
     const resume = this.resumable(t0);
     if (t0.status !== 'queued' && !resume) return Promise.resolve();
     if (resume) this.approvals.markResuming(id, this.approvals.resumeOf(id)!.key);
@@ -118,6 +120,8 @@ export class TaskExecutor {
     const done = this.executeRunning(t0, controller.signal, resume).finally(() => {
       clearTimeout(deadline);
       this.running.delete(id);
+      // Its end is written (released already) or could not be (a write failed): no longer renewed from here.
+      this.store.forget(itemOf(t0));
       release();
     });
     this.running.set(id, { controller, done, release });
@@ -129,6 +133,14 @@ export class TaskExecutor {
     const running = this.running.get(id);
     running?.controller.abort(new Error('stopped by request'));
     return running?.done;
+  }
+
+  /**
+   * Another instance took the task over (this one was paused past its lease): it stops here and writes nothing more
+   * (the one that took it over writes its end).
+   */
+  lost(item: WorkItem): void {
+    this.running.get(item.id)?.controller.abort(new LeaseLost(item));
   }
 
   /**
@@ -223,15 +235,22 @@ export class TaskExecutor {
       // A task resumed after a restart (it was waiting for approval) is running already.
       const started: Task = resume ? t0 : { ...t0, status: 'running', started_at: isoNow() };
       if (!resume) {
-        // Still queued (a stop may have ended it meanwhile, on any instance): it starts once, here.
+        // Still queued (a stop may have ended it meanwhile, on any instance): it starts once, here. The status claim
+        // and the lease are one script (Redis: COMMIT), durable before the first model call: whoever else was handed
+        // the task (a second delivery, a reclaim) is refused, and an instance killed after this line leaves a
+        // running task that the reaper ends failed (interrupted), never one that is queued again.
         const queued: Claim = { kind: 'status', tenant: t0.tenant, record: 'task', id: t0.task_id, in: ['queued'] };
         try {
-          await this.store.commitWith({ as: item, claims: [queued] }, { type: 'task.put', data: started });
+          await this.store.commitWith({ take: item, claims: [queued] }, { type: 'task.put', data: started });
         } catch (err) {
           // Stopped (or started elsewhere) meanwhile: let the delivery go, and run nothing.
           if (err instanceof ClaimRefused) return void (await this.store.commitWith({ done: item }).catch(() => {}));
           throw err;
         }
+      } else {
+        // Resumed from its approval: only under a lease this instance holds (the reaper's takeover), checked before
+        // anything runs again (a tool call, a model call).
+        await this.store.commitWith({ as: item });
       }
       const from = this.movedFrom.get(t0.task_id);
       if (from) {
@@ -289,9 +308,10 @@ export class TaskExecutor {
       const patch = { ...progressPatch(), status: 'completed', result, stop_reason } as const;
       await this.finish(t0, patch, { type: 'completed' }, { extra, before });
     } catch (err) {
+      // Another instance took the task over (this one paused past its lease), or its start's outcome is unknown (no
+      // lease known here): it writes nothing more; the holder, or the reaper once the lease runs out, ends it.
+      if (err instanceof LeaseLost || signal.reason instanceof LeaseLost) return;
       await buffer?.drain().catch(() => undefined);
-      // Another instance took the task over (this one paused past its lease): it writes nothing more.
-      if (err instanceof LeaseLost) return;
       try {
         if (signal.aborted && !this.closed) {
           const timeout = signal.reason instanceof TaskTimeout ? signal.reason : null;

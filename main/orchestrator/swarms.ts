@@ -173,6 +173,7 @@ export class SwarmService extends Catalog<Swarm, SwarmTask> {
     if (this.driving.has(d.id)) return;
     if (d.reclaimed) {
       const error = 'interrupted: Switchboard stopped while this swarm task was running; submit it again';
+      await this.host.interruptQueuedTurns(d.id, d.tenant);
       await this.end(d.id, { status: 'failed', error });
       return;
     }

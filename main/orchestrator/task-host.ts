@@ -8,7 +8,10 @@ import type { OrchestratorStore, WorkItem } from './store/types.ts';
 export type InternalTaskOptions = {
   /** Run it at once in the caller's worker slot (a coordinator waiting for the member it delegated to). */
   nested?: boolean;
-  /** Tools given to this task only (a swarm coordinator's `delegate`). */
+  /**
+   * Tools given to this task only (a swarm coordinator's `delegate`): closures of this process, so the task runs in
+   * this instance's workers (never handed to another instance through the team's queue).
+   */
   tools?: Record<string, ExtraTool>;
   /** The caller's own records (the step or round naming the task), durable in one batch with the task. */
   records?: (task: Task) => OrchestratorRecord[];
@@ -39,4 +42,6 @@ export interface TaskHost {
   /** The task once it is over; null when it is gone or the service closes. */
   waitForTask(id: string): Promise<Task | null>;
   stop(id: string, tenant: string): Promise<Task>;
+  /** Fails (interrupted) the swarm task's turns still queued: its driver is gone (a reclaimed swarm task). */
+  interruptQueuedTurns(swarmTaskId: string, tenant: string): Promise<void>;
 }

@@ -87,7 +87,8 @@ export class TaskService implements TaskHost {
     store.onControl((c) => {
       if (c.kind === 'stop_task' && this.executor.isRunning(c.id)) void this.stop(c.id, c.tenant).catch(() => {});
       // Taken over by another instance (this one paused past its lease): stop here, writing nothing more.
-      if (c.kind === 'lease_lost' && c.item === 'task') void this.executor.abort(c.id);
+      if (c.kind === 'lease_lost' && c.item === 'task')
+        this.executor.lost(taskItem({ tenant: c.tenant, task_id: c.id }));
     });
   }
 
@@ -123,12 +124,22 @@ export class TaskService implements TaskHost {
   private async onTask(d: Delivery): Promise<void> {
     const t = this.store.tasks.get(d.id);
     const item = taskItem({ tenant: d.tenant, task_id: d.id });
-    if (!t || !isActive(t)) {
-      await this.store.commitWith({ done: item }).catch(() => undefined); // nothing left to do: let it go
+    // Running here: reclaimed, this instance's renewal came late and its own reaper took the lease over (the new
+    // fence is this instance's): it goes on here. Delivered: a second queue entry of it, which goes.
+    if (this.executor.isRunning(d.id)) {
+      if (!d.reclaimed) await this.store.commitWith({ letGo: item }).catch(() => undefined);
       return;
     }
     if (!d.reclaimed) {
-      this.queue.push(t.task_id);
+      // A delivery starts a queued task. One that is over, or running (an entry handed out twice: redelivered once
+      // idle past the lease, while the instance it went to first started it), is let go, never resumed: only a
+      // reclaim (a lease that ran out) judges a running task, and the lease it releases is not touched here.
+      if (t?.status === 'queued') this.queue.push(t.task_id);
+      else await this.store.commitWith({ letGo: item }).catch(() => undefined);
+      return;
+    }
+    if (!t || !isActive(t)) {
+      await this.store.commitWith({ done: item }).catch(() => undefined); // nothing left to do: let it go
       return;
     }
     const from = d.reclaimed.from;
@@ -402,19 +413,45 @@ export class TaskService implements TaskHost {
       await new Promise((r) => setTimeout(r, 100));
     }
     const task = newTask(agentId, body, tenant, new Date().toISOString(), origin);
-    // With the caller's own records (the run step or swarm round naming this task) in one durable batch.
+    // Tools given to the task are this process's (a coordinator's `delegate` drives its swarm task from here): such a
+    // task runs here, in this instance's workers, not through the team's queue, where another instance would run it
+    // without them. Nobody else runs it: when this instance dies before it starts, its swarm task is reclaimed and
+    // fails it (swarms.ts).
+    const here = !opts.nested && opts.tools !== undefined;
     if (opts.tools) this.executor.giveTools(task.task_id, opts.tools);
+    // With the caller's own records (the run step or swarm round naming this task) in one durable batch.
     await this.store.commitWith(
-      { enqueue: opts.nested ? [] : [taskItem(task)], ...(opts.as ? { as: opts.as } : {}) },
+      { enqueue: opts.nested || here ? [] : [taskItem(task)], ...(opts.as ? { as: opts.as } : {}) },
       { type: 'task.put', data: task },
       ...(opts.records?.(task) ?? []),
     );
     if (opts.nested) void this.executor.execute(task.task_id);
+    if (here) this.queue.push(task.task_id);
     return task;
   }
 
   waitForTask(id: string): Promise<Task | null> {
     return this.executor.waitForTask(id);
+  }
+
+  /**
+   * Ends the swarm task's turns that never started (failed, interrupted): its driver is gone, and a turn that runs in
+   * its driver's process (a coordinator's, a member's) has no queue entry for another instance to find. Each is
+   * claimed while still queued, so one its driver starts meanwhile (paused, not gone) is not ended here.
+   */
+  async interruptQueuedTurns(swarmTaskId: string, tenant: string): Promise<void> {
+    const error = 'interrupted: Switchboard stopped before this swarm task could go on';
+    for (const t of [...this.store.tasks.values()]) {
+      if (t.tenant !== tenant || t.status !== 'queued') continue;
+      if (t.origin?.kind !== 'swarm' || t.origin.swarm_task_id !== swarmTaskId) continue;
+      const queued: Claim = { kind: 'status', tenant, record: 'task', id: t.task_id, in: ['queued'] };
+      const patch = { status: 'failed', error, stop_reason: 'interrupted' } as const;
+      await this.executor
+        .finish(t, patch, { type: 'failed', error: 'interrupted' }, { claims: [queued], holder: false })
+        .catch((err: unknown) => {
+          if (!(err instanceof ClaimRefused)) throw err;
+        });
+    }
   }
 
   /**

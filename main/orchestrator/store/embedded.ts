@@ -162,6 +162,9 @@ export class EmbeddedStore extends OrchestratorState implements OrchestratorStor
 
   workFreed(): void {}
 
+  /** One process: what it left unfinished is handed out at the next start. */
+  forget(_item: WorkItem): void {}
+
   /**
    * After a start, what the previous process left unfinished is handed out as reclaimed (the spec's rule: tasks.ts,
    * workflows.ts, swarms.ts): its tasks in the order they were made, then its workflow runs, then its swarm tasks.

@@ -104,8 +104,9 @@ export class CommitCall {
     q: Op[];
     ack: Op[];
     ne: number;
-    as?: { i: string; f?: number; l: number };
+    as?: { i: string; f?: number; t?: 1; d?: { s: 8 | 9; id: string }; l: number };
     done?: string;
+    df?: number;
   };
   /** The records as this instance applies them (events numbered once the script says from where). */
   readonly local: OrchestratorRecord[] = [];
@@ -183,13 +184,27 @@ export class CommitCall {
       acked.add(d.entry);
       this.ops.ack.push({ s: d.stream, id: d.entry });
     };
-    if (opts.as) {
-      const fence = this.ctx.fenceOf(opts.as);
-      this.ops.as = { i: itemName(opts.as), l: this.ctx.leaseMs, ...(fence !== undefined ? { f: fence } : {}) };
-      ack(opts.as);
+    const as = opts.as ?? opts.take;
+    if (as) {
+      // Held: its fence. Not held: taken by a start (`take`) or through its delivery here, or the script refuses.
+      const fence = this.ctx.fenceOf(as);
+      const delivered = this.ctx.deliveredOf(as);
+      const how =
+        fence !== undefined
+          ? { f: fence }
+          : opts.take && itemName(opts.take) === itemName(as)
+            ? { t: 1 as const }
+            : delivered
+              ? { d: { s: delivered.stream, id: delivered.entry } }
+              : {};
+      this.ops.as = { i: itemName(as), l: this.ctx.leaseMs, ...how };
+      ack(as);
     }
+    if (opts.letGo) ack(opts.letGo);
     if (opts.done) {
       this.ops.done = itemName(opts.done);
+      const fence = this.ctx.fenceOf(opts.done);
+      if (fence !== undefined) this.ops.df = fence;
       ack(opts.done);
     }
   }

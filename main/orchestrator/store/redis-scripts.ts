@@ -38,7 +38,10 @@ for i, c in ipairs(claims) do
     if redis.call('XLEN', key) >= c.n then return {0, 'claim', i, '', 0} end
   end
 end
--- 2. the lease of the work this change is about: held (our fence still there) or taken now
+-- 2. the lease of the work this change is about: held (our fence still there), or taken now. Work is taken only by
+-- the start of a task (ops.as.t: its status claim above says no one started it) or through this instance's delivery
+-- of it (ops.as.d: the queue entry, acked here; an entry another instance acked first takes nothing), and only when
+-- no other instance holds it; any other write about work this instance does not hold is refused.
 local fence = 0
 if ops.as then
   local item = ops.as.i
@@ -47,10 +50,14 @@ if ops.as then
     if own ~= (ops.as.f .. '|' .. ops.inst) then return {0, 'lease', 0, own or '', 0} end
     fence = ops.as.f
   else
+    if not ops.as.t and not ops.as.d then return {0, 'lease', 0, own or '', 0} end
     if own then
       local mine = string.sub(own, -(#ops.inst + 1)) == ('|' .. ops.inst)
       local exp = tonumber(redis.call('ZSCORE', KEYS[5], item) or '0')
       if (not mine) and exp > now then return {0, 'lease', 0, own, 0} end
+    end
+    if not ops.as.t and redis.call('XACK', KEYS[ops.as.d.s], 'w', ops.as.d.id) == 0 then
+      return {0, 'lease', 0, own or '', 0}
     end
     fence = redis.call('INCR', KEYS[7])
     redis.call('HSET', KEYS[6], item, fence .. '|' .. ops.inst)
@@ -122,9 +129,11 @@ for _, a in ipairs(ops.ack or {}) do
   redis.call('XDEL', KEYS[a.s], a.id)
 end
 if ops.done then
-  -- Released only by its holder (a delivery let go by an instance that never held it releases nothing).
-  local own = redis.call('HGET', KEYS[6], ops.done)
-  if own and string.sub(own, -(#ops.inst + 1)) == ('|' .. ops.inst) then
+  -- Released only under the fence this change holds it with (the one taken or checked above, or ops.df): a delivery
+  -- let go by an instance that never held the work, or a late write of one that lost it, releases nothing.
+  local df = ops.df
+  if ops.as and ops.as.i == ops.done then df = fence end
+  if df and df ~= 0 and redis.call('HGET', KEYS[6], ops.done) == (df .. '|' .. ops.inst) then
     redis.call('HDEL', KEYS[6], ops.done)
     redis.call('ZREM', KEYS[5], ops.done)
   end

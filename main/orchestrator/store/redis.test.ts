@@ -77,7 +77,7 @@ describe('redis store: leases and fencing', () => {
     const ag = agent('paused');
     const t = task(ag.id, { status: 'running', started_at: new Date().toISOString() });
     const item: WorkItem = { kind: 'task', tenant: 'acme', id: t.task_id };
-    await a.commitWith({ as: item }, { type: 'agent.put', data: ag }, { type: 'task.put', data: t });
+    await a.commitWith({ take: item }, { type: 'agent.put', data: ag }, { type: 'task.put', data: t });
     a.pauseForTest(true); // a stops renewing (a SIGSTOP, a GC pause): its lease runs out
     const deadline = Date.now() + LEASE_MS * 5;
     while (!reclaimed.some((d) => d.id === t.task_id) && Date.now() < deadline) await sleep(20);
@@ -113,12 +113,81 @@ describe('redis store: leases and fencing', () => {
     void b2;
     const t2 = task(ag.id, { status: 'running' });
     const item2: WorkItem = { kind: 'task', tenant: 'acme', id: t2.task_id };
-    await a.commitWith({ as: item2 }, { type: 'task.put', data: t2 });
+    await a.commitWith({ take: item2 }, { type: 'task.put', data: t2 });
     await sleep(LEASE_MS * 2); // paused: b takes item2 over
     a.pauseForTest(false);
     const until = Date.now() + LEASE_MS * 3;
     while (!lost.some((c) => c.kind === 'lease_lost' && c.id === t2.task_id) && Date.now() < until) await sleep(20);
     expect(lost).toContainEqual({ kind: 'lease_lost', tenant: 'acme', id: t2.task_id, item: 'task' });
+  });
+
+  // Work is taken by its start or through its delivery, never by a write that merely names it: before, any write
+  // about work no instance held took it, so an instance that had lost a task (paused past its lease, told so by its
+  // renewal, its run aborted) wrote the task's end ("stopped") over the end its taker had written ("interrupted").
+  it('a paused holder told it lost the lease cannot write the task’s end over the end its taker wrote', async () => {
+    const prefix = `h${randomUUID().slice(0, 8)}:`;
+    const a = await make(prefix);
+    const b = await make(prefix);
+    const handed: Delivery[] = [];
+    a.onWork('task', (d) => void handed.push(d));
+    const reclaimed: Delivery[] = [];
+    b.onWork('task', (d) => void reclaimed.push(d));
+    const lost: Control[] = [];
+    a.onControl((c) => lost.push(c));
+    await a.startWork();
+    const ag = agent('late');
+    const t = task(ag.id);
+    const item: WorkItem = { kind: 'task', tenant: 'acme', id: t.task_id };
+    await a.commitWith({ enqueue: [item] }, { type: 'agent.put', data: ag }, { type: 'task.put', data: t });
+    await until(() => handed.some((d) => d.id === t.task_id), 3000);
+    const started = { ...t, status: 'running' as const, started_at: new Date().toISOString() };
+    await a.commitWith({ as: item }, { type: 'task.put', data: started }); // taken through its delivery
+    await b.startWork();
+    a.pauseForTest(true);
+    await until(() => reclaimed.some((d) => d.id === t.task_id), LEASE_MS * 5);
+    await b.sync('acme');
+    const ended = {
+      ...started,
+      status: 'failed' as const,
+      stop_reason: 'interrupted',
+      finished_at: new Date().toISOString(),
+    };
+    await b.commitWith({ as: item, done: item }, { type: 'task.put', data: ended });
+    a.pauseForTest(false);
+    await until(() => lost.some((c) => c.kind === 'lease_lost' && c.id === t.task_id), LEASE_MS * 3);
+    const stopped = {
+      ...started,
+      status: 'stopped' as const,
+      stop_reason: 'stopped',
+      finished_at: new Date().toISOString(),
+    };
+    const late = await a.commitWith({ as: item, done: item }, { type: 'task.put', data: stopped }).catch((e) => e);
+    expect(late).toBeInstanceOf(LeaseLost);
+    await b.sync('acme');
+    expect(b.tasks.get(t.task_id)).toMatchObject({ status: 'failed', stop_reason: 'interrupted' });
+  });
+
+  it('a queue entry handed out twice (idle past the lease: XAUTOCLAIM) is taken once; the late delivery takes nothing, even once the work is over', async () => {
+    const prefix = `d${randomUUID().slice(0, 8)}:`;
+    const a = await make(prefix);
+    const b = await make(prefix);
+    const toA: Delivery[] = [];
+    const toB: Delivery[] = [];
+    a.onWork('run', (d) => void toA.push(d)); // a does nothing with it yet (a slow instance)
+    b.onWork('run', (d) => void toB.push(d));
+    await a.startWork();
+    const run: WorkItem = { kind: 'run', tenant: 'acme', id: `run_${randomUUID().replaceAll('-', '').slice(0, 24)}` };
+    await a.commitWith({ enqueue: [run] });
+    await until(() => toA.length > 0, 3000);
+    await b.sync('acme'); // b follows the tenant now (not at its next look at the team's tenants)
+    await b.startWork();
+    await until(() => toB.length > 0, LEASE_MS * 5); // idle past the lease: handed to b as well
+    expect(toB[0]).toMatchObject({ id: run.id });
+    expect(toB[0]!.reclaimed).toBeUndefined();
+    await a.commitWith({ as: run }); // a takes it (its delivery's entry acked), and ends it
+    await a.commitWith({ as: run, done: run });
+    const late = await b.commitWith({ as: run }).catch((e) => e);
+    expect(late).toBeInstanceOf(LeaseLost); // before: b took the finished run and would have driven it again
   });
 
   it('a close gives the work up at once: another instance takes it over without waiting for the lease', async () => {
@@ -140,7 +209,7 @@ describe('redis store: leases and fencing', () => {
     const ag = agent('leaving');
     const t = task(ag.id, { status: 'running' });
     await a.commitWith(
-      { as: { kind: 'task', tenant: 'acme', id: t.task_id } },
+      { take: { kind: 'task', tenant: 'acme', id: t.task_id } },
       { type: 'agent.put', data: ag },
       { type: 'task.put', data: t },
     );
@@ -157,3 +226,10 @@ describe('redis store: leases and fencing', () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(check: () => boolean, withinMs: number): Promise<void> {
+  const end = Date.now() + withinMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`not within ${withinMs} ms`);
+    await sleep(20);
+  }
+}

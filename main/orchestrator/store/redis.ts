@@ -301,6 +301,14 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
     }
   }
 
+  /** catchUp, saying whether it read the feed to its end (false: Redis did not answer). */
+  private caughtUp(f: Feed): Promise<boolean> {
+    return this.catchUp(f).then(
+      () => true,
+      () => false,
+    );
+  }
+
   /** Reads the feed from where the replica stands to its end now (one round trip, more if far behind). */
   private async catchUp(f: Feed): Promise<void> {
     for (;;) {
@@ -423,18 +431,24 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
     for (const c of opts.claims ?? []) call.claim(c);
     call.work(opts);
     for (const r of records) call.record(r);
+    const held = opts.as ?? opts.take;
     let res: (string | number)[];
     try {
       const args = call.args();
       res = await this.r.sbOrchCommit(call.keys.length, ...call.keys, ...args);
     } catch (err) {
+      // Not known whether the script ran. A delivery it named is no longer kept for this instance: if the script did
+      // not run, its queue entry is still pending and is handed out again once idle (XAUTOCLAIM, here or elsewhere);
+      // if it ran, the entry is gone, and work it took here without knowing runs out of lease (the reaper's rule).
+      for (const it of [held, opts.done, opts.letGo]) if (it) this.delivered.delete(itemName(it));
       throw unavailable(this.conn, err);
     }
     if (Number(res[0]) === 0) {
       const [, what, index, holder, retry] = res;
       if (what === 'lease') {
-        const item = opts.as as WorkItem;
+        const item = held as WorkItem;
         this.holding.delete(itemName(item));
+        this.delivered.delete(itemName(item));
         throw new LeaseLost(item);
       }
       const claim = (opts.claims ?? [])[Number(index) - 1];
@@ -444,15 +458,16 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
       throw new ClaimRefused(claim!, shown === '' ? null : shown, Number(retry) > 0 ? Number(retry) : null);
     }
     const [, seq, entry, firstEvent, fence] = res;
-    if (opts.as) {
-      const name = itemName(opts.as);
-      this.holding.set(name, { item: opts.as, fence: Number(fence) });
+    if (held) {
+      const name = itemName(held);
+      this.holding.set(name, { item: held, fence: Number(fence) });
       this.delivered.delete(name);
     }
     if (opts.done) {
       this.holding.delete(itemName(opts.done));
       this.delivered.delete(itemName(opts.done));
     }
+    if (opts.letGo) this.delivered.delete(itemName(opts.letGo));
     if (Number(seq) > 0 && f.seq < Number(seq)) {
       // (Already applied: the feed reader brought the entry back before the script's answer came.)
       if (!f.loading && f.seq === Number(seq) - 1) {
@@ -488,7 +503,13 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
   }
 
   private tenantOf(opts: CommitOptions, records: OrchestratorRecord[]): string | null {
-    const fromOpts = opts.as?.tenant ?? opts.done?.tenant ?? opts.enqueue?.[0]?.tenant ?? opts.claims?.[0]?.tenant;
+    const fromOpts =
+      opts.as?.tenant ??
+      opts.take?.tenant ??
+      opts.done?.tenant ??
+      opts.letGo?.tenant ??
+      opts.enqueue?.[0]?.tenant ??
+      opts.claims?.[0]?.tenant;
     if (fromOpts) return fromOpts;
     for (const r of records) {
       if (r.type === 'events') {
@@ -523,6 +544,10 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
 
   workFreed(): void {
     this.wakeAll();
+  }
+
+  forget(item: WorkItem): void {
+    this.holding.delete(itemName(item));
   }
 
   /** Starts the queue readers, the lease renewals and the reaper. */
@@ -580,7 +605,9 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
         failures = 0;
         for (const [key, entries] of res ?? []) {
           const f = feeds[keys.indexOf(key)] as Feed;
-          await this.catchUp(f).catch(() => undefined); // once for the batch: the entries' records are here then
+          // Once for the batch: the entries' records are here then. Not read: the entries stay pending, and are
+          // handed out again once idle (a handler must never judge work on a replica that lacks its records).
+          if (!(await this.caughtUp(f))) continue;
           for (const [entry, fields] of entries) await this.deliver(f, entry, fields[1] as string, which, true);
         }
       } catch {
@@ -600,8 +627,8 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
   ): Promise<void> {
     const item = itemOf(f.tenant, name);
     if (!item) return;
+    if (!caughtUp && !(await this.caughtUp(f))) return; // pending still: handed out again later
     this.delivered.set(name, { stream: which === 'task' ? 8 : 9, entry });
-    if (!caughtUp) await this.catchUp(f).catch(() => undefined);
     await this.handlers.get(item.kind)?.(item);
   }
 
@@ -633,22 +660,26 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
           this.holding.set(name, { item, fence });
           const from = prev.slice(prev.indexOf('|') + 1) || 'an instance that is gone';
           // The rule is applied on the record as the feed has it now (the takeover comes after every write of the old
-          // holder in the feed); when the feed cannot be read, the work is given up again, for the next tick.
-          const fresh = await this.catchUp(f).then(
-            () => true,
-            () => false,
-          );
-          if (!fresh) {
+          // holder in the feed); when the feed cannot be read, or the rule's write fails, the work is given up again,
+          // for the next tick (not held, and renewed, by an instance that did nothing with it).
+          const giveUp = async () => {
             this.holding.delete(name);
             await this.r
               .sbOrchRenew(f.keys.leases, f.keys.owners, this.instance, 0, name, String(fence))
               .catch(() => []);
+          };
+          if (!(await this.caughtUp(f))) {
+            await giveUp();
             continue;
           }
           logger.warn(
             `agent state: took over ${item.kind} ${item.id} of tenant "${f.tenant}" from ${from} (its lease ran out)`,
           );
-          await this.handlers.get(item.kind)?.({ ...item, reclaimed: { from } });
+          try {
+            await this.handlers.get(item.kind)?.({ ...item, reclaimed: { from } });
+          } catch {
+            if (this.holding.get(name)?.fence === fence) await giveUp();
+          }
         }
         for (const [q, which] of [
           [f.keys.queue, 'task'],

@@ -73,12 +73,21 @@ export type CommitOptions = {
   claims?: readonly Claim[];
   /** Work queued by this change (handed to an instance once durable). */
   enqueue?: readonly WorkItem[];
-  /** Work this instance takes (from a delivery) with this change: it holds it from now on. */
+  /**
+   * The start of work that was not delivered from a queue or whose start a status claim of this change guards (a
+   * task's queued → running): taken with this change, held by this instance from now on (implies `as`).
+   */
   take?: WorkItem;
-  /** Writes about work this instance holds: refused with LeaseLost when another instance took it over. */
+  /**
+   * Writes about work this instance holds: refused with LeaseLost when it does not hold it (another instance took it
+   * over, or its end was written). Work delivered to this instance and not yet held is taken by its first such
+   * write (Redis: only while that delivery is still pending; work is never taken by a write that merely names it).
+   */
   as?: WorkItem;
-  /** Work whose end this change writes: released. */
+  /** Work whose end this change writes (or whose delivery it lets go): released, if this instance holds it. */
   done?: WorkItem;
+  /** A delivery this instance does not act on (handed out twice): its queue entry goes; no lease is touched. */
+  letGo?: WorkItem;
 };
 
 /** What the status API says of the store (GET /api/v1/health, GET /admin/v1/status). */
@@ -150,6 +159,11 @@ export interface OrchestratorStore {
   onWork(kind: WorkItem['kind'], handler: (d: Delivery) => void, capacity?: () => number): void;
   /** A task worker freed a slot: more work may be taken (Redis mode reads the queue again). */
   workFreed(): void;
+  /**
+   * This instance no longer works on the item though its end may not be written (a write failed): Redis mode stops
+   * renewing its lease, so the lease runs out and the rule for interrupted work applies (embedded: the next start).
+   */
+  forget(item: WorkItem): void;
 
   // ---- lifecycle
   /** Loads the state (embedded: snapshot + WAL; Redis: the records and the feed) and starts taking work. */
