@@ -2,30 +2,14 @@
 // names grew each rollup from 2.5 to 37 MB, slowed the summary to 238 ms and a restart to 2.65 s (idle RSS 475 MB).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { useTempDir } from '../../test/support/wal/temp-dir.ts';
+import { describe, expect, it } from 'vitest';
 import { APPS_PER_DAY, CELLS_PER_BUCKET, MODELS_PER_DAY, NAME_MAX, OTHER } from './bounds.ts';
-import { rec } from './records.test-helper.ts';
+import { NOW, rec, useUsageStore } from './records.test-helper.ts';
 import { partsOf } from './rollups.ts';
-import { snapshotFile, UsageStore, type UsageStoreOptions } from './store.ts';
+import { snapshotFile, type UsageStore } from './store.ts';
 import { summarize } from './summary.ts';
 
-const dir = useTempDir('usage-bounds');
-const savedTz = process.env.TZ;
-afterEach(() => {
-  if (savedTz === undefined) delete process.env.TZ;
-  else process.env.TZ = savedTz;
-});
-
-const NOW = Date.parse('2025-01-15T12:00:00Z');
-const open = (o: Partial<UsageStoreOptions> = {}) =>
-  UsageStore.open({
-    dir: dir(),
-    retention: () => ({ raw_days: 7, rollup_days: 400 }),
-    now: () => NOW,
-    snapshotMs: 3_600_000,
-    ...o,
-  });
+const { dir, open } = useUsageStore('usage-bounds');
 /** Spread over the last hour, so minute and hour buckets fill too. */
 const at = (i: number) => new Date(NOW - (i % 60) * 60_000).toISOString();
 const apps = (s: UsageStore) => {

@@ -3,29 +3,13 @@
 // old raw files go, and the newest records are listed page by page.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { useTempDir } from '../../test/support/wal/temp-dir.ts';
-import { rec } from './records.test-helper.ts';
+import { describe, expect, it } from 'vitest';
+import { NOW, rec, useUsageStore } from './records.test-helper.ts';
 import { keyOf } from './rollups.ts';
 import { summarize } from './summary.ts';
-import { snapshotFile, UsageStore, type UsageStoreOptions } from './store.ts';
+import { snapshotFile, type UsageStore } from './store.ts';
 
-const dir = useTempDir('usage-store');
-const savedTz = process.env.TZ;
-afterEach(() => {
-  if (savedTz === undefined) delete process.env.TZ;
-  else process.env.TZ = savedTz;
-});
-
-const NOW = Date.parse('2025-01-15T12:00:00Z');
-const open = (o: Partial<UsageStoreOptions> = {}) =>
-  UsageStore.open({
-    dir: dir(),
-    retention: () => ({ raw_days: 7, rollup_days: 400 }),
-    now: () => NOW,
-    snapshotMs: 3_600_000, // snapshots only when a test asks (or at close)
-    ...o,
-  });
+const { dir, open } = useUsageStore('usage-store');
 const at = (min: number) => new Date(NOW - min * 60_000).toISOString();
 const today = (s: UsageStore) => summarize(s.rollups, 'today', NOW, []);
 
