@@ -3,10 +3,6 @@
 // every relative link and #anchor of the Markdown resolves, and every ```json config example is a valid config.json.
 // Each check is also run on a doctored copy (one field, code, route, link or example removed or broken) to show it
 // fails, naming what is missing. The runnable shell and JS examples run in examples.serve.test.ts.
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigSchema } from '../../shared/config.ts';
@@ -23,28 +19,10 @@ import {
   routeProblems,
 } from './checks.ts';
 import { configFields } from './config-fields.ts';
+import { markdownPages, read, repoFiles } from './pages.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const read = (p: string): string => fs.readFileSync(path.join(ROOT, p), 'utf8');
-
-/** The repository's files as git knows them (tracked or new, not ignored), and every folder on their way. */
-function repoFiles(): Map<string, string | null> {
-  const list = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT })
-    .toString()
-    .split('\n')
-    .filter((f) => f && fs.existsSync(path.join(ROOT, f)));
-  const files = new Map<string, string | null>();
-  for (const f of list) {
-    files.set(f, f.endsWith('.md') ? read(f) : null);
-    for (let d = path.posix.dirname(f); d !== '.'; d = path.posix.dirname(d)) files.set(d, null);
-  }
-  return files;
-}
 const FILES = repoFiles();
-/** The Markdown a reader follows: the front page, docs/, and every README and DECISIONS page of the code. */
-const MARKDOWN: Page[] = [...FILES.entries()]
-  .filter(([f, text]) => typeof text === 'string' && !f.startsWith('test/fixtures/'))
-  .map(([f, text]) => ({ path: f, text: text! }));
+const MARKDOWN = markdownPages(FILES);
 const DOCS: Page[] = MARKDOWN.filter((p) => p.path.startsWith('docs/') || p.path === 'README.md');
 const page = (p: string): Page => DOCS.find((d) => d.path === p)!;
 
