@@ -224,15 +224,41 @@ export function anchorsOf(text: string): Set<string> {
   return anchors;
 }
 
-/** Markdown links `[text](target)` outside code, with the line they are on. */
-export function linksOf(text: string): { target: string; line: number }[] {
-  const out: { target: string; line: number }[] = [];
+/**
+ * The section an anchor names: from its heading to the next heading of the same or a higher level (the whole page
+ * for its title, or no anchor); null when the page has no such heading.
+ */
+export function sectionOf(text: string, anchor: string | undefined): string | null {
+  if (!anchor) return text;
+  const lines = text.split('\n');
+  const plain = prose(text).split('\n');
+  const seen = new Map<string, number>();
+  for (let i = 0; i < plain.length; i++) {
+    const m = /^(#{1,6})\s+(.+?)\s*#*$/.exec(plain[i]!);
+    if (!m) continue;
+    const s = slug(m[2]!);
+    const n = seen.get(s) ?? 0;
+    seen.set(s, n + 1);
+    if ((n === 0 ? s : `${s}-${n}`) !== anchor) continue;
+    const level = m[1]!.length;
+    let end = i + 1;
+    while (end < plain.length && !(/^(#{1,6})\s/.exec(plain[end]!) && /^#+/.exec(plain[end]!)![0].length <= level))
+      end++;
+    return lines.slice(i, end).join('\n');
+  }
+  return null;
+}
+
+/** Markdown links `[text](target)` outside code blocks and inline code, with their text and the line they are on. */
+export function linksOf(text: string): { target: string; line: number; text: string }[] {
+  const out: { target: string; line: number; text: string }[] = [];
   prose(text)
     .split('\n')
     .forEach((line, i) => {
-      const bare = line.replace(/`[^`]*`/g, '');
-      for (const m of bare.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
-        out.push({ target: m[1]!, line: i + 1 });
+      // Inline code keeps its words (a link's text may hold some) but can no longer look like a link.
+      const bare = line.replace(/`([^`]*)`/g, (_m, code: string) => code.replace(/[[\]()]/g, ' '));
+      for (const m of bare.matchAll(/\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
+        out.push({ target: m[2]!, line: i + 1, text: m[1]! });
     });
   return out;
 }

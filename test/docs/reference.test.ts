@@ -15,7 +15,9 @@ import {
   errorCodeProblems,
   fencedBlocks,
   linkProblems,
+  linksOf,
   type Page,
+  sectionOf,
   routeProblems,
 } from './checks.ts';
 import { configFields } from './config-fields.ts';
@@ -145,6 +147,34 @@ describe('relative links resolve', () => {
     expect(linkProblems([page('docs/README.md')], files)).toContainEqual(
       expect.stringContaining('names docs/troubleshooting.md, which is not in the repository'),
     );
+  });
+});
+
+describe("a newcomer's questions are one click from docs/README.md", () => {
+  const index = page('docs/README.md');
+  /** The section a link of the index leads to, found by words of the link's text. */
+  const oneClick = (words: string): string | null => {
+    const link = linksOf(index.text).find((l) => l.text.includes(words));
+    if (!link) return null;
+    const [file, anchor] = link.target.split('#') as [string, string | undefined];
+    const target = DOCS.find((p) => p.path === `docs/${file}`);
+    return target ? sectionOf(target.text, anchor) : null;
+  };
+
+  for (const [question, answer] of [
+    ['connect Codex', /Codex CLI \| `\$CODEX_HOME\/config\.toml`/],
+    ['x-switchboard-dropped', /header names\s+every field the provider did not get/],
+    ['404 no_route', /no `routing\.rules` pattern matched it/],
+  ] as const)
+    it(`"${question}": a link whose section answers it`, () => {
+      expect(oneClick(question)).toMatch(answer);
+    });
+
+  it('fails when the link goes to a section without the answer', () => {
+    const section = sectionOf(page('docs/formats.md').text, 'staying-compatible-and-the-translation-decisions');
+    expect(section).not.toBeNull();
+    expect(section).not.toMatch(/header names\s+every field the provider did not get/);
+    expect(sectionOf(page('docs/formats.md').text, 'no-such-section')).toBeNull();
   });
 });
 
