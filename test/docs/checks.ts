@@ -158,18 +158,28 @@ export type Route = { method: string; path: string };
 /** A page whose tables write paths relative to a base says so in a comment: `<!-- routes-base: /api/v1 -->`. */
 const BASE = /<!--\s*routes-base:\s*(\/[^\s>]*)/;
 
-/** `GET /api/v1/agents/:id` as the docs write it, each mention also read under its page's base. */
-export function routeMentions(pages: readonly Page[]): Route[] {
-  const mentions: Route[] = [];
+/** A route as a page mentions it (`GET /api/v1/agents/:id`), where, and the base its page declares. */
+type Mention = Route & { page: string; line: number; base?: string };
+
+function mentionsOf(pages: readonly Page[]): Mention[] {
+  const mentions: Mention[] = [];
   for (const page of pages) {
     const base = BASE.exec(page.text)?.[1];
     for (const m of page.text.matchAll(/\b(GET|POST|PUT|PATCH|DELETE|HEAD)\s+(\/[^\s`|),;]*)/g)) {
       const path = m[2]!.split('?')[0]!.replace(/[.:]$/, '');
-      mentions.push({ method: m[1]!, path });
-      if (base && !path.startsWith(base)) mentions.push({ method: m[1]!, path: base + (path === '/' ? '' : path) });
+      const line = page.text.slice(0, m.index).split('\n').length;
+      mentions.push({ method: m[1]!, path, page: page.path, line, ...(base ? { base } : {}) });
     }
   }
   return mentions;
+}
+
+/** `GET /api/v1/agents/:id` as the docs write it, each mention also read under its page's base. */
+export function routeMentions(pages: readonly Page[]): Route[] {
+  return mentionsOf(pages).flatMap(({ method, path, base }) => [
+    { method, path },
+    ...(base && !path.startsWith(base) ? [{ method, path: base + (path === '/' ? '' : path) }] : []),
+  ]);
 }
 
 /** A server route pattern (`:param`, `*`) as a regular expression over documented paths. */
@@ -195,6 +205,26 @@ export function routeProblems(pages: readonly Page[], routes: readonly Route[]):
     .map(
       (r) =>
         `the server serves ${r.method} ${r.path}, which no page of docs/ mentions: add it (as \`${r.method} ${r.path}\`) to the page of its API (gateway.md, agents.md, admin.md…)`,
+    );
+}
+
+/**
+ * Mentions of routes the server does not serve (renamed or removed since, or never there). A path relative to a base
+ * some page declares (`/agents/:id` under `/api/v1`) is read under it too, and HEAD is served wherever GET is.
+ */
+export function staleRouteProblems(pages: readonly Page[], routes: readonly Route[]): string[] {
+  const mentions = mentionsOf(pages);
+  const bases = [...new Set(mentions.flatMap((m) => (m.base ? [m.base] : [])))];
+  const served = (method: string, path: string): boolean =>
+    routes.some(
+      (r) =>
+        (r.method === method || (method === 'HEAD' && r.method === 'GET')) && patternOf(r.path).test(concrete(path)),
+    );
+  return mentions
+    .filter((m) => ![m.path, ...bases.map((b) => b + m.path)].some((p) => served(m.method, p)))
+    .map(
+      (m) =>
+        `${m.page}:${m.line}: mentions ${m.method} ${m.path}, which the server does not serve: correct it or remove it (the server's routes: test/support/server-routes.ts)`,
     );
 }
 

@@ -19,6 +19,7 @@ import {
   type Page,
   sectionOf,
   routeProblems,
+  staleRouteProblems,
 } from './checks.ts';
 import { configFields } from './config-fields.ts';
 import { markdownPages, read, repoFiles } from './pages.ts';
@@ -108,6 +109,24 @@ describe('the docs mention every route the server serves', () => {
     expect(routeProblems(DOCS, [...routes, { method: 'POST', path: '/admin/v1/brand-new/:id' }])).toEqual([
       expect.stringContaining('POST /admin/v1/brand-new/:id'),
     ]);
+  });
+
+  it('names only routes the server serves (a route renamed or removed leaves no mention behind)', () => {
+    expect(staleRouteProblems(DOCS, routes)).toEqual([]);
+  });
+
+  it('fails, naming the page and line, when a page mentions a route the server does not serve', () => {
+    const admin = page('docs/admin.md');
+    const doctored = [{ ...admin, text: `${admin.text}\n| \`POST /admin/v1/reboot\` | restarts |\n` }];
+    expect(staleRouteProblems(doctored, routes)).toEqual([
+      expect.stringMatching(/^docs\/admin\.md:\d+: mentions POST \/admin\/v1\/reboot, which the server does not serve/),
+    ]);
+    expect(
+      staleRouteProblems(
+        DOCS,
+        routes.filter((r) => r.path !== '/admin/v1/port-check'),
+      ),
+    ).toContainEqual(expect.stringContaining('mentions GET /admin/v1/port-check, which the server does not serve'));
   });
 
   it("reads an agent table's relative paths under its page's base (<!-- routes-base: /api/v1 -->)", () => {
