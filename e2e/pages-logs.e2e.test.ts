@@ -15,7 +15,7 @@ let alpha: MockProvider;
 let broken: MockProvider;
 let sb: ServeProcess;
 
-// 63 characters: app names are cut at 64 (README, "Who is calling"); long enough to wrap in the app column.
+// 63 characters: app names are cut at 64 (docs/routing.md, "Who is calling"); long enough to wrap in the app column.
 const LONG_APP = 'an-application-with-a-really-long-name-that-wraps-in-its-column';
 const ask = (model: string, app: string) =>
   fetch(`${sb.baseUrl}/chat/completions`, {

@@ -16,8 +16,8 @@ const ACTIONS: Record<ErrorCode, string> = {
   request_timeout: 'Send the whole body without pausing, or raise body_idle_timeout_ms in config.json.',
   client_closed_request: 'Nothing to do: the client hung up before sending its whole request.',
   no_route: 'Add a routing rule for this model, or set routing.default_provider in config.json.',
-  not_found: "See the README's reference section for the endpoints Switchboard serves.",
-  method_not_allowed: "See the README's reference section for the methods each endpoint takes.",
+  not_found: 'See the reference (docs/README.md) for the endpoints Switchboard serves.',
+  method_not_allowed: 'See the reference (docs/README.md) for the methods each endpoint takes.',
   invalid_admin_token: 'Open the UI from the link `switchboard serve` prints, or send X-Switchboard-Token.',
   host_not_allowed: 'Call Switchboard as localhost, 127.0.0.1 or [::1].',
   origin_not_allowed: 'Call Switchboard from a local tool, not from a web page of another origin.',
@@ -28,7 +28,8 @@ const ACTIONS: Record<ErrorCode, string> = {
   upstream_timeout: 'Retry, raise timeouts in config.json, or add a backup provider for this model.',
   upstream_rate_limited: 'Wait and retry, or add a backup provider with a routing rule for this model.',
   routing_paused: 'Resume routing from the tray menu or the Switchboard window.',
-  unsupported_endpoint: "Route this model to a provider that offers this endpoint (see the README's endpoint table).",
+  unsupported_endpoint:
+    'Route this model to a provider that offers this endpoint (see the endpoint table in docs/formats.md).',
   internal_error:
     'Retry the request; if it keeps failing, look at the Switchboard log and report the error shown there.',
   unauthorized: 'Send a key made by `switchboard keys create` in the X-API-Key header.',

@@ -88,7 +88,7 @@ export type RouteExplanation = {
   steps: string[];
 };
 
-/** Where a limit in force comes from (README, "Limits"). */
+/** Where a limit in force comes from (docs/gateway.md, "Limits"). */
 export type LimitSource =
   /** set in config.json, at `field` */
   | 'config'
@@ -152,10 +152,10 @@ export type StatusResponse = {
   app_rules: Config['app_rules'];
   recent_logs: RequestLogEntry[];
   limits: LimitsStatus;
-  /** Where the team gateway's shared state lives (README, "Shared state"); absent from older servers. */
+  /** Where the team gateway's shared state lives (docs/team.md, "Shared state"); absent from older servers. */
   store?: StoreStatus;
   /**
-   * Where the agent API's state lives (README, "Agents across instances"): embedded (the WAL) or the team's Redis,
+   * Where the agent API's state lives (docs/team.md, "Agents across instances"): embedded (the WAL) or the team's Redis,
    * whether it is up, and what an acknowledged change survives there; absent from older servers.
    */
   agent_store?: AgentStoreStatus;
@@ -181,7 +181,7 @@ export type StoreStatus = {
   url?: string;
 };
 
-// --- config.json backups (README, "Config backups") ---
+// --- config.json backups (docs/config.md, "Config backups") ---
 
 /** Why a backup was kept: the config it holds was replaced by a save (admin API, UI), a restore, an edit of the file
  * picked up by the watcher (by hand or another program), or the start-up upgrade of an older file. */

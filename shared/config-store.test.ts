@@ -1,4 +1,4 @@
-// config.json's `store` (README, "Shared state"): embedded by default, Redis with a URL and a prefix;
+// config.json's `store` (docs/team.md, "Shared state"): embedded by default, Redis with a URL and a prefix;
 // SWITCHBOARD_REDIS_URL wins over config.json; a URL's password is never shown.
 import { describe, expect, it } from 'vitest';
 import { effectiveStore, parseConfig, redactRedisUrl, STORE_DEFAULT_PREFIX } from './config.ts';

@@ -41,7 +41,7 @@ export const ProviderSchema = z.strictObject({
   timeouts: TimeoutsSchema.partial().optional(),
   /**
    * Wire formats the provider serves natively besides its type's own, whose requests then pass through to it
-   * untranslated (README, "Wire formats"). Today only "responses": POST <base_url>/responses (<base_url>/v1/responses
+   * untranslated (docs/formats.md, "Wire formats"). Today only "responses": POST <base_url>/responses (<base_url>/v1/responses
    * for type ollama), as OpenRouter, Ollama, vLLM and LM Studio serve. Left out, only api.openai.com is taken to serve
    * it; [] says this provider does not.
    */
@@ -119,7 +119,7 @@ export const AppRuleSchema = z
   });
 export type AppRule = z.infer<typeof AppRuleSchema>;
 
-/** The agent API's settings (README, "Agents"). */
+/** The agent API's settings (docs/agents.md, "Agents"). */
 export const ORCHESTRATOR_DEFAULTS = {
   queue_capacity: 100,
   workers: 4,
@@ -136,7 +136,7 @@ export const ORCHESTRATOR_DEFAULTS = {
   wait_replicas: 0,
 };
 
-/** What happens when an agent calls a tool (README, "Approval"): run it, ask a person first, or refuse it. */
+/** What happens when an agent calls a tool (docs/agents.md, "Approval"): run it, ask a person first, or refuse it. */
 export const APPROVAL_POLICIES = ['auto', 'ask', 'deny'] as const;
 export type ApprovalPolicy = (typeof APPROVAL_POLICIES)[number];
 /** Tool name or glob (`write_file`, `github.*`, `*`) → policy; in config.json's orchestrator and in each agent. */
@@ -189,7 +189,7 @@ export const OrchestratorConfigSchema = z.strictObject({
 export type OrchestratorConfig = z.infer<typeof OrchestratorConfigSchema>;
 
 /**
- * `mcp_servers` (README, "MCP tools"): by name, a stdio server ({command, args, env, cwd}) or a streamable HTTP one
+ * `mcp_servers` (docs/agents.md, "MCP tools"): by name, a stdio server ({command, args, env, cwd}) or a streamable HTTP one
  * ({url, headers}). Names become the prefix of their tools (`fs.read_file`, `fs__read_file` on the wire), so they
  * take letters, digits, "-" and single "_" only.
  */
@@ -262,7 +262,7 @@ export const McpServersSchema = z.record(z.string(), McpServerSchema).superRefin
 });
 
 /**
- * Rate limits (README, "Limits"). A value left out means "no limit" in local mode and GATEWAY_LIMIT_DEFAULTS in
+ * Rate limits (docs/gateway.md, "Limits"). A value left out means "no limit" in local mode and GATEWAY_LIMIT_DEFAULTS in
  * gateway mode; 0 always means "no limit". `per_app` applies to calling apps (local mode), `per_key` to credentials.
  */
 const limitValue = z.number().int().min(0, 'must be 0 (no limit) or a positive whole number');
@@ -300,7 +300,7 @@ const jwtSecret = z
       `must be at least ${JWT_HMAC_MIN_BYTES.HS256} bytes (HS256; ${JWT_HMAC_MIN_BYTES.HS384} for HS384, ` +
       `${JWT_HMAC_MIN_BYTES.HS512} for HS512): a shorter secret is guessed offline in moments; ${JWT_SECRET_FIX}`,
   });
-/** Gateway mode (README, "Gateway mode"): keys required; JWTs verified with `jwt.secret` or `jwt.public_key`. */
+/** Gateway mode (docs/gateway.md, "Gateway mode"): keys required; JWTs verified with `jwt.secret` or `jwt.public_key`. */
 export const GatewayConfigSchema = z.strictObject({
   enabled: z.boolean().default(false),
   jwt: z
@@ -315,7 +315,7 @@ export const GatewayConfigSchema = z.strictObject({
 });
 
 /**
- * Where the team gateway's shared state lives (README, "Shared state"): in this process (embedded, the default) or in
+ * Where the team gateway's shared state lives (docs/team.md, "Shared state"): in this process (embedded, the default) or in
  * Redis, shared by every instance pointed at it. SWITCHBOARD_REDIS_URL, when set, wins over this field (see
  * `effectiveStore`).
  */
@@ -425,7 +425,7 @@ export type ModelCapability = (typeof MODEL_CAPABILITIES)[number];
 
 const paramName = z.string().min(1, 'must name a request field in OpenAI chat\'s words, e.g. "max_tokens"');
 /**
- * One entry of the provider/model quirks table (README, "Provider and model quirks"; built-in entries:
+ * One entry of the provider/model quirks table (docs/formats.md, "Provider and model quirks"; built-in entries:
  * main/proxy/quirks-table.ts). config.json's entries come before the built-in ones; each request field is taken from
  * the first matching entry that sets it, capabilities with context_length from the first that states either.
  */
@@ -467,7 +467,7 @@ export const QuirksConfigSchema = z.strictObject({
 });
 export type QuirksConfig = z.infer<typeof QuirksConfigSchema>;
 
-/** The HTTP server's own guards (README, "Security"): a cap on open connections, and how long a body may pause. */
+/** The HTTP server's own guards (docs/SECURITY.md, "Security"): a cap on open connections, and how long a body may pause. */
 export const SERVER_DEFAULTS = { max_connections: 2048, body_idle_timeout_ms: 30_000 } as const;
 
 /**
@@ -485,7 +485,7 @@ const allowedOrigin = z
 
 /**
  * One entry of `allowed_hosts`: a host name the proxy routes and the agent API answer to in local mode besides this
- * machine's own (README, "Security"), e.g. "host.docker.internal"; ".example.lan" also takes every name under it.
+ * machine's own (docs/SECURITY.md, "Security"), e.g. "host.docker.internal"; ".example.lan" also takes every name under it.
  */
 const allowedHost = z
   .string()

@@ -1,4 +1,4 @@
-// Connect (README, "Connect your tools"): which tools are installed, where each points, and pointing each at
+// Connect (docs/connect.md, "Connect your tools"): which tools are installed, where each points, and pointing each at
 // Switchboard (or undoing it). The admin API (/admin/v1/connect*), the CLI (`switchboard connect`) and the Connect
 // page all speak these shapes.
 import { z } from 'zod';

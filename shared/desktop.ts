@@ -1,4 +1,4 @@
-// The desktop app's own state and settings (README, "The desktop app and its UI"): what the shell keeps with
+// The desktop app's own state and settings (docs/desktop.md, "The desktop app and its UI"): what the shell keeps with
 // electron-store (the window's place and size, the auto-update switch; config.json stays the engine's), the login
 // item's state as the system reports it, and the two IPC calls Settings uses. The file on disk and every IPC request
 // are external input: parsed here, field by field, so a bad field falls back to its default and never stops the app.

@@ -1,4 +1,4 @@
-// MCP servers in the admin API and the UI (README, "MCP tools"): each server's state and tools, and importing the
+// MCP servers in the admin API and the UI (docs/agents.md, "MCP tools"): each server's state and tools, and importing the
 // `mcpServers` block of Claude Desktop, Claude Code and Cursor.
 import { z } from 'zod';
 
@@ -8,7 +8,7 @@ export type McpToolInfo = {
   name: string;
   /** The server's own name for it. */
   tool: string;
-  /** The function name the model sees (`<server>__<tool>`; see the README for names that do not fit). */
+  /** The function name the model sees (`<server>__<tool>`; see docs/agents.md for names that do not fit). */
   wire_name: string;
   title: string | null;
   description: string;

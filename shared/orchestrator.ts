@@ -43,7 +43,7 @@ export const CreateAgentSchema = z.strictObject({
     .min(1, 'must not be empty')
     .max(200),
   tools: z.array(z.string().min(1)).max(50).default([]),
-  /** Tool name or glob → auto | ask | deny, before config.json's orchestrator.approvals (README, "Approval"). */
+  /** Tool name or glob → auto | ask | deny, before config.json's orchestrator.approvals (docs/agents.md, "Approval"). */
   approvals: ApprovalsSchema.default({}),
   config: AgentConfigSchema.default({ max_tokens: 1024, temperature: 0.7, max_iterations: 10 }),
 });

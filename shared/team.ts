@@ -1,4 +1,4 @@
-// The team's request log on Redis (store "redis", README "Team gateway on Redis"): each instance adds every request
+// The team's request log on Redis (store "redis", docs/team.md, "Team gateway on Redis"): each instance adds every request
 // of its request log to one Redis stream, and every instance reads the others' back into its own request log and
 // usage store. A message of that stream is read from outside this process, so it is checked against this schema
 // before it is shown or counted; one that does not fit (another version's, or a foreign writer's) is skipped.

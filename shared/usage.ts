@@ -1,4 +1,4 @@
-// Usage and cost (README, "Usage and cost"): what each request used and cost, kept in a durable store with rollups,
+// Usage and cost (docs/usage.md, "Usage and cost"): what each request used and cost, kept in a durable store with rollups,
 // prices and their overrides, budgets, and the notifications the desktop app and the admin event stream carry.
 // The config.json sections are here too (wired into ConfigSchema in config.ts).
 import { z } from 'zod';
@@ -63,7 +63,7 @@ export const NOTIFICATION_DEFAULTS = {
   provider_health: true,
   failover: true,
   budgets: true,
-  /** An agent's tool call waits for a person's approval (README, "Approval"). */
+  /** An agent's tool call waits for a person's approval (docs/agents.md, "Approval"). */
   approvals: true,
   min_interval_ms: 60_000,
 };

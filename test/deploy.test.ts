@@ -1,4 +1,4 @@
-// The deployment files (deploy/, docs/DEPLOYMENT.md) parse and say what the page says: the compose file is YAML with
+// The deployment files (deploy/, docs/team.md) parse and say what the page says: the compose file is YAML with
 // Redis, three instances each with its own volume, the same config.json and SWITCHBOARD_REDIS_URL, started with
 // `switchboard serve --host 0.0.0.0`, and a balancer whose config names the three and checks a route that exists
 // without a credential; deploy/config.json is a valid config.json in gateway mode on Redis; the systemd unit has its
@@ -98,8 +98,8 @@ describe('deploy/', () => {
     for (const line of unit.split('\n')) expect(line, line).toMatch(/^(#.*|\[\w+\]|[A-Za-z]+=.*|)$/);
   });
 
-  it('docs/DEPLOYMENT.md names every file of deploy/ and the health route', async () => {
-    const doc = await fs.readFile(path.resolve(DEPLOY, '../docs/DEPLOYMENT.md'), 'utf8');
+  it('docs/team.md names every file of deploy/ and the health route', async () => {
+    const doc = await fs.readFile(path.resolve(DEPLOY, '../docs/team.md'), 'utf8');
     for (const f of await fs.readdir(DEPLOY)) expect(doc).toContain(`\`${f}\``);
     expect(doc).toContain('/api/v1/health');
     expect(doc).toContain('appendfsync always');

@@ -103,7 +103,7 @@ async function chat(s: ServeProcess, model: string, key: string): Promise<{ stat
 const status = async (s: ServeProcess) => (await (await s.admin('/status')).json()) as StatusResponse;
 
 describe('three instances on one Redis', () => {
-  it("the balancer's health check (docs/DEPLOYMENT.md) answers 200 without a credential on each instance", async () => {
+  it("the balancer's health check (docs/team.md) answers 200 without a credential on each instance", async () => {
     for (const s of sb) {
       const r = await fetch(`${s.url}/api/v1/health`, { headers: { host: 'switchboard-1:11434' } });
       expect(r.status).toBe(200);

@@ -1,4 +1,4 @@
-// The previous version's limit defaults, written into config.json: read as "not set" (README, "Limits").
+// The previous version's limit defaults, written into config.json: read as "not set" (docs/gateway.md, "Limits").
 //
 // The previous version defaulted every scope to 60 requests/min, 100,000 tokens/min and 10 in flight, local mode
 // included, and its desktop app wrote those defaults into config.json: electron-store validates with ajv's

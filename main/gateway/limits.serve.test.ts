@@ -1,4 +1,4 @@
-// Limits through `switchboard serve` (README, "Limits"). Local mode limits nothing unless config.json says so: a
+// Limits through `switchboard serve` (docs/gateway.md, "Limits"). Local mode limits nothing unless config.json says so: a
 // Claude Code session (400 KB+ requests, 20 a minute, 200 streams at once from one app) gets no 429 from Switchboard,
 // and per-app limits set in config.json apply. Gateway mode limits each credential (60 requests/min, 100,000
 // tokens/min, 10 in flight by default; overridable globally, per key and by a key's own limits). A 429 says which

@@ -5,8 +5,8 @@
 // path never runs it.
 //
 // Two nets: every configured secret by value (the engine and the app register where theirs are, read at scrub time
-// so that `env:` keys and config reloads are current), and credential shapes whoever they belong to (README,
-// "Security"). A match becomes REDACTED; nothing of the secret is kept.
+// so that `env:` keys and config reloads are current), and credential shapes whoever they belong to (docs/SECURITY.md,
+// "How each defence behaves"). A match becomes REDACTED; nothing of the secret is kept.
 
 /** What a secret becomes. */
 export const REDACTED = '[redacted]';

@@ -1,4 +1,4 @@
-// Which tool calls a person must approve (README, "Approval"): the agent's `approvals`, then config.json's
+// Which tool calls a person must approve (docs/agents.md, "Approval"): the agent's `approvals`, then config.json's
 // `orchestrator.approvals`, then the defaults: tools that only read run (auto), tools that write or reach the network
 // ask. In each map an exact tool name wins, then the longest matching glob.
 import type { ApprovalPolicy } from '../../shared/config.ts';

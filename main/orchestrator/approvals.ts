@@ -1,4 +1,4 @@
-// Approvals (README, "Approval"): a tool call whose policy is `ask` is recorded durably as pending, with an
+// Approvals (docs/agents.md, "Approval"): a tool call whose policy is `ask` is recorded durably as pending, with an
 // `approval_required` event, and the task waits (status stays `running`) until a person decides through
 // POST /tasks/:id/approvals/:call_id, the timeout (orchestrator.approval_timeout_s) denies it, or the task is stopped.
 // The pending record holds the loop's state at that call, so a restart (kill -9 included) resumes the task there and

@@ -1,5 +1,5 @@
 // Which coding session a request belongs to, from the header its tool sends (never from the body: nothing is parsed for
-// it): the request log and the usage store keep it, so a user sees what one session cost (README, "Usage and cost").
+// it): the request log and the usage store keep it, so a user sees what one session cost (docs/usage.md, "Usage and cost").
 import type { IncomingHttpHeaders } from 'node:http';
 
 /**

@@ -1,4 +1,4 @@
-// The admin API of Connect (README, "Connect your tools"): where every tool stands, connect and undo one
+// The admin API of Connect (docs/connect.md, "Connect your tools"): where every tool stands, connect and undo one
 // (main/connect/), and Try it: one OpenAI chat request through the real routes, over loopback HTTP to this server's own
 // /v1/chat/completions, answered with what came back, who served it and why. Mounted under /admin/v1 (admin.ts), so
 // the admin token, Host and Origin guards apply.

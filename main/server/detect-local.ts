@@ -1,6 +1,6 @@
 // Local inference services running on this machine (issue 34's presets): Ollama (answers /api/version), LM Studio,
 // llama.cpp's server and vLLM (answer /v1/models), each looked for on its usual port on 127.0.0.1, Ollama also where
-// OLLAMA_HOST puts it and on 11435 (where README "Port 11434 and Ollama" suggests moving it). Never on the port
+// OLLAMA_HOST puts it and on 11435 (where docs/troubleshooting.md, "Port 11434 and Ollama" suggests moving it). Never on the port
 // Switchboard listens on, and an answer carrying Switchboard's own header is not a service: Switchboard never takes a
 // service's port, it adds the service as a provider at the port the service is on. Each probe waits 600 ms at most.
 import http from 'node:http';

@@ -74,7 +74,7 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
     const e = new ApiError(
       'not_found',
       `No route for ${c.req.method} ${c.req.path}.`,
-      'See the README for the endpoints Switchboard serves.',
+      'See the reference (docs/README.md) for the endpoints Switchboard serves.',
     );
     if (isAgentApi(c.req.path)) return c.json(agentApiBody(e), 404);
     return c.json(errorBodyOf(c, e), 404, { 'x-switchboard-version': VERSION });

@@ -183,7 +183,7 @@ function parserRefusal(err: ParserError): ApiError {
       return new ApiError(
         'invalid_request',
         'The request method is not an HTTP method this server reads.',
-        "Send GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS: see the README's reference section for each endpoint's.",
+        "Send GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS: see the reference (docs/README.md) for each endpoint's.",
       );
     default:
       return new ApiError(

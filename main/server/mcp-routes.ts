@@ -1,4 +1,4 @@
-// The admin API of MCP servers (README, "MCP tools"): each server's state and tools, a refresh (start it and list its
+// The admin API of MCP servers (docs/agents.md, "MCP tools"): each server's state and tools, a refresh (start it and list its
 // tools), enabling or disabling one, and importing the mcpServers block of Claude Desktop, Claude Code and Cursor
 // (or of a file named by path: imported disabled) into config.json. Mounted
 // under /admin/v1 (app.ts), so the admin token, Host and Origin guards apply.

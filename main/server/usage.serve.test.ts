@@ -1,4 +1,4 @@
-// Usage and cost through the real `switchboard serve` (README, "Usage and cost"): requests through the OpenAI,
+// Usage and cost through the real `switchboard serve` (docs/usage.md, "Usage and cost"): requests through the OpenAI,
 // Anthropic and Gemini front doors (the official SDKs as clients; passthrough and translated), to mock providers that
 // report usage with cache reads and writes and reasoning; GET /admin/v1/usage then shows the tokens the mocks
 // reported and the cost the price table (@pydantic/genai-prices) gives for them; the numbers survive a restart and a

@@ -1,4 +1,4 @@
-// The limits in force, in words, from the admin status (README, "Limits"): the Settings page shows them.
+// The limits in force, in words, from the admin status (docs/gateway.md, "Limits"): the Settings page shows them.
 import type { LimitInForce, LimitsStatus, ScopeLimits, StoreStatus } from '../../shared/admin.ts';
 
 type Name = 'rpm' | 'tpm' | 'concurrency';
@@ -65,7 +65,7 @@ export function limitsInWords(s: LimitsStatus): { headline: string; reason: stri
 }
 
 /**
- * Where limits, keys, video tasks and breakers are kept (README, "Shared state"), in words; null for the embedded
+ * Where limits, keys, video tasks and breakers are kept (docs/team.md, "Shared state"), in words; null for the embedded
  * store (the default: nothing to say). `since` is shown as given (an ISO time), `now` only decides nothing here.
  */
 export function storeInWords(store: StoreStatus | undefined): { text: string; down: boolean } | null {

@@ -1,6 +1,6 @@
 // The Connect page's ready snippets: for each wire format, its base URL and a first request with curl and with the
 // official SDK in Python and TypeScript. The key is a placeholder that names the app (`app:<name>`: Switchboard
-// takes it as the app's name and never forwards it; see the README, "Who is calling"). Gemini's key header
+// takes it as the app's name and never forwards it; see docs/routing.md, "Who is calling"). Gemini's key header
 // (x-goog-api-key) and Ollama's clients (no key) do not carry it, so theirs name the app with X-Switchboard-App.
 import type { BaseUrls } from '../../shared/connect.ts';
 

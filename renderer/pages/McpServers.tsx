@@ -1,4 +1,4 @@
-// Settings' MCP servers (README, "MCP tools"): each server of config.json's mcp_servers with its state and tools
+// Settings' MCP servers (docs/agents.md, "MCP tools"): each server of config.json's mcp_servers with its state and tools
 // (Refresh starts it and lists them), Enable (which shows what the server runs and asks first) and Disable, and
 // Import: the mcpServers of Claude Desktop, Claude Code and Cursor, or of a file named by path (a project's .mcp.json:
 // imported disabled), never overwriting a server of the same name. Read every 5 s while shown.

@@ -193,7 +193,7 @@ export function SettingsPage() {
             </ul>
           )}
           <p className="hint">
-            {limitsText.reason} Limits are set in config.json ("limits"); see the README, "Limits".
+            {limitsText.reason} Limits are set in config.json ("limits"); see docs/gateway.md, "Limits".
           </p>
         </div>
       )}

@@ -3,29 +3,8 @@
 // name a route the server serves. A route without a fuzz entry fails here, naming it.
 import { describe, expect, it } from 'vitest';
 import { REALTIME_PATH } from '../../main/gateway/front-doors.ts';
-import { buildHttpApp } from '../../main/server/http-app.ts';
+import { serverRoutes } from '../support/server-routes.ts';
 import { ROUTES } from './routes.ts';
-
-/** The server's routes: method and Hono path pattern (`:param`, `*`), middleware (`ALL`) left out. */
-function serverRoutes(): { method: string; path: string }[] {
-  const app = buildHttpApp({
-    engine: () => {
-      throw new Error('not used: the app is built only to list its routes');
-    },
-    store: {} as never,
-    adminToken: 'unused',
-    listenPort: () => 0,
-    agents: {
-      orchestrator: { workflows: {}, swarms: {}, store: { waits: {} }, tasks: {}, mcp: {} },
-      wal: {},
-      keys: {},
-      metrics: {},
-      heartbeatMs: () => 1000,
-    } as never,
-  });
-  const routes = app.routes.filter((r) => r.method !== 'ALL').map((r) => ({ method: r.method, path: r.path }));
-  return [...routes, { method: 'GET', path: REALTIME_PATH }]; // the upgrade, outside the HTTP app
-}
 
 /** A Hono path pattern as a regular expression over concrete paths. */
 function patternOf(path: string): RegExp {

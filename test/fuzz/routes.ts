@@ -88,7 +88,7 @@ const fixture = (file: string): unknown => {
   return f.request ?? f.body;
 };
 
-// Hand-written seeds (not captured), modelled on each vendor's API reference for the endpoint and the README's
+// Hand-written seeds (not captured), modelled on each vendor's API reference for the endpoint and the docs'
 // "Wire formats: every front door" examples: the smallest request each endpoint takes.
 const CHAT = { model: 'm', messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 16 };
 const STREAM_CHAT = { ...CHAT, stream: true, stream_options: { include_usage: true } };

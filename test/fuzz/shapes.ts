@@ -28,7 +28,7 @@ export function familyOf(target: string): Family {
   if (p === '/api/v1' || p.startsWith('/api/v1/')) return 'agent';
   if (p.startsWith('/api/')) return 'ollama';
   if (p.startsWith('/v1beta/')) return 'gemini';
-  if (p.startsWith('/v1/messages')) return 'anthropic'; // the README's `/v1/messages*`
+  if (p.startsWith('/v1/messages')) return 'anthropic'; // docs/errors.md's `/v1/messages*`
   return 'openai';
 }
 

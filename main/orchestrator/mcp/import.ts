@@ -1,4 +1,4 @@
-// Importing MCP servers from the `mcpServers` block other tools keep (README, "MCP tools"), into config.json's
+// Importing MCP servers from the `mcpServers` block other tools keep (docs/agents.md, "MCP tools"), into config.json's
 // `mcp_servers`. Where each keeps it (and the shapes, pinned by real files in test/fixtures/mcp/):
 // - Claude Desktop: claude_desktop_config.json in ~/Library/Application Support/Claude (macOS), %APPDATA%\Claude
 //   (Windows), $XDG_CONFIG_HOME/Claude or ~/.config/Claude (Linux, where community builds keep it);

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 const MAX_FILE_BYTES = 1_000_000;
-/** Owner-only, as the rest of Switchboard's data (README, "Where config.json lives"): files 0600, folders 0700. */
+/** Owner-only, as the rest of Switchboard's data (docs/config.md, "Where config.json lives"): files 0600, folders 0700. */
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 // Undefined on Windows: there the lstat checks and the handle's identity check below stand alone.

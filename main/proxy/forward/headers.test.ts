@@ -1,4 +1,4 @@
-// The header policy as the README states it: what goes upstream on passthrough and when translated, what comes back.
+// The header policy as docs/routing.md ("Forwarding and failover") states it: what goes upstream on passthrough and when translated, what comes back.
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../shared/config.ts';
 import { ProviderRuntime } from '../provider-pool.ts';

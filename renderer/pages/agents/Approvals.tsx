@@ -1,4 +1,4 @@
-// Tool calls waiting for your approval (README, "Approval"): each with its agent, tool and arguments, and Approve,
+// Tool calls waiting for your approval (docs/agents.md, "Approval"): each with its agent, tool and arguments, and Approve,
 // Edit (approve with other arguments) and Deny (with a reason). Shown above the Agents area's sub-pages while any
 // call waits; read every 2 s and at once when an approval event arrives.
 import { useCallback, useEffect, useState } from 'react';
