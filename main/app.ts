@@ -24,7 +24,10 @@ import { NOTIFICATION_DEFAULTS } from '../shared/usage.ts';
 import { Notifier } from './usage/notifier.ts';
 import { VERSION } from './version.ts';
 import { UsageService } from './usage/service.ts';
-import { closeGateway } from './gateway/gateway.ts';
+import { closeGateway, gatewayFor } from './gateway/gateway.ts';
+import type { FailOpenState } from './store/fail-open.ts';
+import type { RedisConnection } from './store/redis-connection.ts';
+import type { StoreSource } from './observability/metrics.ts';
 
 export type SwitchboardOptions = {
   configPath: string;
@@ -56,6 +59,8 @@ export class Switchboard {
   /** Store "redis": the team's agent keys (main/orchestrator/keys-shared.ts). */
   private teamKeys: SharedAgentKeys | null = null;
   private memoryTrim: { stop(): void } | null = null;
+  /** Store "redis": the gateway's connection (its breaker, call latencies and fail-open time for the metrics). */
+  private teamConnection: RedisConnection | null = null;
   private forgetAdminToken: (() => void) | null = null;
   private forgetApprovals: (() => void) | null = null;
   private listener!: Listener;
@@ -86,6 +91,10 @@ export class Switchboard {
     this.wal = await openWal({ dir: dataDir, onError: (err) => logger.error({ err }, 'WAL background work failed') });
     // Store "redis": the orchestrator's state is the team's (every instance serves every agent call); else the WAL's.
     const teamStore = effectiveStore(this.store.config.store, process.env.SWITCHBOARD_REDIS_URL);
+    // Store "redis": the gateway's shared state is opened now, not at the first request, so /health, the metrics and
+    // the log say from the start whether Redis is reached (issue 36).
+    const shared = teamStore.kind === 'redis' ? await gatewayFor(this.engine).whenOpen() : null;
+    this.teamConnection = shared?.kind === 'redis' ? (shared as FailOpenState).redis.conn : null;
     const orchestratorConfig = () => this.store.config.orchestrator;
     this.orchestrator = new Orchestrator({
       ...(teamStore.kind === 'redis' ? { store: await openRedisOrchestratorStore(teamStore, orchestratorConfig) } : {}),
@@ -126,6 +135,7 @@ export class Switchboard {
       wal: () => ({ ...this.wal.status(), healthy: this.wal.info().fault === null }),
       subscribers: () => orch.store.subscriberCount,
       config: () => this.store.config,
+      stores: () => this.storeSources(),
     });
     this.requestLog.subscribe((e) => this.metrics.observeProxy(e));
     const agentKeys = new KeyRing(keysFile(this.store.dir));
@@ -175,6 +185,23 @@ export class Switchboard {
       );
     });
     this.store.watch();
+  }
+
+  /** The Redis connections for the metrics (store "redis"): the gateway's state and the agents' store. */
+  private storeSources(): StoreSource[] {
+    const conn = this.teamConnection;
+    if (!conn) return [];
+    const agents = this.orchestrator.store.status();
+    return [
+      {
+        part: 'gateway',
+        up: conn.usable(),
+        failOpenSeconds: conn.failOpenSeconds(),
+        trips: conn.breaker.trips,
+        calls: conn.calls,
+      },
+      ...(agents.kind === 'redis' ? [{ part: 'agents' as const, up: agents.up }] : []),
+    ];
   }
 
   /** A tool call waiting for approval becomes a notification (desktop, and `notification` on /admin/v1/events). */

@@ -168,10 +168,22 @@ export type StoreStatus = {
   kind: 'embedded' | 'redis';
   /** Embedded: always true. Redis: whether the connection is up (while down, limits are counted per instance). */
   up: boolean;
-  /** When the store last went up or down (ISO time). */
+  /**
+   * When `state` last changed (ISO time): when the store went up or down, or (the gateway's) its breaker opened or
+   * closed.
+   */
   since: string;
   /** The Redis URL with its password masked (Redis only). */
   url?: string;
+  /**
+   * Redis (issue 36): `up`; `down` (not connected); `slow` (connected, but its calls failed or ran past the store's
+   * timeout: the gateway's breaker is open and answers locally while it probes). Absent from older servers.
+   */
+  state?: 'up' | 'down' | 'slow';
+  /** Redis: whether this process has reached Redis since it started (false: never, e.g. a wrong URL). */
+  reached?: boolean;
+  /** The gateway's store: whether limits and keys are being answered locally now (down or slow). */
+  fail_open?: boolean;
 };
 
 // --- config.json backups (README, "Config backups") ---

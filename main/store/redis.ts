@@ -90,9 +90,8 @@ export class RedisLimits implements SharedLimits {
     return [this.conn.key('rl', scope), this.conn.key('rl', scope, 'leases')];
   }
 
-  async admit(scope: string, caps: LimitCaps, est: number, leaseMs: number): Promise<LimitVerdict> {
+  async admit(scope: string, caps: LimitCaps, est: number, leaseMs: number, id = randomUUID()): Promise<LimitVerdict> {
     const [h, z] = this.keys(scope);
-    const id = randomUUID();
     const [ok, over, requests, tokens, inFlight, resetMs, ws] = await this.r.sbAdmit(
       h,
       z,
