@@ -67,6 +67,13 @@ export type RequestLogEntry = {
    * session_id…: main/proxy/session-id.ts), at most 128 characters; null: none sent. Absent from older entries.
    */
   session?: string | null;
+  /**
+   * Gateway mode: the credential's name (a gateway key's or PAT's `--name`, a JWT's `sub`: what `limits.per_key` and
+   * `budgets[].key` name); null when none was checked. Absent in local mode and from older entries.
+   */
+  key?: string | null;
+  /** Store "redis": the instance that served it (SWITCHBOARD_INSTANCE, else host:port). Absent otherwise. */
+  instance?: string | null;
 };
 
 export type AppSource = 'header' | 'x-title' | 'api-key' | 'process' | 'user-agent';

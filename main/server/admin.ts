@@ -7,6 +7,7 @@ import type {
   ConfigBackupList,
   ConfigRestoreResult,
   ConfigSaveResult,
+  RequestLogEntry,
   RouteExplanation,
   StatusResponse,
   AgentStoreStatus,
@@ -310,24 +311,29 @@ export function adminRoutes(
     return c.json(body);
   });
 
-  admin.get('/logs', (c) => {
+  admin.get('/logs', async (c) => {
     const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 100) || 100, 1), 1000);
-    return c.json({ data: engine().requestLog.recent(limit) });
+    const log = engine().requestLog;
+    // Store "redis": the team's newest, from the stream (this instance's own when Redis cannot be read).
+    const team = log.team ? await log.team.recent(limit) : null;
+    return c.json({ data: team ?? log.recent(limit) });
   });
 
   admin.get('/logs/stream', (c) =>
     streamSSE(c, async (stream) => {
       const e = engine();
       let id = 0;
-      // The team's entries too (store "redis": other instances' requests, main/store/team-log.ts).
-      const queue = e.requestLog.subscribe((entry) => {
+      const send = (entry: RequestLogEntry) =>
         void stream.writeSSE({ event: 'request', id: String(++id), data: JSON.stringify(entry) });
-      }, 'team');
+      const queue = e.requestLog.subscribe(send);
+      // The team's other instances' entries too (store "redis": the stream is read while this view is open).
+      const team = e.requestLog.team?.follow(send);
       const heartbeat = setInterval(() => void stream.write(': heartbeat\n\n'), 15_000);
       await stream.write('retry: 2000\n\n');
       await new Promise<void>((resolve) => stream.onAbort(resolve));
       clearInterval(heartbeat);
       queue();
+      team?.();
     }),
   );
 

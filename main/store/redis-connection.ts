@@ -253,7 +253,7 @@ export class RedisConnection {
     logger.warn(
       { store: this.safeUrl, error: message },
       auth.test(message)
-        ? `${this.words.what}: Redis at ${this.safeUrl} refused the credentials of ${where}; ${this.words.whileDown}`
+        ? `${this.words.what}: Redis refused the credentials of ${where} (${this.safeUrl}); ${this.words.whileDown}`
         : `${this.words.what}: cannot reach Redis at ${this.safeUrl} (${message}); ${this.words.whileDown}, retrying every ${reconnectDelay(Number.MAX_SAFE_INTEGER) / 1000} s at most`,
     );
   }
