@@ -102,23 +102,30 @@ export class TeamLog implements TeamLogView {
     const batch = this.pending;
     this.pending = [];
     const maxLen = String(this.o.maxLen ?? TEAM_LOG_MAXLEN);
-    const p = this.o.redis.client.pipeline();
-    for (const { json } of batch)
-      p.xadd(
-        this.key,
-        'MAXLEN',
-        '~',
-        maxLen,
-        '*',
-        TEAM_LOG_FIELDS.instance,
-        this.o.instance,
-        TEAM_LOG_FIELDS.entry,
-        json,
-      );
-    this.flushing = p
-      .exec()
-      .then((results) => {
-        const failed = batch.filter((_, i) => !results || results[i]?.[0]);
+    const c = this.o.redis.client;
+    // Each XADD on its own: ioredis's auto-pipelining puts them in the same write as this turn's admissions and releases
+    // (one write to Redis a turn, not two: on a VM each write that wakes Redis is the costly part of a request).
+    const sent = batch.map(({ json }) =>
+      c
+        .xadd(
+          this.key,
+          'MAXLEN',
+          '~',
+          maxLen,
+          '*',
+          TEAM_LOG_FIELDS.instance,
+          this.o.instance,
+          TEAM_LOG_FIELDS.entry,
+          json,
+        )
+        .then(
+          () => false,
+          () => true,
+        ),
+    );
+    this.flushing = Promise.all(sent)
+      .then((failedAt) => {
+        const failed = batch.filter((_, i) => failedAt[i]);
         this.counts.published += batch.length - failed.length;
         if (failed.length) this.requeue(failed);
       })
