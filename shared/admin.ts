@@ -263,6 +263,11 @@ export const ConfigSaveResultSchema = z.strictObject({
   warnings: z.array(z.strictObject({ path: z.string(), value: z.unknown(), message: z.string() })),
   /** Present when the save changed listen_port or listen_host: what happened to the port (ListenChangeSchema). */
   listen: ListenChangeSchema.optional(),
+  /**
+   * Present with the Redis store (a team of instances): config.json is per instance, so this save changed this
+   * instance's copy only (issue 36's decision; docs/DEPLOYMENT.md). The UI says it on every save.
+   */
+  team_note: z.string().optional(),
 });
 export type ConfigSaveResult = z.infer<typeof ConfigSaveResultSchema>;
 

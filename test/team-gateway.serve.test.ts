@@ -235,6 +235,23 @@ describe('three instances on one Redis', () => {
     expect(states[0]).toMatchObject({ key: 'spender', state: 'exceeded' });
   });
 
+  it('a config save through one instance changes that instance only, and its answer says so (team_note)', async () => {
+    type Doc = { config: { health_check: { timeout_ms: number } }; team_note?: string };
+    const doc = (await (await sb[2]!.admin('/config')).json()) as Doc;
+    doc.config.health_check.timeout_ms = 2500;
+    const put = await sb[2]!.admin('/config', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(doc.config),
+    });
+    expect(put.status).toBe(200);
+    const saved = (await put.json()) as Doc;
+    expect(saved.team_note).toMatch(/^Saved on this instance only: with the Redis store config\.json is per instance/);
+    expect(saved.config.health_check.timeout_ms).toBe(2500);
+    const other = (await (await sb[0]!.admin('/config')).json()) as Doc;
+    expect(other.config.health_check.timeout_ms).toBe(2000);
+  });
+
   it('Redis killed and restarted mid-load: every request is answered, no slot stays held', async () => {
     a.chatDelayMs = 30;
     const results: number[] = [];

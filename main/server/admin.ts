@@ -14,6 +14,7 @@ import type {
 } from '../../shared/admin.ts';
 import {
   configWarnings,
+  effectiveStore,
   isMaskedKey,
   isMaskedRedisPassword,
   maskKey,
@@ -30,6 +31,12 @@ import { type ResolvedRoute, Router } from '../proxy/routing.ts';
 import { ApiError, invalidRequest } from '../errors.ts';
 import { parseJsonBounded, readApiBody } from '../proxy/body.ts';
 import { VERSION } from '../version.ts';
+
+/** Said on every config save of an instance of a team (the Redis store): config.json is per instance (issue 36). */
+export const TEAM_NOTE =
+  'Saved on this instance only: with the Redis store config.json is per instance, so the other instances of the ' +
+  'team keep theirs. Deploy the same config.json to every instance (docs/DEPLOYMENT.md) so that routing, limits, ' +
+  'prices and budgets agree.';
 import { performance } from 'node:perf_hooks';
 import { fetchModels } from '../proxy/models.ts';
 import { createKey, keysFile, labelProblem, readKeys, revokeKey, uiKey } from '../orchestrator/keys.ts';
@@ -242,6 +249,8 @@ export function adminRoutes(
       backup: saved.backup,
       warnings: configWarnings(saved.config),
     };
+    if (effectiveStore(saved.config.store, process.env.SWITCHBOARD_REDIS_URL).kind === 'redis')
+      body.team_note = TEAM_NOTE;
     const moved = await listenChange(before, saved.config, portBefore, listenPort, listen, c.req.header('host'));
     if (moved) body.listen = moved;
     // Saved as asked (a reset is allowed), but said: the way back is the backup of what was there.

@@ -30,8 +30,9 @@ afterAll(async () => {
 });
 
 describe('admin routes for the UI', () => {
-  it('serve prints the real /ui link with the admin token', () => {
-    expect(sb.stdout()).toContain(`UI: ${sb.url}/ui/?token=${sb.adminToken}`);
+  it('serve prints the real /ui link; its stdout is not a terminal (as under systemd), so it names the token file and never prints the token', () => {
+    expect(sb.stdout()).toContain(`UI: ${sb.url}/ui/ (sign in with the token in ${path.join(sb.dir, 'admin-token')};`);
+    expect(sb.stdout() + sb.stderr()).not.toContain(sb.adminToken);
   });
 
   it('every new route needs the token', async () => {

@@ -10,6 +10,7 @@ import {
   problemToText,
 } from '../../shared/config.ts';
 import { type FieldRule, fieldErrors } from '../components/field-errors.ts';
+import { savedText } from '../store/config.ts';
 import { useApp, useAppStore } from '../store/react.ts';
 
 /** The stored config document, its config (empty until loaded) and the names of its providers. */
@@ -50,8 +51,7 @@ export function useConfigSave(fields: readonly FieldRule[] = []) {
     const r = await s.saveConfig(next);
     if (r.ok) {
       setFailed(null);
-      const w = r.warnings.length;
-      s.announce(w ? `Saved, with ${w === 1 ? 'a warning' : `${w} warnings`}: ${r.warnings[0]!.message}.` : 'Saved.');
+      s.announce(savedText(r));
       return true;
     }
     setFailed({ problems: r.problems, messages: r.messages });
