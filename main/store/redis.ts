@@ -153,14 +153,20 @@ export class RedisLimits implements SharedLimits {
 
   /** This turn's admissions and releases, sent together at its end (setImmediate, as ioredis's auto-pipelining does). */
   private ops: Op[] = [];
+  private scheduled = false;
 
   private enqueue(op: Op): void {
-    if (this.ops.push(op) === 1) setImmediate(() => this.send());
+    this.ops.push(op);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.send());
   }
 
   private send(): void {
+    this.scheduled = false;
     const ops = this.ops;
     this.ops = [];
+    if (!ops.length) return;
     const keys: string[] = [];
     const args: (string | number)[] = [ops.length];
     for (const op of ops) {

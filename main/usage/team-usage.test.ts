@@ -153,7 +153,8 @@ describe('usage of a team on Redis', () => {
     // Each instance's own files hold its own requests only (nobody reads the others').
     expect(a.usage.summary('today').totals.requests).toBe(2);
     expect(b.usage.summary('today').totals.requests).toBe(1);
-    // The raw records of the team, newest first, through the request stream.
+    // The raw records of the team, newest first, through the request stream (each instance's entries added).
+    await Promise.all([a.log.flush(), b.log.flush()]);
     const { data } = await b.usage.requests(10, null);
     expect(data.map((r) => [r.instance, r.key])).toEqual([
       ['b', 'alice'],
