@@ -38,7 +38,7 @@ describe('deploy/', () => {
     const dataVolumes = new Set<string>();
     for (const s of instances) {
       const command = Array.isArray(s.command) ? s.command.join(' ') : String(s.command);
-      expect(command).toMatch(/switchboard serve --host 0\.0\.0\.0 --port 11434/);
+      expect(command).toMatch(/switchboard serve --host 0\.0\.0\.0 --port 11434 --quiet-token/);
       expect(command).toContain('/etc/switchboard/config.json');
       expect(s.environment?.SWITCHBOARD_REDIS_URL).toMatch(/redis:\/\/redis:6379/);
       expect(s.environment?.SWITCHBOARD_CONFIG).toBe('/var/lib/switchboard/config.json');
@@ -101,6 +101,8 @@ describe('deploy/', () => {
       /^ExecStart=\/usr\/bin\/node (--\S+ )*\S+\/bin\/switchboard\.mjs serve --config \S+ --host 0\.0\.0\.0/m,
     );
     expect(unit).toMatch(/^ExecStartPre=.*\/etc\/switchboard\/config\.json/m);
+    // The admin token never in the journal: the banner names its file (stdout is not a terminal anyway).
+    expect(unit).toMatch(/^ExecStart=.* serve .*--quiet-token$/m);
     // Every line is a comment, a section, blank, or Key=Value.
     for (const line of unit.split('\n')) expect(line, line).toMatch(/^(#.*|\[\w+\]|[A-Za-z]+=.*|)$/);
   });
