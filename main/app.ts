@@ -1,5 +1,6 @@
 // Composition root: config store, engine, health checks, HTTP server; start() and stop() for both shells.
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { PortFollow } from '../shared/connect.ts';
 import type { Config } from '../shared/config.ts';
@@ -27,7 +28,10 @@ import { NOTIFICATION_DEFAULTS } from '../shared/usage.ts';
 import { Notifier } from './usage/notifier.ts';
 import { VERSION } from './version.ts';
 import { UsageService } from './usage/service.ts';
-import { closeGateway } from './gateway/gateway.ts';
+import { closeGateway, gatewayFor } from './gateway/gateway.ts';
+import type { FailOpenState } from './store/fail-open.ts';
+import type { RedisConnection } from './store/redis-connection.ts';
+import type { StoreSource, TeamQueueSource } from './observability/metrics.ts';
 
 export type SwitchboardOptions = {
   configPath: string;
@@ -54,11 +58,13 @@ export class Switchboard {
    */
   readonly notifications = new Notifier(() => this.store?.config.notifications ?? NOTIFICATION_DEFAULTS);
   private health!: HealthChecker;
-  /** Store "redis": the team's request log (main/store/team-log.ts). */
+  /** Store "redis": the team's request stream (main/store/team-log.ts). */
   private teamLog: { close(): Promise<void> } | null = null;
   /** Store "redis": the team's agent keys (main/orchestrator/keys-shared.ts). */
   private teamKeys: SharedAgentKeys | null = null;
   private memoryTrim: { stop(): void } | null = null;
+  /** Store "redis": the gateway's connection (its breaker, call latencies and fail-open time for the metrics). */
+  private teamConnection: RedisConnection | null = null;
   private forgetAdminToken: (() => void) | null = null;
   private forgetApprovals: (() => void) | null = null;
   private listener!: Listener;
@@ -93,6 +99,10 @@ export class Switchboard {
     this.wal = await openWal({ dir: dataDir, onError: (err) => logger.error({ err }, 'WAL background work failed') });
     // Store "redis": the orchestrator's state is the team's (every instance serves every agent call); else the WAL's.
     const teamStore = effectiveStore(this.store.config.store, process.env.SWITCHBOARD_REDIS_URL);
+    // Store "redis": the gateway's shared state is opened now, not at the first request, so /health, the metrics and
+    // the log say from the start whether Redis is reached (issue 36).
+    const shared = teamStore.kind === 'redis' ? await gatewayFor(this.engine).whenOpen() : null;
+    this.teamConnection = shared?.kind === 'redis' ? (shared as FailOpenState).redis.conn : null;
     const orchestratorConfig = () => this.store.config.orchestrator;
     this.orchestrator = new Orchestrator({
       ...(teamStore.kind === 'redis' ? { store: await openRedisOrchestratorStore(teamStore, orchestratorConfig) } : {}),
@@ -116,11 +126,6 @@ export class Switchboard {
       dir: path.join(dataDir, 'usage'),
       notifier: this.notifications,
     });
-    // Store "redis": the team's request log and usage through a Redis stream (loaded only then: no ioredis otherwise).
-    if (teamStore.kind === 'redis') {
-      const { startTeamLog } = await import('./store/team-log.ts');
-      this.teamLog = await startTeamLog(teamStore, this.requestLog, () => this.usage.store.raw.backward());
-    }
     const orch = this.orchestrator;
     this.metrics = new Metrics({
       queueDepth: () => orch.queue.depth,
@@ -133,6 +138,8 @@ export class Switchboard {
       wal: () => ({ ...this.wal.status(), healthy: this.wal.info().fault === null }),
       subscribers: () => orch.store.subscriberCount,
       config: () => this.store.config,
+      stores: () => this.storeSources(),
+      teamQueues: () => this.teamQueues(),
     });
     this.requestLog.subscribe((e) => this.metrics.observeProxy(e));
     const agentKeys = new KeyRing(keysFile(this.store.dir));
@@ -170,6 +177,8 @@ export class Switchboard {
       this.options.host ?? this.store.config.listen_host,
     );
     await this.recordListening();
+    // Store "redis": the team's request log and usage (on the gateway's connection), named after this instance.
+    if (this.teamConnection) await this.startTeam(this.teamConnection);
     this.health = new HealthChecker(this.engine);
     this.health.start();
     // A burst's heap back once it is over (nothing allocates after it, so V8 alone would keep it).
@@ -190,6 +199,54 @@ export class Switchboard {
     });
     this.store.watch();
   }
+
+  /** The Redis connections for the metrics (store "redis"): the gateway's state and the agents' store. */
+  private storeSources(): StoreSource[] {
+    const conn = this.teamConnection;
+    if (!conn) return [];
+    const agents = this.orchestrator.store.status();
+    return [
+      {
+        part: 'gateway',
+        up: conn.usable(),
+        failOpenSeconds: conn.failOpenSeconds(),
+        trips: conn.breaker.trips,
+        calls: conn.calls,
+      },
+      ...(agents.kind === 'redis' ? [{ part: 'agents' as const, up: agents.up }] : []),
+    ];
+  }
+
+  /**
+   * Store "redis" (issue 36): this instance's requests go to the team's request stream (the live log view's buffer)
+   * and its usage to the team's rollups in Redis, both on the gateway's connection; summaries, budgets and the raw
+   * records are read from there. The instance's name: SWITCHBOARD_INSTANCE, else host:port.
+   */
+  private async startTeam(conn: RedisConnection): Promise<void> {
+    const instance = process.env.SWITCHBOARD_INSTANCE?.trim().slice(0, 128) || `${os.hostname()}:${this.listener.port}`;
+    const [{ TeamLog }, { RedisTeamRollups }] = await Promise.all([
+      import('./store/team-log.ts'),
+      import('./store/team-usage.ts'),
+    ]);
+    this.requestLog.instance = instance;
+    const log = new TeamLog({ redis: conn, log: this.requestLog, instance });
+    this.requestLog.team = log;
+    const rollups = new RedisTeamRollups(conn, () => this.store.config.usage.rollup_days);
+    const usage = this.usage.attachTeam(rollups, instance, async (limit, before) => {
+      const h = await log.history(limit, before);
+      if (!h) return null;
+      const data = h.entries.flatMap((e) => this.usage.usageRecordOf(e) ?? []);
+      return { data, has_more: h.more };
+    });
+    this.teamLog = log;
+    this.teamQueues = () => [
+      { stream: 'requests', ...log.queue() },
+      { stream: 'usage', ...usage.queue() },
+    ];
+  }
+
+  /** What waits to reach Redis (store "redis"), for the metrics. */
+  private teamQueues: () => TeamQueueSource[] = () => [];
 
   /** A tool call waiting for approval becomes a notification (desktop, and `notification` on /admin/v1/events). */
   private notifyApprovals(): () => void {
@@ -299,10 +356,11 @@ export class Switchboard {
     await this.listener?.close();
     // The last requests' log entries, to the usage store and the team's log before they close (delivered per turn).
     this.requestLog.deliver();
-    if (this.engine) await closeGateway(this.engine); // its shared store's Redis connections, in Redis mode
+    // The team's log and usage first: they use the gateway's connection, closed with it.
     await this.teamLog?.close();
-    await this.teamKeys?.close();
     await this.usage?.close();
+    if (this.engine) await closeGateway(this.engine); // its shared store's Redis connections, in Redis mode
+    await this.teamKeys?.close();
     await this.wal?.close();
     await this.engine?.close();
     this.forgetAdminToken?.();

@@ -8,6 +8,7 @@ import { ConfigError, ConfigStore, restoreBackupFile } from './config/store.ts';
 import { problemToText } from '../shared/config.ts';
 import { PortInUseError } from './server/port-conflict.ts';
 import { RUNTIME, VERSION } from './version.ts';
+import { serveBanner } from './banner.ts';
 import { createKey, keysFile, readKeys, revokeKey } from './orchestrator/keys.ts';
 // Each command loads what it uses (the router for serve; Connect's editors, the MCP import, the gateway's keys for
 // theirs) with a dynamic import: `serve` never loads Connect, and `--version` loads nothing of the router.
@@ -15,7 +16,10 @@ import { createKey, keysFile, readKeys, revokeKey } from './orchestrator/keys.ts
 const HELP = `Switchboard ${VERSION}: a local LLM router.
 
 Usage:
-  switchboard serve [--config FILE] [--port N] [--host ADDR]   start the router (headless)
+  switchboard serve [--config FILE] [--port N] [--host ADDR] [--quiet-token]
+                                                                start the router (headless); the UI link carries
+                                                                the admin token only on a terminal, never with
+                                                                --quiet-token (else: the token file is named)
   switchboard config path [--config FILE]                       print where config.json is
   switchboard config check [--config FILE]                      validate config.json and exit
   switchboard config backups [--config FILE]                    list the backups of config.json (never the keys)
@@ -45,7 +49,12 @@ function fail(message: string, code: number): never {
   process.exit(code);
 }
 
-async function serve(configPath: string, port: number | undefined, host: string | undefined): Promise<void> {
+async function serve(
+  configPath: string,
+  port: number | undefined,
+  host: string | undefined,
+  quietToken: boolean,
+): Promise<void> {
   const { Switchboard } = await import('./app.ts');
   const sb = new Switchboard({ configPath, port, host });
   try {
@@ -55,15 +64,19 @@ async function serve(configPath: string, port: number | undefined, host: string 
     if (err instanceof PortInUseError) fail(`Switchboard did not start: ${err.message}`, 3);
     throw err;
   }
-  const url = sb.url;
   process.stdout.write(
-    `Switchboard ${VERSION} listening on ${url}\n` +
-      `  OpenAI-compatible base URL: ${url}/v1\n` +
-      `  config: ${sb.store.file}\n` +
-      `  admin API: ${url}/admin/v1 (token in ${path.join(sb.store.dir, 'admin-token')})\n` +
-      `  UI: ${url}/ui/?token=${sb.adminToken}\n` +
-      `  runtime: ${RUNTIME === 'compiled' ? 'compiled (dist/)' : 'TypeScript sources through tsx (npm run dev)'}, ` +
-      `node ${process.version}\n`,
+    serveBanner({
+      version: VERSION,
+      url: sb.url,
+      configFile: sb.store.file,
+      dir: sb.store.dir,
+      adminToken: sb.adminToken,
+      runtime:
+        `${RUNTIME === 'compiled' ? 'compiled (dist/)' : 'TypeScript sources through tsx (npm run dev)'}, ` +
+        `node ${process.version}`,
+      tty: process.stdout.isTTY === true,
+      quietToken,
+    }),
   );
   let stopping = false;
   const stop = async () => {
@@ -180,6 +193,7 @@ async function main(argv: string[]): Promise<void> {
       config: { type: 'string', short: 'c' },
       port: { type: 'string', short: 'p' },
       host: { type: 'string' },
+      'quiet-token': { type: 'boolean' },
       tenant: { type: 'string' },
       label: { type: 'string' },
       gateway: { type: 'boolean' },
@@ -212,7 +226,7 @@ async function main(argv: string[]): Promise<void> {
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         fail(`--port must be a whole number from 0 to 65535 (got "${values.port}")`, 2);
     }
-    return serve(configPath, port, values.host);
+    return serve(configPath, port, values.host, values['quiet-token'] === true);
   }
   if (command === 'config' && sub === 'path') return void process.stdout.write(`${configPath}\n`);
   if (command === 'config' && sub === 'check') {

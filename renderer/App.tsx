@@ -6,6 +6,7 @@ import {
   LiveRegion,
   PAUSE_QUESTION,
   PausedBanner,
+  TeamSaveNote,
   useFocusHeading,
   useHashGuard,
   useUnloadGuard,
@@ -135,6 +136,7 @@ export function App() {
       </nav>
       <main>
         <PausedBanner onResume={() => void togglePause()} />
+        <TeamSaveNote />
         <ErrorLine message={statusError} alert />
         {status?.config_error && (
           <div className="error">config.json has problems: {status.config_error.join('; ')}</div>

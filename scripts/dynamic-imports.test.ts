@@ -63,6 +63,11 @@ export const FEATURE_TESTS: Record<string, string[]> = {
   'main/store/team-log.ts': [
     "test/team-gateway.serve.test.ts > the UI's usage and log endpoints of instance B show the requests served through instance A",
   ],
+  // Store "redis": the team's usage rollups and budgets' spend in Redis (issue 36).
+  'main/store/team-usage.ts': [
+    "test/team-gateway.serve.test.ts > the UI's usage and log endpoints of instance B show the requests served through instance A",
+    'test/team-gateway.serve.test.ts > a budget naming a key is enforced across the instances: 402 from every one once the team has spent it',
+  ],
   // Store "redis": the orchestrator's state and the agent keys of the team (issue 35).
   'main/orchestrator/store/redis.ts': [TEAM_RUN],
   'main/store/redis-connection.ts': [TEAM_RUN],

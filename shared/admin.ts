@@ -68,6 +68,13 @@ export type RequestLogEntry = {
    * session_id…: main/proxy/session-id.ts), at most 128 characters; null: none sent. Absent from older entries.
    */
   session?: string | null;
+  /**
+   * Gateway mode: the credential's name (a gateway key's or PAT's `--name`, a JWT's `sub`: what `limits.per_key` and
+   * `budgets[].key` name); null when none was checked. Absent in local mode and from older entries.
+   */
+  key?: string | null;
+  /** Store "redis": the instance that served it (SWITCHBOARD_INSTANCE, else host:port). Absent otherwise. */
+  instance?: string | null;
 };
 
 export type AppSource = 'header' | 'x-title' | 'api-key' | 'process' | 'user-agent';
@@ -175,10 +182,22 @@ export type StoreStatus = {
   kind: 'embedded' | 'redis';
   /** Embedded: always true. Redis: whether the connection is up (while down, limits are counted per instance). */
   up: boolean;
-  /** When the store last went up or down (ISO time). */
+  /**
+   * When `state` last changed (ISO time): when the store went up or down, or (the gateway's) its breaker opened or
+   * closed.
+   */
   since: string;
   /** The Redis URL with its password masked (Redis only). */
   url?: string;
+  /**
+   * Redis (issue 36): `up`; `down` (not connected); `slow` (connected, but its calls failed or ran past the store's
+   * timeout: the gateway's breaker is open and answers locally while it probes). Absent from older servers.
+   */
+  state?: 'up' | 'down' | 'slow';
+  /** Redis: whether this process has reached Redis since it started (false: never, e.g. a wrong URL). */
+  reached?: boolean;
+  /** The gateway's store: whether limits and keys are being answered locally now (down or slow). */
+  fail_open?: boolean;
 };
 
 // --- config.json backups (docs/config.md, "Config backups") ---
@@ -259,6 +278,11 @@ export const ConfigSaveResultSchema = z.strictObject({
   warnings: z.array(z.strictObject({ path: z.string(), value: z.unknown(), message: z.string() })),
   /** Present when the save changed listen_port or listen_host: what happened to the port (ListenChangeSchema). */
   listen: ListenChangeSchema.optional(),
+  /**
+   * Present with the Redis store (a team of instances): config.json is per instance, so this save changed this
+   * instance's copy only (issue 36's decision; docs/team.md). The UI says it on every save.
+   */
+  team_note: z.string().optional(),
 });
 export type ConfigSaveResult = z.infer<typeof ConfigSaveResultSchema>;
 

@@ -9,10 +9,21 @@ describe('config store', () => {
     expect(r.ok && r.config.store).toEqual({ kind: 'embedded' });
   });
 
-  it('takes redis with a url, the prefix defaulting to "switchboard:"', () => {
+  it('takes redis with a url, the prefix defaulting to "switchboard:" and the hot-path budget to 50 ms, 3 calls', () => {
     const r = parseConfig({ store: { kind: 'redis', url: 'redis://10.0.0.5:6379/2' } });
-    expect(r.ok && r.config.store).toEqual({ kind: 'redis', url: 'redis://10.0.0.5:6379/2', prefix: 'switchboard:' });
+    expect(r.ok && r.config.store).toEqual({
+      kind: 'redis',
+      url: 'redis://10.0.0.5:6379/2',
+      prefix: 'switchboard:',
+      timeout_ms: 50,
+      trip_after: 3,
+      probe_ms: 250,
+    });
     expect(STORE_DEFAULT_PREFIX).toBe('switchboard:');
+    const tuned = parseConfig({ store: { kind: 'redis', url: 'redis://r', timeout_ms: 20, trip_after: 5 } });
+    expect(tuned.ok && tuned.config.store).toMatchObject({ timeout_ms: 20, trip_after: 5 });
+    const bad = parseConfig({ store: { kind: 'redis', url: 'redis://r', timeout_ms: 0 } });
+    expect(bad.ok ? null : bad.problems[0]).toMatchObject({ path: 'store.timeout_ms' });
   });
 
   it('refuses a store without a url, with a wrong scheme, an unknown kind or an unknown field, naming the field', () => {
@@ -38,6 +49,9 @@ describe('config store', () => {
       kind: 'redis',
       url: 'redis://r:6379',
       prefix: 'switchboard:',
+      timeout_ms: 50,
+      trip_after: 3,
+      probe_ms: 250,
     });
     expect(effectiveStore({ kind: 'redis', url: 'redis://a', prefix: 'team1:' }, 'redis://b')).toEqual({
       kind: 'redis',

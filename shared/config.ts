@@ -328,6 +328,12 @@ const redisUrl = z.string().refine((v) => {
     return false;
   }
 }, 'must be a redis:// or rediss:// address, e.g. "redis://127.0.0.1:6379" or "rediss://:password@redis.internal:6380/0"');
+/**
+ * Redis's budget on the hot path (issue 36): each call (an admission, a key looked up…) has `timeout_ms` to answer;
+ * after `trip_after` calls in a row that failed or ran out of time, the instance answers locally (fail-open) and
+ * probes Redis every `probe_ms` until it answers quickly again.
+ */
+export const STORE_BUDGET_DEFAULTS = { timeout_ms: 50, trip_after: 3, probe_ms: 250 } as const;
 export const StoreConfigSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('embedded') }),
   z.strictObject({
@@ -338,9 +344,21 @@ export const StoreConfigSchema = z.discriminatedUnion('kind', [
       .min(1, 'must not be empty (instances sharing a prefix share state; the default is "switchboard:")')
       .max(64)
       .default(STORE_DEFAULT_PREFIX),
+    timeout_ms: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000, 'must be at most 10000 (a call on the request path; tens of ms is usual)')
+      .default(STORE_BUDGET_DEFAULTS.timeout_ms),
+    trip_after: z.number().int().min(1).max(100).default(STORE_BUDGET_DEFAULTS.trip_after),
+    probe_ms: z.number().int().min(10).max(60_000).default(STORE_BUDGET_DEFAULTS.probe_ms),
   }),
 ]);
-export type StoreConfig = z.infer<typeof StoreConfigSchema>;
+type ParsedRedisStore = Extract<z.infer<typeof StoreConfigSchema>, { kind: 'redis' }>;
+/** A Redis store's config; its budget fields may be absent (an object made in code: the defaults apply). */
+export type RedisStoreConfig = Omit<ParsedRedisStore, keyof typeof STORE_BUDGET_DEFAULTS> &
+  Partial<Pick<ParsedRedisStore, keyof typeof STORE_BUDGET_DEFAULTS>>;
+export type StoreConfig = { kind: 'embedded' } | RedisStoreConfig;
 /**
  * The store this process uses: SWITCHBOARD_REDIS_URL (when set and not empty) replaces config.json's `store.url`
  * and turns Redis on even when config.json says embedded; the prefix comes from config.json when it has one.
@@ -348,7 +366,8 @@ export type StoreConfig = z.infer<typeof StoreConfigSchema>;
  */
 export function effectiveStore(cfg: StoreConfig, envUrl: string | undefined): StoreConfig {
   if (envUrl === undefined || envUrl.trim() === '') return cfg;
-  return { kind: 'redis', url: envUrl.trim(), prefix: cfg.kind === 'redis' ? cfg.prefix : STORE_DEFAULT_PREFIX };
+  if (cfg.kind === 'redis') return { ...cfg, url: envUrl.trim() };
+  return { kind: 'redis', url: envUrl.trim(), prefix: STORE_DEFAULT_PREFIX, ...STORE_BUDGET_DEFAULTS };
 }
 /** The environment variables config.json's `env:NAME` values name: providers' keys, the gateway's JWT keys. */
 export function envReferences(config: Pick<Config, 'providers' | 'gateway'>): string[] {
@@ -708,6 +727,9 @@ const FIELD_NAMES = [
   'store',
   'kind',
   'prefix',
+  'timeout_ms',
+  'trip_after',
+  'probe_ms',
   'approvals',
   'approval_timeout_s',
 ];

@@ -38,6 +38,8 @@ export type ConfigDocument = {
   warnings?: ConfigProblem[];
   /** After a save that changed listen_port: whether Switchboard moved to it now, and where the UI is. */
   listen?: ListenChange;
+  /** After a save on an instance of a team (the Redis store): it changed this instance's config.json only. */
+  team_note?: string;
 };
 export type ProviderTestResult = {
   provider: string;

@@ -40,6 +40,8 @@ export const TeamLogEntrySchema = z.object({
   cache_write_1h_tokens: count.optional(),
   reasoning_tokens: count.optional(),
   session: z.string().max(128).nullable().optional(),
+  key: z.string().max(64).nullable().optional(),
+  instance: z.string().max(128).nullable().optional(),
 });
 
 /** The stream's fields: `i` the writing instance (random per process start), `e` the entry as JSON. */

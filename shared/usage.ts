@@ -44,12 +44,17 @@ export type PriceOverride = z.infer<typeof PriceOverrideSchema>;
 export const BUDGET_PERIODS = ['day', 'month'] as const;
 
 /**
- * A budget: for one app (absent: everything), per calendar day or month (local time), in USD. At `warn_at` (a
+ * A budget: for one app or one credential (`key`; neither: everything), per calendar day or month (local time), in USD. At `warn_at` (a
  * fraction of the limit) a warning is notified once per period; at the limit, with `enforce`, requests of that scope
  * are refused (402 budget_exceeded in the client's format, naming the budget) until the period ends.
  */
 export const BudgetSchema = z.strictObject({
   app: z.string().min(1).optional(),
+  /**
+   * Gateway mode: the credential it covers, by name (a gateway key's or PAT's `--name`, a JWT's `sub`, as
+   * `limits.per_key` names them); with `app` too, that app's requests with that credential.
+   */
+  key: z.string().min(1).max(64, 'must be a key name of at most 64 characters').optional(),
   period: z.enum(BUDGET_PERIODS),
   limit_usd: z.number().positive('must be a positive amount in USD'),
   warn_at: z.number().gt(0).max(1, 'must be a fraction of the limit, e.g. 0.8').default(0.8),
@@ -113,6 +118,10 @@ export const UsageRecordSchema = z.strictObject({
    * twice): each is counted as a failed attempt of its own in the per-provider totals. null or absent: none.
    */
   failed_over: z.array(z.string()).nullable().optional(),
+  /** Gateway mode: the credential's name (the request log's `key`); null or absent: none. */
+  key: z.string().max(64).nullable().optional(),
+  /** Store "redis": the instance that served it; absent otherwise. */
+  instance: z.string().max(128).nullable().optional(),
 });
 export type UsageRecord = z.infer<typeof UsageRecordSchema>;
 
@@ -160,11 +169,25 @@ export const UsageSummarySchema = z.strictObject({
    * requests; at most 20, the rest in one "(other)" row; a day's sessions past 500 are counted as the app's "(other)".
    */
   by_session: z.array(UsageTotalsSchema.extend({ key: z.string(), app: z.string().nullable() })),
+  /**
+   * Gateway mode: by credential name (`key`: a gateway key's or PAT's name, a JWT's sub; "(none)": requests with none,
+   * e.g. local mode), sorted and capped as the others. Absent from older servers.
+   */
+  by_key: z.array(UsageTotalsSchema.extend({ key: z.string() })).optional(),
+  /** Store "redis": by the instance that served them (the range's local days, as by_session). */
+  by_instance: z.array(UsageTotalsSchema.extend({ key: z.string() })).optional(),
+  /**
+   * Store "redis": `team` (every instance's requests, from the rollups in Redis) or `instance` (Redis could not be
+   * read: this instance's own). Absent with the embedded store (this instance is everything).
+   */
+  scope: z.enum(['team', 'instance']).optional(),
   /** One point per bucket from `from` to `to`, empty buckets included (t: the bucket's start, epoch ms). */
   series: z.array(UsageTotalsSchema.extend({ t: z.number() })),
   budgets: z.array(
     z.strictObject({
       app: z.string().nullable(),
+      /** The credential the budget covers (absent: not one; older servers). */
+      key: z.string().nullable().optional(),
       period: z.enum(BUDGET_PERIODS),
       limit_usd: z.number(),
       spent_usd: z.number(),

@@ -38,7 +38,7 @@ describe('deploy/', () => {
     const dataVolumes = new Set<string>();
     for (const s of instances) {
       const command = Array.isArray(s.command) ? s.command.join(' ') : String(s.command);
-      expect(command).toMatch(/switchboard serve --host 0\.0\.0\.0 --port 11434/);
+      expect(command).toMatch(/switchboard serve --host 0\.0\.0\.0 --port 11434 --quiet-token/);
       expect(command).toContain('/etc/switchboard/config.json');
       expect(s.environment?.SWITCHBOARD_REDIS_URL).toMatch(/redis:\/\/redis:6379/);
       expect(s.environment?.SWITCHBOARD_CONFIG).toBe('/var/lib/switchboard/config.json');
@@ -81,7 +81,14 @@ describe('deploy/', () => {
     expect(r.ok, JSON.stringify(r)).toBe(true);
     if (!r.ok) return;
     expect(r.config.gateway.enabled).toBe(true);
-    expect(r.config.store).toEqual({ kind: 'redis', url: 'redis://redis:6379/0', prefix: 'switchboard:' });
+    expect(r.config.store).toEqual({
+      kind: 'redis',
+      url: 'redis://redis:6379/0',
+      prefix: 'switchboard:',
+      timeout_ms: 50,
+      trip_after: 3,
+      probe_ms: 250,
+    });
     for (const p of r.config.providers) expect(p.api_key).toMatch(/^env:[A-Z_]+$/);
   });
 
@@ -94,8 +101,26 @@ describe('deploy/', () => {
       /^ExecStart=\/usr\/bin\/node (--\S+ )*\S+\/bin\/switchboard\.mjs serve --config \S+ --host 0\.0\.0\.0/m,
     );
     expect(unit).toMatch(/^ExecStartPre=.*\/etc\/switchboard\/config\.json/m);
+    // The admin token never in the journal: the banner names its file (stdout is not a terminal anyway).
+    expect(unit).toMatch(/^ExecStart=.* serve .*--quiet-token$/m);
     // Every line is a comment, a section, blank, or Key=Value.
     for (const line of unit.split('\n')) expect(line, line).toMatch(/^(#.*|\[\w+\]|[A-Za-z]+=.*|)$/);
+  });
+
+  it("the unit's header and docs/team.md's systemd steps run as written: /etc/switchboard made first, keys made with the service's environment", async () => {
+    const doc = await fs.readFile(path.resolve(DEPLOY, '../docs/team.md'), 'utf8');
+    const header = (await read('switchboard.service')).split('\n[Unit]')[0]!;
+    for (const steps of [header, doc.slice(doc.indexOf('## With systemd'))]) {
+      const made = steps.search(/install -d[^\n]* \/etc\/switchboard(\s|$)/m);
+      const into = steps.indexOf('/etc/switchboard/config.json');
+      expect(made, 'install -d … /etc/switchboard').toBeGreaterThanOrEqual(0);
+      expect(made).toBeLessThan(into);
+      // `keys create` for the service: with its EnvironmentFile (SWITCHBOARD_REDIS_URL), not the shell's environment.
+      const create = /systemd-run [^\n]*(\\\n[^\n]*)*keys create --gateway/.exec(steps)?.[0];
+      expect(create, 'a keys create through systemd-run').toBeDefined();
+      expect(create).toContain('-p EnvironmentFile=/etc/switchboard/switchboard.env');
+      expect(create).toContain('--uid=switchboard');
+    }
   });
 
   it('docs/team.md names every file of deploy/ and the health route', async () => {

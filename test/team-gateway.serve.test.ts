@@ -3,8 +3,9 @@
 // HTTP, chat and video tasks). The official openai SDK sends the chat requests and parses the answers. Checked: a
 // key's RPM holds across the three (not 3×); a revocation made on one applies on all within a second; a video task
 // created through one is polled through another; a breaker opened by one is seen by the others; the UI's usage and
-// log endpoints of one instance show the requests served by another; Redis killed and restarted mid-load loses no
-// request (each is answered) and leaves no concurrency slot held.
+// log endpoints of one instance show the requests served by another (usage by key and by instance too; each log entry
+// names its key and instance); a budget naming a key refuses it on every instance once the team has spent it; Redis
+// killed and restarted mid-load loses no request (each is answered) and leaves no concurrency slot held.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,6 +37,7 @@ const KEYS = {
   breaker: { rpm: 0, tpm: 0, concurrency: 0 },
   usage: { rpm: 0, tpm: 0, concurrency: 0 },
   load: { rpm: 0, tpm: 0, concurrency: 4 },
+  spender: { rpm: 0, tpm: 0, concurrency: 0 },
 };
 
 function config() {
@@ -52,6 +54,9 @@ function config() {
     circuit_breaker: { failure_threshold: 2, cooldown_ms: 60_000 },
     gateway: { enabled: true },
     store: { kind: 'redis', url: redis.url, prefix: PREFIX },
+    // The mock reports 5 + 5 tokens: $0.01 a request at these prices; "spender" may spend $0.03 a day.
+    prices: [{ provider: 'a', input: 1000, output: 1000 }],
+    budgets: [{ key: 'spender', period: 'day', limit_usd: 0.03, enforce: true }],
   };
 }
 
@@ -188,16 +193,63 @@ describe('three instances on one Redis', () => {
     for (let i = 0; i < 5; i++) expect((await chat(sb[0]!, 'gpt-4o-mini', 'usage')).status).toBe(200);
     const aLog = ((await (await sb[0]!.admin('/logs?limit=5')).json()) as { data: RequestLogEntry[] }).data;
     served.push(...aLog.map((e) => e.id));
+    // Each entry names the key it was served for and the instance that served it.
+    const instanceA = `${os.hostname()}:${sb[0]!.port}`;
+    expect(aLog.every((e) => e.key === 'usage' && e.instance === instanceA)).toBe(true);
     for (const s of sb) {
       await eventually(async () => expect((await summary(s)).totals.requests).toBe(before + 5));
       const log = ((await (await s.admin('/logs?limit=1000')).json()) as { data: RequestLogEntry[] }).data;
       expect(log.map((e) => e.id)).toEqual(expect.arrayContaining(served));
       const records = (await (await s.admin('/usage/requests?limit=1000')).json()) as { data: { id: string }[] };
       expect(records.data.map((r) => r.id)).toEqual(expect.arrayContaining(served));
+      // The team's usage by key and by instance, read from Redis by any instance.
+      const u = await summary(s);
+      expect(u.scope).toBe('team');
+      expect(u.by_key!.find((r) => r.key === 'usage')!.requests).toBeGreaterThanOrEqual(5);
+      expect(u.by_instance!.find((r) => r.key === instanceA)!.requests).toBeGreaterThanOrEqual(5);
     }
     // Counted once by each: a reader's block later, still 5 more on every instance.
     await new Promise((r) => setTimeout(r, 1_200));
     expect(await requestsNow()).toEqual([before + 5, before + 5, before + 5]);
+  });
+
+  it('a budget naming a key is enforced across the instances: 402 from every one once the team has spent it', async () => {
+    // $0.01 a request, $0.03 a day: one through each instance spends it.
+    for (const s of sb) expect((await chat(s, 'gpt-4o-mini', 'spender')).status).toBe(200);
+    for (const s of sb)
+      await eventually(async () => expect((await chat(s, 'gpt-4o-mini', 'spender')).status).toBe(402), 3_000, 50);
+    const refused = await fetch(`${sb[1]!.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.spender!.secret}` },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(refused.status).toBe(402);
+    const body = (await refused.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('budget_exceeded');
+    expect(body.error.message).toMatch(
+      /^The daily budget of key "spender" \(\$0\.0300\) is spent: \$0\.0[3-9]\d* today\.$/,
+    );
+    // Other keys are not held to it.
+    expect((await chat(sb[1]!, 'gpt-4o-mini', 'usage')).status).toBe(200);
+    const states = (await summary(sb[2]!)).budgets;
+    expect(states[0]).toMatchObject({ key: 'spender', state: 'exceeded' });
+  });
+
+  it('a config save through one instance changes that instance only, and its answer says so (team_note)', async () => {
+    type Doc = { config: { health_check: { timeout_ms: number } }; team_note?: string };
+    const doc = (await (await sb[2]!.admin('/config')).json()) as Doc;
+    doc.config.health_check.timeout_ms = 2500;
+    const put = await sb[2]!.admin('/config', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(doc.config),
+    });
+    expect(put.status).toBe(200);
+    const saved = (await put.json()) as Doc;
+    expect(saved.team_note).toMatch(/^Saved on this instance only: with the Redis store config\.json is per instance/);
+    expect(saved.config.health_check.timeout_ms).toBe(2500);
+    const other = (await (await sb[0]!.admin('/config')).json()) as Doc;
+    expect(other.config.health_check.timeout_ms).toBe(2000);
   });
 
   it('Redis killed and restarted mid-load: every request is answered, no slot stays held', async () => {

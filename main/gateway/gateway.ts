@@ -155,9 +155,18 @@ export class Gateway {
     );
   }
 
-  /** The store, for the admin status: embedded, or Redis up/down since when. */
+  /** The shared state once it is open (null: embedded, or it could not be loaded). */
+  async whenOpen(): Promise<SharedState | null> {
+    await this.opening;
+    return this.shared;
+  }
+
+  /** The store, for the admin status and /health: embedded, or Redis up, down or slow since when. */
   storeStatus(): StoreStatus {
-    return this.shared?.status() ?? { kind: 'embedded', up: true, since: this.startedAt };
+    if (this.shared) return this.shared.status();
+    if (this.opening)
+      return { kind: 'redis', up: false, since: this.startedAt, state: 'down', reached: false, fail_open: true };
+    return { kind: 'embedded', up: true, since: this.startedAt };
   }
   private readonly startedAt = new Date().toISOString();
 
@@ -285,6 +294,13 @@ export async function closeGateway(engine: Engine): Promise<void> {
   await g?.close();
 }
 
+/** The gateway's store for the admin status and /health, without making the gateway state (embedded until it is). */
+export function gatewayStoreStatus(engine: Engine): StoreStatus {
+  return (gateways.get(engine) ?? embeddedGateway).storeStatus();
+}
+const embeddedGateway = { storeStatus: (): StoreStatus => ({ kind: 'embedded', up: true, since: STARTED_AT }) };
+const STARTED_AT = new Date().toISOString();
+
 /** The gateway state of an engine (one per running Switchboard), created on first use. */
 export function gatewayFor(engine: Engine): Gateway {
   let g = gateways.get(engine);
@@ -296,8 +312,8 @@ export function gatewayFor(engine: Engine): Gateway {
   return g;
 }
 
-/** Routes with their own auth (admin token, agent keys) or none needed (the UI's static files). */
-const OWN_AUTH = /^\/(admin\/|api\/v1(\/|$)|ui(\/|$))/;
+/** Routes with their own auth (admin token, agent keys) or none needed (the UI's static files, /health). */
+const OWN_AUTH = /^\/(admin\/|api\/v1(\/|$)|ui(\/|$)|health$)/;
 
 /**
  * Gateway-mode auth for every Hono route but the front doors (exactly those, `isFrontDoor`: they check credentials

@@ -219,7 +219,7 @@ export function realtimeUpgrade({
         if (route.candidates.length === 0) throw noRouteError(e.router, route);
         gateway.checkModel(principal, route.model);
         // A spent enforced budget refuses the session as it refuses a chat request (402 budget_exceeded).
-        e.budgets?.check(appName);
+        e.budgets?.check(appName, principal?.name ?? null);
         // A session holds one concurrency slot and counts one request; its tokens are not estimated.
         const admission = await gateway.admit(e.config, principal, app?.name ?? null, 0);
         settle = admission ? (n) => admission.settle(n) : null;
@@ -287,7 +287,7 @@ export function realtimeUpgrade({
         // During the session: the budget is checked again before each client message goes on (the engine of now).
         const allowed = (): ApiError | null => {
           try {
-            engine().budgets?.check(appName);
+            engine().budgets?.check(appName, principal?.name ?? null);
             return null;
           } catch (err) {
             return toApiError(err);

@@ -12,35 +12,52 @@ export const LEASE_MS = 30_000;
 
 class SharedAdmission implements Admission {
   private settled = false;
-  private readonly timer: NodeJS.Timeout;
 
   constructor(
     readonly headers: Record<string, string>,
-    private readonly store: SharedLimits,
-    private readonly lease: LimitLease,
-    private readonly leaseMs: number,
+    private readonly owner: SharedLimiter,
+    readonly lease: LimitLease,
   ) {
-    this.timer = setInterval(this.renew.bind(this), Math.max(10, Math.floor(leaseMs / 3)));
-    this.timer.unref();
-  }
-
-  private renew(): void {
-    this.store.renew(this.lease, this.leaseMs).catch(() => {});
+    owner.hold(this);
   }
 
   settle(actual: number | null): void {
     if (this.settled) return;
     this.settled = true;
-    clearInterval(this.timer);
-    this.store.settle(this.lease, actual).catch(() => {});
+    this.owner.release(this);
+    this.owner.store.settle(this.lease, actual).catch(() => {});
   }
 }
 
 export class SharedLimiter {
+  /** The open admissions, renewed together by one timer while there are any (not one timer per request: issue 36). */
+  private readonly open = new Set<SharedAdmission>();
+  private timer: NodeJS.Timeout | null = null;
+
   constructor(
-    private readonly store: SharedLimits,
+    readonly store: SharedLimits,
     readonly leaseMs = LEASE_MS,
   ) {}
+
+  hold(a: SharedAdmission): void {
+    this.open.add(a);
+    if (this.timer) return;
+    // Every third of the lease: a lease admitted just after a tick is renewed at the next, well before it expires.
+    this.timer = setInterval(() => this.renewAll(), Math.max(10, Math.floor(this.leaseMs / 3)));
+    this.timer.unref();
+  }
+
+  release(a: SharedAdmission): void {
+    this.open.delete(a);
+    if (this.open.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = null;
+    }
+  }
+
+  private renewAll(): void {
+    for (const a of this.open) this.store.renew(a.lease, this.leaseMs).catch(() => {});
+  }
 
   /** As Limiter.admit: the admission, or throws 429 request_over_tpm_limit / rate_limit_exceeded. */
   async admit(lim: EffectiveLimits, estimatedTokens: number): Promise<Admission> {
@@ -52,7 +69,7 @@ export class SharedLimiter {
     };
     const v = await this.store.admit(lim.scope, caps, estimatedTokens, this.leaseMs);
     const headers = limitHeaders(v, lim, v.resetMs);
-    if (v.ok) return new SharedAdmission(headers, this.store, v.lease, this.leaseMs);
+    if (v.ok) return new SharedAdmission(headers, this, v.lease);
     if (v.over === 'never_fits') {
       const e = neverFits(lim, estimatedTokens);
       Object.assign(e.headers, headers, { 'x-should-retry': 'false' });

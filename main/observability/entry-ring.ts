@@ -50,7 +50,8 @@ const NULL = Number.NaN;
 const ABSENT = Number.NEGATIVE_INFINITY;
 
 /** Every field the columns keep: a field added to RequestLogEntry or AttemptLog fails to compile here until it is. */
-type KeptEntryField = 'id' | 'time' | 'attempts' | 'stream' | 'session' | StringField | (typeof NUMBER_FIELDS)[number];
+type KeptEntryField =
+  'id' | 'time' | 'attempts' | 'stream' | 'session' | 'key' | 'instance' | StringField | (typeof NUMBER_FIELDS)[number];
 type KeptAttemptField = 'provider' | 'status' | 'error' | 'latency_ms' | 'dropped';
 const everyEntryField: [Exclude<keyof RequestLogEntry, KeptEntryField>] extends [never] ? true : never = true;
 const everyAttemptField: [Exclude<keyof AttemptLog, KeptAttemptField>] extends [never] ? true : never = true;
@@ -75,8 +76,11 @@ export class EntryRing {
   private readonly numbers: Float64Array;
   private readonly streams: Uint8Array;
   private readonly strings: Record<StringField, (string | null)[]>;
-  /** The session (the entry's last field): undefined when the entry had none, as older entries have not. */
+  /** The session: undefined when the entry had none, as older entries have not. */
   private readonly sessions: (string | null | undefined)[];
+  /** The credential's name and the serving instance (gateway and team mode): undefined when the entry had none. */
+  private readonly keys: (string | null | undefined)[];
+  private readonly instances: (string | null | undefined)[];
   /** The one attempt, when there is one: its provider, status (NaN: null) and latency. */
   private readonly attemptCount: Uint8Array;
   private readonly attemptProvider: (string | null)[];
@@ -96,6 +100,8 @@ export class EntryRing {
       (string | null)[]
     >;
     this.sessions = new Array<string | null | undefined>(capacity).fill(undefined);
+    this.keys = new Array<string | null | undefined>(capacity).fill(undefined);
+    this.instances = new Array<string | null | undefined>(capacity).fill(undefined);
     this.attemptCount = new Uint8Array(capacity);
     this.attemptProvider = column();
     this.attemptNumbers = new Float64Array(capacity * 2);
@@ -177,6 +183,10 @@ export class EntryRing {
     }
     const session = this.sessions[slot];
     if (session !== undefined) entry.session = session;
+    const key = this.keys[slot];
+    if (key !== undefined) entry.key = key;
+    const instance = this.instances[slot];
+    if (instance !== undefined) entry.instance = instance;
     return entry;
   }
 
@@ -220,7 +230,9 @@ export class EntryRing {
       !stringOrNull(e.provider) ||
       !stringOrNull(e.route) ||
       !stringOrNull(e.error_code) ||
-      (e.session !== undefined && !stringOrNull(e.session))
+      (e.session !== undefined && !stringOrNull(e.session)) ||
+      (e.key !== undefined && !stringOrNull(e.key)) ||
+      (e.instance !== undefined && !stringOrNull(e.instance))
     )
       return false;
     // Everything fits: the strings are written last, as the only columns that keep references.
@@ -244,6 +256,10 @@ export class EntryRing {
     s.error_code[slot] = this.share(s.error_code, slot, e.error_code);
     const session = e.session;
     this.sessions[slot] = session === undefined || session === null ? session : this.shareString(session);
+    const key = e.key;
+    this.keys[slot] = key === undefined || key === null ? key : this.shareString(key);
+    const instance = e.instance;
+    this.instances[slot] = instance === undefined || instance === null ? instance : this.shareString(instance);
     return true;
   }
 

@@ -35,10 +35,40 @@ export type MetricsSources = {
   };
   subscribers: () => number;
   /**
+   * The Redis connections of the team (store "redis", issue 36): the gateway's shared state (`part` "gateway": its
+   * budgeted calls, breaker and fail-open time) and the agents' store ("agents"). Empty with the embedded store.
+   */
+  stores?: () => StoreSource[];
+  /** What waits to reach Redis: the team's request stream and usage counters (lag, entries waiting, dropped). */
+  teamQueues?: () => TeamQueueSource[];
+  /**
    * The config in force (the same object until it changes): its providers are the provider label's values, and the
    * apps it names (app_rules, limits.per_app) keep their own app label. Without it, providers are capped like apps.
    */
   config?: () => MetricsConfig;
+};
+
+/** One Redis connection as the metrics read it (main/store/redis-connection.ts gives these numbers). */
+export type StoreSource = {
+  part: 'gateway' | 'agents';
+  up: boolean;
+  /** Seconds the part answered locally (down, or its breaker open) so far; the gateway's only. */
+  failOpenSeconds?: number;
+  /** Times the breaker opened. */
+  trips?: number;
+  /** Budgeted calls: counts per bucket of STORE_CALL_BUCKETS (not cumulative; the last is +Inf), their sum, count. */
+  calls?: { counts: number[]; sum: number; count: number; timeouts: number; errors: number };
+};
+/** The upper bounds (seconds) of switchboard_store_call_duration_seconds (main/store's CALL_BUCKETS, the same). */
+export const STORE_CALL_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+/** A queue of what this instance sends to Redis off the request's path. */
+export type TeamQueueSource = {
+  stream: 'requests' | 'usage';
+  /** Age of the oldest item not yet in Redis (0: none waiting). */
+  lagSeconds: number;
+  waiting: number;
+  dropped: number;
 };
 
 /** The label values config.json names, derived once per config object. */
@@ -265,6 +295,83 @@ export class Metrics {
     wal('switchboard_wal_healthy', '1 when the WAL accepts writes, 0 while it reports a fault.', (w) =>
       w.healthy ? 1 : 0,
     );
+    const stores = () => sources.stores?.() ?? [];
+    new Gauge({
+      name: 'switchboard_store_up',
+      help: 'Redis store (store "redis"): 1 while its part answers from Redis, 0 while down or (the gateway) slow. Absent with the embedded store.',
+      labelNames: ['part'],
+      registers: r,
+      collect() {
+        this.reset();
+        for (const s of stores()) this.set({ part: s.part }, s.up ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: 'switchboard_store_fail_open_seconds_total',
+      help: "Seconds the gateway's limits and keys were answered locally because Redis was down or slow.",
+      labelNames: ['part'],
+      registers: r,
+      collect() {
+        this.reset();
+        for (const s of stores()) if (s.failOpenSeconds !== undefined) this.inc({ part: s.part }, s.failOpenSeconds);
+      },
+    });
+    new Counter({
+      name: 'switchboard_store_breaker_trips_total',
+      help: "Times the store's breaker opened (calls failed or ran past store.timeout_ms).",
+      labelNames: ['part'],
+      registers: r,
+      collect() {
+        this.reset();
+        for (const s of stores()) if (s.trips !== undefined) this.inc({ part: s.part }, s.trips);
+      },
+    });
+    new Counter({
+      name: 'switchboard_store_call_failures_total',
+      help: 'Budgeted store calls that ran out of time (timeout) or failed (error).',
+      labelNames: ['part', 'outcome'],
+      registers: r,
+      collect() {
+        this.reset();
+        for (const s of stores()) {
+          if (!s.calls) continue;
+          this.inc({ part: s.part, outcome: 'timeout' }, s.calls.timeouts);
+          this.inc({ part: s.part, outcome: 'error' }, s.calls.errors);
+        }
+      },
+    });
+    registerStoreCallHistogram(this.registry, stores);
+    const queues = () => sources.teamQueues?.() ?? [];
+    new Gauge({
+      name: 'switchboard_team_log_lag_seconds',
+      help: "Age of the oldest of this instance's request-log entries (requests) or usage counts (usage) not yet in Redis.",
+      labelNames: ['stream'],
+      registers: r,
+      collect() {
+        this.reset();
+        for (const q of queues()) this.set({ stream: q.stream }, q.lagSeconds);
+      },
+    });
+    new Gauge({
+      name: 'switchboard_team_log_waiting',
+      help: 'Request-log entries (requests) or usage cells (usage) waiting to reach Redis.',
+      labelNames: ['stream'],
+      registers: r,
+      collect() {
+        this.reset();
+        for (const q of queues()) this.set({ stream: q.stream }, q.waiting);
+      },
+    });
+    new Counter({
+      name: 'switchboard_team_log_dropped_total',
+      help: 'Request-log entries or usage cells dropped because Redis stayed unreachable past the queue bound.',
+      labelNames: ['stream'],
+      registers: r,
+      collect() {
+        this.reset();
+        for (const q of queues()) this.inc({ stream: q.stream }, q.dropped);
+      },
+    });
     new Gauge({
       name: 'switchboard_event_subscribers',
       help: 'Open GET /api/v1/events streams.',
@@ -319,4 +426,32 @@ export class Metrics {
   text(): Promise<string> {
     return this.registry.metrics();
   }
+}
+
+/** switchboard_store_call_duration_seconds: the budgeted calls' latency, read from the connection's own counts. */
+function registerStoreCallHistogram(registry: Registry, stores: () => StoreSource[]): void {
+  const name = 'switchboard_store_call_duration_seconds';
+  const metric = {
+    name,
+    help: "Latency of the gateway's store calls on the request path (admissions, key lookups…), timeouts included.",
+    type: 'histogram',
+    aggregator: 'sum',
+    async get() {
+      const values: LatencyValue[] = [];
+      for (const s of stores()) {
+        if (!s.calls) continue;
+        let acc = 0;
+        STORE_CALL_BUCKETS.forEach((le, i) => {
+          acc += s.calls!.counts[i] ?? 0;
+          values.push({ labels: { le, part: s.part }, value: acc, metricName: `${name}_bucket` });
+        });
+        values.push({ labels: { le: '+Inf', part: s.part }, value: s.calls.count, metricName: `${name}_bucket` });
+        values.push({ labels: { part: s.part }, value: s.calls.sum, metricName: `${name}_sum` });
+        values.push({ labels: { part: s.part }, value: s.calls.count, metricName: `${name}_count` });
+      }
+      return { name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+    },
+    reset() {},
+  };
+  registry.registerMetric(metric as unknown as Histogram);
 }

@@ -97,11 +97,11 @@ describe('RequestLog', () => {
       throw new Error('broken subscriber');
     });
     log.subscribe((e) => seen.push(e.id));
-    log.subscribe((e) => seen.push(`team ${e.id}`), 'team');
+    log.subscribe((e) => seen.push(`second ${e.id}`));
     log.add(entry(1));
     log.add(entry(2));
     await new Promise((r) => setImmediate(r));
-    expect(seen).toEqual(['1', 'team 1', '2', 'team 2']);
+    expect(seen).toEqual(['1', 'second 1', '2', 'second 2']);
   });
 
   it('writes JSONL with size-based rotation when enabled', async () => {
@@ -149,30 +149,20 @@ describe('RequestLog', () => {
     }
   });
 
-  it("takes the team's entries into the ring and to team subscribers only, never into the file", async () => {
-    tmp = await makeTempDir('reqlog-team');
-    const file = path.join(tmp.dir, 'requests.jsonl');
+  it('stamps its instance on each entry (store "redis"), kept in the ring as a column; none otherwise', async () => {
     const log = new RequestLog(10);
-    log.configureFile({ enabled: true, file, maxBytes: 1_000_000, keep: 1 });
-    const local: string[] = [];
-    const team: string[] = [];
-    log.subscribe((e) => local.push(e.id));
-    const off = log.subscribe((e) => team.push(e.id), 'team');
+    const seen: RequestLogEntry[] = [];
+    log.subscribe((e) => seen.push(e));
     log.add(entry(1));
-    log.addFromTeam(entry(2));
-    expect(log.recent().map((e) => e.id)).toEqual(['1', '2']);
-    expect(local).toEqual(['1']);
-    expect(team).toEqual(['1', '2']);
-    off();
-    log.addFromTeam(entry(3));
-    expect(team).toEqual(['1', '2']);
-    log.closeFile();
-    expect(
-      fs
-        .readFileSync(file, 'utf8')
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l).id),
-    ).toEqual(['1']);
+    log.instance = 'host-a:11434';
+    const keyed = entry(2);
+    keyed.key = 'alice';
+    log.add(keyed);
+    log.deliver();
+    const [first, second] = log.recent();
+    expect(first).not.toHaveProperty('instance');
+    expect(first).not.toHaveProperty('key');
+    expect(second).toMatchObject({ key: 'alice', instance: 'host-a:11434' });
+    expect(seen[1]).toMatchObject({ key: 'alice', instance: 'host-a:11434' });
   });
 });

@@ -13,13 +13,24 @@ import { redact } from './redact.ts';
 
 export type LogFileOptions = { enabled: boolean; file: string; maxBytes: number; keep: number };
 
+/**
+ * Store "redis": the team's request log (main/store/team-log.ts), read only when someone looks: the newest entries of
+ * every instance, and the other instances' new ones while a live view is open. Null answers: Redis cannot be read.
+ */
+export interface TeamLogView {
+  recent(n: number): Promise<RequestLogEntry[] | null>;
+  follow(fn: (e: RequestLogEntry) => void): () => void;
+}
+
 export class RequestLog {
   /** The newest entries, kept in columns so that they die young (entry-ring.ts). */
   private readonly ring: EntryRing;
   private total = 0;
   private readonly subscribers = new Set<(e: RequestLogEntry) => void>();
-  /** Subscribers that also get the team's entries (other instances' requests, read from Redis: addFromTeam). */
-  private readonly teamSubscribers = new Set<(e: RequestLogEntry) => void>();
+  /** Store "redis": this instance's name, stamped on its entries (`instance`). */
+  instance: string | null = null;
+  /** Store "redis": the team's log, for the admin API's log views. */
+  team: TeamLogView | null = null;
   private fd: number | null = null;
   private pending: string[] = [];
   private fileBytes = 0;
@@ -41,6 +52,7 @@ export class RequestLog {
   add(entry: RequestLogEntry): void {
     // Attempt errors quote providers: scrubbed where they are made, and again here, where they are shown and stored.
     for (const a of entry.attempts) if (a.error) a.error = redact(a.error);
+    if (this.instance !== null) entry.instance = this.instance;
     this.ring.push(entry);
     this.total++;
     this.undelivered.push(entry);
@@ -58,24 +70,12 @@ export class RequestLog {
     this.undelivered = [];
     for (const entry of list) {
       for (const fn of this.subscribers) notify(fn, entry);
-      for (const fn of this.teamSubscribers) notify(fn, entry);
       if (this.fd !== null) this.pending.push(`${JSON.stringify(entry)}\n`);
     }
     if (this.pending.length > 0) this.flush();
   }
 
-  /**
-   * An entry of another instance of the team (store "redis": main/store/team-log.ts): shown in the ring and given to
-   * the team's subscribers (the usage store, the admin log stream), never to the local ones (metrics, the publisher)
-   * nor to this instance's requests.jsonl. Already scrubbed by the instance that served it.
-   */
-  addFromTeam(entry: RequestLogEntry): void {
-    this.deliver(); // this instance's entries before it, in the order they were added
-    this.ring.pushObject(entry);
-    for (const fn of this.teamSubscribers) notify(fn, entry);
-  }
-
-  /** The newest `n` entries, oldest first (in the order they finished). */
+  /** The newest `n` entries, oldest first. */
   recent(n = this.capacity): RequestLogEntry[] {
     return this.ring.recent(n);
   }
@@ -96,15 +96,14 @@ export class RequestLog {
     for (const e of entries) this.ring.pushObject(e);
   }
 
-  /** Every entry of this instance; with `scope` "team", the team's entries too (addFromTeam). */
-  subscribe(fn: (e: RequestLogEntry) => void, scope: 'local' | 'team' = 'local'): () => void {
-    const set = scope === 'team' ? this.teamSubscribers : this.subscribers;
-    set.add(fn);
-    return () => set.delete(fn);
+  /** Every entry of this instance (the team's other instances' ones: `team.follow`). */
+  subscribe(fn: (e: RequestLogEntry) => void): () => void {
+    this.subscribers.add(fn);
+    return () => this.subscribers.delete(fn);
   }
 
   get subscriberCount(): number {
-    return this.subscribers.size + this.teamSubscribers.size;
+    return this.subscribers.size;
   }
 
   /** Turns the JSONL file on or off (log_requests), with size-based rotation: file, file.1 ... file.<keep>. */

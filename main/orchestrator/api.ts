@@ -7,6 +7,7 @@ import { AGENT_STATUSES, CreateAgentSchema, IdempotencyKeySchema, RunTaskSchema 
 import { TASK_STATUSES, UpdateAgentSchema } from '../../shared/orchestrator.ts';
 import type { StreamEvent } from '../../shared/orchestrator.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import type { StoreStatus } from '../../shared/admin.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { ApiError, invalidRequest, type FieldProblem } from '../errors.ts';
 import type { WalLog } from '../wal/index.ts';
@@ -31,7 +32,65 @@ export type OrchestratorApiDeps = {
   engine: () => Engine;
   heartbeatMs: () => number;
   version: string;
+  /** The gateway's shared state (limits, keys…): embedded, or Redis up, down or slow (issue 36). */
+  gatewayStore?: () => StoreStatus;
 };
+
+/**
+ * GET /api/v1/health (and GET /health): `ok`, or `degraded` when the WAL reports a fault, the agents' store is down,
+ * or the gateway's store is not answering (down, or slow: its breaker open), each with its state and since when.
+ * The status code is what a balancer acts on: 503 while the configured Redis has never been reached since this
+ * instance started (a wrong URL or password: it cannot serve the team's keys), else 200, `degraded` included (an
+ * outage of the one Redis every instance shares must not take every instance out: the gateway fails open). A
+ * balancer that should drain degraded instances too matches the body's `"status":"ok"` (docs/team.md).
+ */
+export function healthOf(deps: Omit<OrchestratorApiDeps, 'keys' | 'metrics' | 'heartbeatMs'>): {
+  status: 200 | 503;
+  body: Record<string, unknown>;
+} {
+  const o = deps.orchestrator;
+  let wal: Record<string, unknown>;
+  try {
+    const fault = deps.wal.info().fault;
+    wal = { status: fault ? 'error' : 'ok', ...deps.wal.status(), error: fault ? fault.message : null };
+  } catch (err) {
+    wal = { status: 'error', error: (err as Error).message };
+  }
+  const providers = deps
+    .engine()
+    .pool.all()
+    .map((p) => p.status());
+  const count = (s: string) => providers.filter((p) => p.state === s).length;
+  // Where the agent state lives (embedded WAL, or the team's Redis), whether it is up, and what an acknowledged
+  // change survives there (issue 35).
+  const store = o.store.status();
+  const gatewayStore = deps.gatewayStore?.() ?? null;
+  const gatewayOk = gatewayStore === null || (gatewayStore.up && gatewayStore.state !== 'slow');
+  const unreached = gatewayStore?.kind === 'redis' && gatewayStore.reached === false;
+  return {
+    status: unreached ? 503 : 200,
+    body: {
+      status: wal.status === 'ok' && store.up && gatewayOk ? 'ok' : 'degraded',
+      store,
+      ...(gatewayStore ? { gateway_store: gatewayStore } : {}),
+      version: deps.version,
+      time: new Date().toISOString(),
+      uptime_s: Math.round(process.uptime()),
+      wal,
+      providers: {
+        total: providers.length,
+        ok: count('ok'),
+        failed: count('failed'),
+        unknown: count('unknown'),
+        disabled: count('disabled'),
+        items: providers.map((p) => ({ name: p.name, state: p.state, circuit: p.circuit })),
+      },
+      queue: { depth: o.queue.depth, running: o.queue.running },
+      // Requests waiting for a task, run or swarm task to end (?wait=true and the wait endpoints).
+      waits: o.store.waits.count,
+    },
+  };
+}
 
 export const LIST_LIMIT = { default: 20, max: 100 } as const;
 const FIX = 'Fix the fields listed in error.details.';
@@ -98,40 +157,8 @@ export function orchestratorRoutes(deps: OrchestratorApiDeps): Hono<Env> {
 
   // No key: liveness for supervisors and load balancers, and metrics for scrapers (counts only, no tenant data).
   app.get('/health', (c) => {
-    let wal: Record<string, unknown>;
-    try {
-      const fault = deps.wal.info().fault;
-      wal = { status: fault ? 'error' : 'ok', ...deps.wal.status(), error: fault ? fault.message : null };
-    } catch (err) {
-      wal = { status: 'error', error: (err as Error).message };
-    }
-    const providers = deps
-      .engine()
-      .pool.all()
-      .map((p) => p.status());
-    const count = (s: string) => providers.filter((p) => p.state === s).length;
-    // Where the agent state lives (embedded WAL, or the team's Redis), whether it is up, and what an acknowledged
-    // change survives there (issue 35).
-    const store = o.store.status();
-    return c.json({
-      status: wal.status === 'ok' && store.up ? 'ok' : 'degraded',
-      store,
-      version: deps.version,
-      time: new Date().toISOString(),
-      uptime_s: Math.round(process.uptime()),
-      wal,
-      providers: {
-        total: providers.length,
-        ok: count('ok'),
-        failed: count('failed'),
-        unknown: count('unknown'),
-        disabled: count('disabled'),
-        items: providers.map((p) => ({ name: p.name, state: p.state, circuit: p.circuit })),
-      },
-      queue: { depth: o.queue.depth, running: o.queue.running },
-      // Requests waiting for a task, run or swarm task to end (?wait=true and the wait endpoints).
-      waits: o.store.waits.count,
-    });
+    const { status, body } = healthOf(deps);
+    return c.json(body, status);
   });
   app.get('/metrics', async (c) =>
     c.text(await deps.metrics.text(), 200, { 'content-type': deps.metrics.registry.contentType }),

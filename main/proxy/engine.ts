@@ -9,7 +9,8 @@ import { Router } from './routing.ts';
 
 /** The budgets' check before a model request is forwarded (main/usage/budgets.ts): throws 402 budget_exceeded. */
 export interface BudgetGate {
-  check(app: string | null): void;
+  /** `key`: the credential's name in gateway mode (budgets may name it), else null. */
+  check(app: string | null, key?: string | null): void;
 }
 
 export class Engine {

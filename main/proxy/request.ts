@@ -69,9 +69,12 @@ export function checkNotPaused(engine: Engine): void {
   if (engine.paused) throw new ApiError('routing_paused', 'Routing is paused in Switchboard.');
 }
 
-/** 402 budget_exceeded when an enforced budget of this app (or of every request) is spent: before forwarding. */
-export function checkBudget(engine: Engine, app: string | null): void {
-  engine.budgets?.check(app);
+/**
+ * 402 budget_exceeded when an enforced budget of this app, this credential (gateway mode: `key`, its name) or every
+ * request is spent: before forwarding.
+ */
+export function checkBudget(engine: Engine, app: string | null, key: string | null = null): void {
+  engine.budgets?.check(app, key);
 }
 
 /** 404 no_route: nothing routes this model, with the route's steps and skipped providers in details. */

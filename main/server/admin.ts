@@ -7,12 +7,14 @@ import type {
   ConfigBackupList,
   ConfigRestoreResult,
   ConfigSaveResult,
+  RequestLogEntry,
   RouteExplanation,
   StatusResponse,
   AgentStoreStatus,
 } from '../../shared/admin.ts';
 import {
   configWarnings,
+  effectiveStore,
   isMaskedKey,
   isMaskedRedisPassword,
   maskKey,
@@ -38,6 +40,12 @@ import { type ResolvedRoute, Router } from '../proxy/routing.ts';
 import { ApiError, invalidRequest } from '../errors.ts';
 import { parseJsonBounded, readApiBody } from '../proxy/body.ts';
 import { VERSION } from '../version.ts';
+
+/** Said on every config save of an instance of a team (the Redis store): config.json is per instance (issue 36). */
+export const TEAM_NOTE =
+  'Saved on this instance only: with the Redis store config.json is per instance, so the other instances of the ' +
+  'team keep theirs. Deploy the same config.json to every instance (docs/team.md) so that routing, limits, ' +
+  'prices and budgets agree.';
 import { performance } from 'node:perf_hooks';
 import { fetchModels } from '../proxy/models.ts';
 import { createKey, keysFile, labelProblem, readKeys, revokeKey, uiKey } from '../orchestrator/keys.ts';
@@ -252,6 +260,8 @@ export function adminRoutes(
       backup: saved.backup,
       warnings: configWarnings(saved.config),
     };
+    if (effectiveStore(saved.config.store, process.env.SWITCHBOARD_REDIS_URL).kind === 'redis')
+      body.team_note = TEAM_NOTE;
     const moved = await listenChange(before, saved.config, portBefore, listenPort, listen, c.req.header('host'));
     if (moved) body.listen = moved;
     // Saved as asked (a reset is allowed), but said: the way back is the backup of what was there.
@@ -324,24 +334,29 @@ export function adminRoutes(
     return c.json(body);
   });
 
-  admin.get('/logs', (c) => {
+  admin.get('/logs', async (c) => {
     const limit = Math.min(Math.max(Number(c.req.query('limit') ?? 100) || 100, 1), 1000);
-    return c.json({ data: engine().requestLog.recentByStart(limit) });
+    const log = engine().requestLog;
+    // Store "redis": the team's newest, from the stream (this instance's own when Redis cannot be read).
+    const team = log.team ? await log.team.recent(limit) : null;
+    return c.json({ data: team ?? log.recentByStart(limit) });
   });
 
   admin.get('/logs/stream', (c) =>
     streamSSE(c, async (stream) => {
       const e = engine();
       let id = 0;
-      // The team's entries too (store "redis": other instances' requests, main/store/team-log.ts).
-      const queue = e.requestLog.subscribe((entry) => {
+      const send = (entry: RequestLogEntry) =>
         void stream.writeSSE({ event: 'request', id: String(++id), data: JSON.stringify(entry) });
-      }, 'team');
+      const queue = e.requestLog.subscribe(send);
+      // The team's other instances' entries too (store "redis": the stream is read while this view is open).
+      const team = e.requestLog.team?.follow(send);
       const heartbeat = setInterval(() => void stream.write(': heartbeat\n\n'), 15_000);
       await stream.write('retry: 2000\n\n');
       await new Promise<void>((resolve) => stream.onAbort(resolve));
       clearInterval(heartbeat);
       queue();
+      team?.();
     }),
   );
 

@@ -65,6 +65,7 @@ export async function handleFrontDoor(
     if (grant !== null) grantCors(res, grant);
     const gateway = gatewayFor(engine);
     const principal = gatewayMode ? await gateway.authenticate(engine.config, req) : null;
+    if (principal) entry.key = principal.name; // the usage by key, and budgets[].key
     const spooling = door.spool ? door.spool(req, engine.maxBodyBytes) : null;
     if (spooling) spooled = await spooling;
     else checkBrowserJson(req.headers);
@@ -111,7 +112,7 @@ export async function handleFrontDoor(
     entry.session = sessionOf(req.headers);
     const route = routeRequest(engine, model, app?.name ?? null, entry, untranslatable);
     gateway.checkModel(principal, route.model);
-    checkBudget(engine, app?.name ?? null);
+    checkBudget(engine, app?.name ?? null, principal?.name ?? null);
     const textBytes = door.parseBody || spooled ? Buffer.byteLength(JSON.stringify(json)) : body.length;
     const admitted = gateway.admit(engine.config, principal, app?.name ?? null, estimateTokens(textBytes));
     admission = admitted instanceof Promise ? await admitted : admitted; // a Promise only with store kind "redis"

@@ -87,8 +87,8 @@ describe("each vendor's client authenticates where it sends its key", () => {
   });
 });
 
-/** Routes that answer without any credential, by design (docs/gateway.md): the agent API's liveness and metrics, the UI. */
-const PUBLIC = new Set(['GET /api/v1/health', 'GET /api/v1/metrics', 'GET /ui', 'GET /ui/*']);
+/** Routes that answer without any credential, by design (docs/gateway.md): the health answer (at /health too), metrics, the UI. */
+const PUBLIC = new Set(['GET /api/v1/health', 'GET /health', 'GET /api/v1/metrics', 'GET /ui', 'GET /ui/*']);
 
 /** The error shape each family of paths answers in, checked on the body of a 401. */
 function expectShape(path: string, body: unknown): void {

@@ -29,8 +29,8 @@ import { httpMetrics } from './route-label.ts';
 import { ApiError } from '../errors.ts';
 import { parseJson, readRouteBody, requestError } from '../proxy/body.ts';
 import { checkAdminHost, checkAdminToken, checkOrigin, checkProxyHost, grantCors, preflightHeaders } from './guards.ts';
-import { orchestratorRoutes, type OrchestratorApiDeps } from '../orchestrator/api.ts';
-import { gatewayAuth, isGatewayMode } from '../gateway/gateway.ts';
+import { healthOf, orchestratorRoutes, type OrchestratorApiDeps } from '../orchestrator/api.ts';
+import { gatewayAuth, gatewayStoreStatus, isGatewayMode } from '../gateway/gateway.ts';
 import { gatewayRoutes } from '../gateway/routes.ts';
 
 type Ctx = Context<{ Bindings: HttpBindings }>;
@@ -151,7 +151,20 @@ export function buildHttpApp(deps: AppDeps): Hono<{ Bindings: HttpBindings }> {
     return c.json(geminiFormat.errorBody(e.toWire()) as object, 404);
   });
 
-  if (deps.agents) app.route('/api/v1', orchestratorRoutes({ ...deps.agents, engine: deps.engine, version: VERSION }));
+  if (deps.agents) {
+    const agentDeps = {
+      ...deps.agents,
+      engine: deps.engine,
+      version: VERSION,
+      gatewayStore: () => gatewayStoreStatus(deps.engine()),
+    };
+    app.route('/api/v1', orchestratorRoutes(agentDeps));
+    // The same health answer at the root, where balancers and probes look first (no credential; issue 36).
+    app.get('/health', (c) => {
+      const { status, body } = healthOf(agentDeps);
+      return c.json(body, status);
+    });
+  }
   app.route('/', compatRoutes(deps.engine));
   app.route(
     '/',

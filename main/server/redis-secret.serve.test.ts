@@ -66,8 +66,8 @@ describe('the Redis URL in config.json', () => {
     const lines = sb
       .stderr()
       .split('\n')
-      .filter((l) => l.includes('Redis refused the credentials'));
-    expect(lines).toHaveLength(1);
+      .filter((l) => l.includes('shared state: Redis refused the credentials'));
+    expect(lines).toHaveLength(1); // once for the gateway's connection (the agents' connections say it once each)
     expect(lines[0]).toContain('store.url in config.json, or SWITCHBOARD_REDIS_URL');
     expect(sb.stderr()).not.toContain('wrongPw-9876543210');
     await sb.stop();

@@ -22,6 +22,8 @@ beforeAll(async () => {
   sb = await startServe({
     config: configFor({ m: mock.baseUrl, down: 'http://127.0.0.1:9/v1' }),
     env: { SWITCHBOARD_UI_DIR: emptyUi },
+    // Accepted by serve (a systemd unit may pass it); the banner is the same off a terminal without it.
+    args: ['--quiet-token'],
   });
 });
 afterAll(async () => {
@@ -30,8 +32,9 @@ afterAll(async () => {
 });
 
 describe('admin routes for the UI', () => {
-  it('serve prints the real /ui link with the admin token', () => {
-    expect(sb.stdout()).toContain(`UI: ${sb.url}/ui/?token=${sb.adminToken}`);
+  it('serve prints the real /ui link; its stdout is not a terminal (as under systemd) and --quiet-token is given, so it names the token file and never prints the token', () => {
+    expect(sb.stdout()).toContain(`UI: ${sb.url}/ui/ (sign in with the token in ${path.join(sb.dir, 'admin-token')};`);
+    expect(sb.stdout() + sb.stderr()).not.toContain(sb.adminToken);
   });
 
   it('every new route needs the token', async () => {

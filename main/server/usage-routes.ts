@@ -68,9 +68,9 @@ export function beforeOf(raw: string | undefined): Before {
 export function usageRoutes(engine: () => Engine): Hono<{ Bindings: HttpBindings }> {
   const routes = new Hono<{ Bindings: HttpBindings }>();
 
-  routes.get('/usage', (c) => {
+  routes.get('/usage', async (c) => {
     const range = rangeOf(c.req.query('range'));
-    return c.json(serviceOf(engine()).summary(range));
+    return c.json(await serviceOf(engine()).report(range));
   });
 
   routes.get('/usage/requests', async (c) => {

@@ -283,7 +283,16 @@ describe('usage and cost through serve', () => {
     expect(hour.series).toHaveLength(60);
     expect(hour.series.reduce((n, p) => n + p.requests, 0)).toBe(sent.length);
     expect(s.budgets).toEqual([
-      { app: 'capped', period: 'day', limit_usd: 0.0001, spent_usd: 0, warn_at: 0.8, enforce: true, state: 'ok' },
+      {
+        app: 'capped',
+        key: null,
+        period: 'day',
+        limit_usd: 0.0001,
+        spent_usd: 0,
+        warn_at: 0.8,
+        enforce: true,
+        state: 'ok',
+      },
     ]);
   });
 

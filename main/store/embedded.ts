@@ -111,6 +111,25 @@ export class EmbeddedLimits implements SharedLimits {
     this.settleSync(lease, actual);
     return Promise.resolve();
   }
+
+  /**
+   * Counts a slot held elsewhere (a request this instance admitted in Redis, still open) in the scope's concurrency,
+   * and nothing else: its request and tokens were counted there. Renewed by renewSync, given back by release.
+   */
+  hold(lease: LimitLease, windowMs: number, leaseMs: number): void {
+    const t = this.now();
+    let s = this.scopes.get(lease.scope);
+    if (!s) {
+      s = { windowStart: t, windowMs, requests: 0, tokens: 0, leases: new Map() };
+      this.scopes.set(lease.scope, s);
+    }
+    s.leases.set(lease.id, t + leaseMs);
+  }
+
+  /** Gives back a slot counted by hold(). */
+  release(lease: LimitLease): void {
+    this.scopes.get(lease.scope)?.leases.delete(lease.id);
+  }
 }
 
 /** A tiny in-process publish/subscribe, each listener called on a later tick (as a Redis message would be). */

@@ -2,14 +2,17 @@
 // throws), the status says down since when; Redis restarted: the status comes back up, admissions count in Redis
 // again, and no concurrency slot is left held.
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, type TestRedis } from '../../test/support/redis.ts';
 import { openRedisState, type FailOpenState } from './fail-open.ts';
-import type { LimitCaps } from './types.ts';
+import type { LimitCaps, LimitVerdict } from './types.ts';
 
 let redis: TestRedis;
 beforeAll(async () => {
-  redis = await startRedis();
+  // DEBUG SLEEP (a slow Redis) needs the debug command (Redis 7 refuses it otherwise).
+  redis = await startRedis({ args: ['--save', '', '--appendonly', 'no', '--enable-debug-command', 'local'] });
 });
 afterAll(async () => {
   await redis.stop();
@@ -104,6 +107,80 @@ describe('fail-open Redis store', () => {
       expect(s.status().up).toBe(false);
     } finally {
       await s.close();
+    }
+  });
+
+  it('a slow Redis (DEBUG SLEEP) costs the timeout once per trip: then every call is answered locally at once, and Redis is used again after the stall', async () => {
+    const prefix = `s${randomUUID().slice(0, 8)}:`;
+    const a = openRedisState({ kind: 'redis', url: redis.url, prefix, timeout_ms: 50, trip_after: 3, probe_ms: 100 });
+    const other = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+    other.on('error', () => {});
+    const wide: LimitCaps = { rpm: 0, tpm: 0, concurrency: 100, windowMs: 60_000 };
+    try {
+      await until(() => a.status().up);
+      expect((await a.limits.admit('key:s', wide, 0, 30_000)).ok).toBe(true);
+      const stall = other.call('DEBUG', 'SLEEP', '1.5');
+      await new Promise((r) => setTimeout(r, 20));
+      const took: number[] = [];
+      const held: LimitVerdict[] = [];
+      for (let i = 0; i < 20; i++) {
+        const t = performance.now();
+        held.push(await a.limits.admit('key:s', wide, 0, 30_000));
+        took.push(performance.now() - t);
+      }
+      // The first calls waited for the timeout (3 in a row trip the breaker); none after them did.
+      expect(took.slice(0, 3).every((ms) => ms >= 45)).toBe(true);
+      expect(
+        took.slice(3).every((ms) => ms < 20),
+        took.map((ms) => ms.toFixed(1)).join(' '),
+      ).toBe(true);
+      expect(held.every((v) => v.ok)).toBe(true);
+      expect(a.status()).toMatchObject({ state: 'slow', fail_open: true, up: true });
+      expect(a.redis.conn.breaker.trips).toBe(1);
+      await stall;
+      await until(() => a.status().state === 'up', 3_000);
+      // Back in Redis: its admissions are counted there again (an admission counts, Redis's own count says so).
+      const back = await a.limits.admit('key:s', wide, 0, 30_000);
+      expect(back.ok).toBe(true);
+      // What was admitted locally settles locally, and what timed out was given back in Redis (the stall outlasted the
+      // client's 1 s command timeout, so by id): the first slot and this one are the only ones held there.
+      await new Promise((r) => setTimeout(r, 100));
+      expect(await other.zcard(`${prefix}rl:key:s:leases`)).toBe(2);
+      for (const v of held) if (v.ok) await a.limits.settle(v.lease, null);
+      expect(a.redis.conn.calls.timeouts).toBeGreaterThanOrEqual(3);
+    } finally {
+      other.disconnect();
+      await a.close();
+    }
+  });
+
+  it('Redis killed with slots held: this instance counts them, so N instances never hold more than N × the limit', async () => {
+    const prefix = `c${randomUUID().slice(0, 8)}:`;
+    const two: LimitCaps = { rpm: 0, tpm: 0, concurrency: 2, windowMs: 60_000 };
+    const a = openRedisState({ kind: 'redis', url: redis.url, prefix });
+    const b = openRedisState({ kind: 'redis', url: redis.url, prefix });
+    try {
+      await until(() => a.status().up && b.status().up);
+      // a holds both of the key's slots in Redis; its requests are still running when Redis dies.
+      const h1 = await a.limits.admit('key:c', two, 0, 30_000);
+      const h2 = await a.limits.admit('key:c', two, 0, 30_000);
+      expect(h1.ok && h2.ok).toBe(true);
+      await redis.kill();
+      await until(() => !a.status().up && !b.status().up);
+      // a is already at the limit (its two requests in flight); b, holding none, takes two locally: 4 = N × 2.
+      expect(await a.limits.admit('key:c', two, 0, 30_000)).toMatchObject({ ok: false, over: 'concurrency' });
+      expect((await b.limits.admit('key:c', two, 0, 30_000)).ok).toBe(true);
+      expect((await b.limits.admit('key:c', two, 0, 30_000)).ok).toBe(true);
+      expect((await b.limits.admit('key:c', two, 0, 30_000)).ok).toBe(false);
+      // One of a's requests ends during the outage: its slot is free here.
+      if (!h1.ok) throw new Error('unreachable');
+      await a.limits.settle(h1.lease, null);
+      expect((await a.limits.admit('key:c', two, 0, 30_000)).ok).toBe(true);
+      expect((await a.limits.admit('key:c', two, 0, 30_000)).ok).toBe(false);
+    } finally {
+      await redis.restart();
+      await a.close();
+      await b.close();
     }
   });
 });

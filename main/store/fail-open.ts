@@ -3,9 +3,18 @@
 // limits. The connection logs once per outage and the status says down since when. When Redis is back, new
 // admissions count there again; slots admitted locally settle locally, and slots held in Redis by requests that
 // ended during the outage expire with their lease (no stuck slot).
+// Redis is a dependency with a budget (issue 36): a call on a request's path (hot()) gets the store's timeout and
+// feeds its breaker; while the breaker is open (Redis slow) every call is answered locally at once, as when it is
+// down. Calls off the path (background(): key re-reads, breaker broadcasts, lease renewals and releases) are sent
+// whenever the connection is up and never make a request wait.
+// During an outage this instance's local concurrency counts the slots it still holds in Redis (its requests admitted
+// there and still open), so across N instances no more than N × the limit are in flight (before: the Redis slots
+// plus N local sets, up to (N+1)×).
+import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.ts';
 import type { StoreConfig } from '../../shared/config.ts';
-import { EmbeddedState } from './embedded.ts';
+import { TIMED_OUT } from './deadlines.ts';
+import { EmbeddedState, type EmbeddedLimits } from './embedded.ts';
 import { connectRedis, type RedisConnection, type RedisStoreConfig } from './redis-connection.ts';
 import { RedisState } from './redis.ts';
 import type {
@@ -25,8 +34,19 @@ import type {
 /** Lease ids of slots admitted locally (while Redis was down) start with this. */
 const LOCAL = 'local:';
 
-/** Runs `remote` when Redis is up, else (or when it fails) `local`. */
-async function either<T>(conn: RedisConnection, remote: () => Promise<T>, local: () => Promise<T> | T): Promise<T> {
+/** A call on a request's path: to Redis when it is usable and answers within the budget, else `local`. */
+async function hot<T>(conn: RedisConnection, remote: () => Promise<T>, local: () => Promise<T> | T): Promise<T> {
+  if (!conn.usable()) return local();
+  try {
+    const out = await conn.budgeted(remote());
+    return out === TIMED_OUT ? local() : out;
+  } catch {
+    return local();
+  }
+}
+
+/** A call off the request's path: to Redis whenever it is connected (its own command timeout), else `local`. */
+async function background<T>(conn: RedisConnection, remote: () => Promise<T>, local: () => Promise<T> | T): Promise<T> {
   if (!conn.isUp()) return local();
   try {
     return await remote();
@@ -39,24 +59,51 @@ class FailOpenLimits implements SharedLimits {
   constructor(
     private readonly conn: RedisConnection,
     private readonly remote: SharedLimits,
-    private readonly local: SharedLimits,
+    private readonly local: EmbeddedLimits,
   ) {}
 
   admit(scope: string, caps: LimitCaps, est: number, leaseMs: number): Promise<LimitVerdict> {
-    return either(
-      this.conn,
-      () => this.remote.admit(scope, caps, est, leaseMs),
-      async () => {
-        const v = await this.local.admit(scope, caps, est, leaseMs);
-        return v.ok ? { ...v, lease: { ...v.lease, id: LOCAL + v.lease.id } } : v;
+    if (!this.conn.usable()) return Promise.resolve(this.admitLocally(scope, caps, est, leaseMs));
+    const id = randomUUID();
+    const call = this.remote.admit(scope, caps, est, leaseMs, id);
+    return this.conn.budgeted(call).then(
+      (v) => {
+        if (v === TIMED_OUT) {
+          // Admitted in Redis after all, too late: its slot is given back there (the request runs on a local one).
+          // A reply later still than the client's command timeout never comes, but Redis runs the command all the
+          // same: its slot is released by id (sent after it on the same connection, so run after it).
+          const release = { scope, id, windowStart: -1, estimatedTokens: est };
+          void call
+            .then(
+              (late) => (late.ok ? this.remote.settle(late.lease, 0) : undefined),
+              () =>
+                background(
+                  this.conn,
+                  () => this.remote.settle(release, null),
+                  () => undefined,
+                ),
+            )
+            .catch(() => {});
+          return this.admitLocally(scope, caps, est, leaseMs);
+        }
+        // This instance's slot in Redis, counted locally too: what an outage's local admissions must leave free.
+        if (v.ok) this.local.hold(v.lease, caps.windowMs, leaseMs);
+        return v;
       },
+      () => this.admitLocally(scope, caps, est, leaseMs),
     );
+  }
+
+  private admitLocally(scope: string, caps: LimitCaps, est: number, leaseMs: number): LimitVerdict {
+    const v = this.local.admitSync(scope, caps, est, leaseMs);
+    return v.ok ? { ...v, lease: { ...v.lease, id: LOCAL + v.lease.id } } : v;
   }
 
   async renew(lease: LimitLease, leaseMs: number): Promise<boolean> {
     if (lease.id.startsWith(LOCAL)) return this.local.renew({ ...lease, id: lease.id.slice(LOCAL.length) }, leaseMs);
+    this.local.renewSync(lease, leaseMs); // its local count
     // A Redis lease that cannot be renewed now stays the request's: it expires in Redis if Redis lost it.
-    return either(
+    return background(
       this.conn,
       () => this.remote.renew(lease, leaseMs),
       () => true,
@@ -65,8 +112,10 @@ class FailOpenLimits implements SharedLimits {
 
   async settle(lease: LimitLease, actual: number | null): Promise<void> {
     if (lease.id.startsWith(LOCAL)) return this.local.settle({ ...lease, id: lease.id.slice(LOCAL.length) }, actual);
-    // Not settled in Redis (down): its lease expires there.
-    return either(
+    this.local.release(lease);
+    // Sent whenever connected, the breaker open or not (a slow Redis takes it when it can); not sent while Redis is
+    // down: its lease expires there.
+    return background(
       this.conn,
       () => this.remote.settle(lease, actual),
       () => undefined,
@@ -90,7 +139,7 @@ class FailOpenCredentials implements CredentialStore {
   }
 
   all(): Promise<Map<string, string>> {
-    return either(
+    return background(
       this.conn,
       async () => {
         const all = await this.remote.all();
@@ -101,7 +150,7 @@ class FailOpenCredentials implements CredentialStore {
     );
   }
   get(sha256: string): Promise<string | null> {
-    return either(
+    return hot(
       this.conn,
       async () => {
         const v = await this.remote.get(sha256);
@@ -128,7 +177,7 @@ class FailOpenCredentials implements CredentialStore {
     return this.remote.putIfAbsent(sha256, record);
   }
   async publish(event: CredentialEvent): Promise<void> {
-    await either(
+    await background(
       this.conn,
       () => this.remote.publish(event),
       () => undefined,
@@ -151,10 +200,10 @@ class FailOpenVideos implements VideoAffinity {
     private readonly local: VideoAffinity,
   ) {}
   async remember(taskId: string, provider: string, ttlMs: number): Promise<void> {
-    // The shared write is issued first, synchronously (either() calls remote() before its first await, and ioredis
+    // The shared write is issued first, synchronously (hot() calls remote() before its first await, and ioredis
     // writes the command to its socket at once): the video create reply is written after it, so a poll through
     // another instance, which can only come after that reply, finds the task.
-    const shared = either(
+    const shared = hot(
       this.conn,
       () => this.remote.remember(taskId, provider, ttlMs),
       () => undefined,
@@ -163,7 +212,7 @@ class FailOpenVideos implements VideoAffinity {
     await shared;
   }
   async get(taskId: string): Promise<string | null> {
-    const remote = await either(
+    const remote = await hot(
       this.conn,
       () => this.remote.get(taskId),
       () => null,
@@ -180,7 +229,7 @@ class FailOpenBreakers implements SharedBreakers {
   ) {}
   async open(provider: string, openUntil: number): Promise<void> {
     await this.local.open(provider, openUntil);
-    await either(
+    await background(
       this.conn,
       () => this.remote.open(provider, openUntil),
       () => undefined,
@@ -188,21 +237,21 @@ class FailOpenBreakers implements SharedBreakers {
   }
   async close(provider: string): Promise<void> {
     await this.local.close(provider);
-    await either(
+    await background(
       this.conn,
       () => this.remote.close(provider),
       () => undefined,
     );
   }
   get(provider: string): Promise<SharedCircuit> {
-    return either(
+    return background(
       this.conn,
       () => this.remote.get(provider),
       () => this.local.get(provider),
     );
   }
   claimProbe(provider: string, owner: string, ttlMs: number): Promise<boolean> {
-    return either(
+    return hot(
       this.conn,
       () => this.remote.claimProbe(provider, owner, ttlMs),
       () => this.local.claimProbe(provider, owner, ttlMs),

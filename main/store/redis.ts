@@ -67,11 +67,75 @@ if actual >= 0 and redis.call('HGET', KEYS[1], 'ws') == ARGV[2] then
 end
 return 1`;
 
+/**
+ * The admissions and releases of one event-loop turn in one script run (issue 36: each command and each write that
+ * wakes Redis costs; a request's admission and settle were two of each). KEYS: each operation's counters hash and leases
+ * zset, in order. ARGV: the count, then per operation `a` windowMs rpm tpm concurrency estimate id leaseMs (an
+ * admission: ADMIT's arguments) or `s` id windowStart estimate actual (a release: SETTLE's), run in the order sent, as
+ * the single scripts would be. Answers ADMIT's seven values for each admission, in order.
+ */
+const BATCH = `${NOW}
+local out = {}
+local a, k = 2, 1
+for i = 1, tonumber(ARGV[1]) do
+  local hk, zk = KEYS[k], KEYS[k + 1]
+  k = k + 2
+  if ARGV[a] == 'a' then
+    local windowMs = tonumber(ARGV[a + 1])
+    local rpm, tpm, conc, est = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
+    local id, leaseMs = ARGV[a + 6], tonumber(ARGV[a + 7])
+    a = a + 8
+    redis.call('ZREMRANGEBYSCORE', zk, '-inf', now)
+    local h = redis.call('HMGET', hk, 'ws', 'req', 'tok')
+    local ws, req, tok = tonumber(h[1]), tonumber(h[2]) or 0, tonumber(h[3]) or 0
+    if (not ws) or now - ws >= windowMs then ws, req, tok = now, 0, 0 end
+    local inflight = redis.call('ZCARD', zk)
+    local over = ''
+    if tpm > 0 and est > tpm then over = 'never_fits'
+    elseif rpm > 0 and req + 1 > rpm then over = 'rpm'
+    elseif tpm > 0 and tok + est > tpm then over = 'tpm'
+    elseif conc > 0 and inflight + 1 > conc then over = 'concurrency' end
+    if over == '' then
+      req, tok, inflight = req + 1, tok + est, inflight + 1
+      redis.call('ZADD', zk, now + leaseMs, id)
+      redis.call('PEXPIRE', zk, leaseMs * 2)
+    end
+    redis.call('HSET', hk, 'ws', string.format('%d', ws), 'req', req, 'tok', tok)
+    redis.call('PEXPIRE', hk, windowMs * 2)
+    local n = #out
+    out[n + 1], out[n + 2], out[n + 3], out[n + 4] = over == '' and 1 or 0, over, req, tok
+    out[n + 5], out[n + 6], out[n + 7] = inflight, ws + windowMs - now, string.format('%d', ws)
+  else
+    local id, wsArg, est, actual = ARGV[a + 1], ARGV[a + 2], tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4])
+    a = a + 5
+    redis.call('ZREM', zk, id)
+    if actual >= 0 and redis.call('HGET', hk, 'ws') == wsArg then
+      local tok = (tonumber(redis.call('HGET', hk, 'tok')) or 0) - est + actual
+      if tok < 0 then tok = 0 end
+      redis.call('HSET', hk, 'tok', tok)
+    end
+  end
+end
+return out`;
+
 type Scripts = {
   sbAdmit(...args: (string | number)[]): Promise<[number, string, number, number, number, number, string]>;
   sbRenew(...args: (string | number)[]): Promise<number>;
   sbSettle(...args: (string | number)[]): Promise<number>;
+  sbLimitBatch(...args: (string | number)[]): Promise<(number | string)[]>;
 };
+
+/** An operation waiting for this turn's batch. */
+type Op =
+  | {
+      kind: 'a';
+      keys: [string, string];
+      args: (string | number)[];
+      resolve: (v: AdmitReply) => void;
+      reject: (e: unknown) => void;
+    }
+  | { kind: 's'; keys: [string, string]; args: (string | number)[]; resolve: () => void; reject: (e: unknown) => void };
+type AdmitReply = [number, string, number, number, number, number, string];
 
 export class RedisLimits implements SharedLimits {
   private readonly r: Redis & Scripts;
@@ -82,27 +146,59 @@ export class RedisLimits implements SharedLimits {
       r.defineCommand('sbAdmit', { numberOfKeys: 2, lua: ADMIT });
       r.defineCommand('sbRenew', { numberOfKeys: 1, lua: RENEW });
       r.defineCommand('sbSettle', { numberOfKeys: 2, lua: SETTLE });
+      r.defineCommand('sbLimitBatch', { lua: BATCH }); // its first argument: how many keys
     }
     this.r = r as Redis & Scripts;
+  }
+
+  /** This turn's admissions and releases, sent together at its end (setImmediate, as ioredis's auto-pipelining does). */
+  private ops: Op[] = [];
+  private scheduled = false;
+
+  private enqueue(op: Op): void {
+    this.ops.push(op);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => this.send());
+  }
+
+  private send(): void {
+    this.scheduled = false;
+    const ops = this.ops;
+    this.ops = [];
+    if (!ops.length) return;
+    const keys: string[] = [];
+    const args: (string | number)[] = [ops.length];
+    for (const op of ops) {
+      keys.push(op.keys[0], op.keys[1]);
+      args.push(op.kind, ...op.args);
+    }
+    this.r.sbLimitBatch(keys.length, ...keys, ...args).then(
+      (out) => {
+        let at = 0;
+        for (const op of ops) {
+          if (op.kind === 's') op.resolve();
+          else {
+            op.resolve(out.slice(at, at + 7) as AdmitReply);
+            at += 7;
+          }
+        }
+      },
+      (err: unknown) => {
+        for (const op of ops) op.reject(err);
+      },
+    );
   }
 
   private keys(scope: string): [string, string] {
     return [this.conn.key('rl', scope), this.conn.key('rl', scope, 'leases')];
   }
 
-  async admit(scope: string, caps: LimitCaps, est: number, leaseMs: number): Promise<LimitVerdict> {
-    const [h, z] = this.keys(scope);
-    const id = randomUUID();
-    const [ok, over, requests, tokens, inFlight, resetMs, ws] = await this.r.sbAdmit(
-      h,
-      z,
-      caps.windowMs,
-      caps.rpm,
-      caps.tpm,
-      caps.concurrency,
-      est,
-      id,
-      leaseMs,
+  async admit(scope: string, caps: LimitCaps, est: number, leaseMs: number, id = randomUUID()): Promise<LimitVerdict> {
+    const keys = this.keys(scope);
+    const args = [caps.windowMs, caps.rpm, caps.tpm, caps.concurrency, est, id, leaseMs];
+    const [ok, over, requests, tokens, inFlight, resetMs, ws] = await new Promise<AdmitReply>((resolve, reject) =>
+      this.enqueue({ kind: 'a', keys, args, resolve, reject }),
     );
     const counts = { requests, tokens, inFlight, resetMs };
     if (ok === 1) return { ok: true, lease: { scope, id, windowStart: Number(ws), estimatedTokens: est }, ...counts };
@@ -114,8 +210,9 @@ export class RedisLimits implements SharedLimits {
   }
 
   async settle(lease: LimitLease, actual: number | null): Promise<void> {
-    const [h, z] = this.keys(lease.scope);
-    await this.r.sbSettle(h, z, lease.id, String(lease.windowStart), lease.estimatedTokens, actual ?? -1);
+    const keys = this.keys(lease.scope);
+    const args = [lease.id, String(lease.windowStart), lease.estimatedTokens, actual ?? -1];
+    await new Promise<void>((resolve, reject) => this.enqueue({ kind: 's', keys, args, resolve, reject }));
   }
 }
 

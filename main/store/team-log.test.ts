@@ -1,8 +1,8 @@
-// The team's request log on a real Redis (test/support/redis.ts): two request logs, as two instances would have, each
-// with its TeamLog on one Redis. An entry served by A shows in B's log (and to B's team subscribers, not its local
-// ones), once; a restarted instance catches up without counting twice; entries made while Redis is down reach the
-// others once it is back; malformed messages are skipped; the stream is trimmed.
-import { randomUUID } from 'node:crypto';
+// The team's request stream on a real Redis (test/support/redis.ts), the live log view's catch-up buffer: two request
+// logs, as two instances would have, each with its TeamLog on one Redis. Each entry is added once with its instance;
+// `recent` reads the team's newest (an entry added twice shown once); `follow` gets the other instance's new entries,
+// and the stream is read only while someone follows it; `history` pages back by id or time; entries made while Redis is
+// down are added once it is back, and past the queue's bound the oldest are dropped and counted; the stream is trimmed.
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../shared/admin.ts';
@@ -10,7 +10,7 @@ import { startRedis, type TestRedis } from '../../test/support/redis.ts';
 import { RequestLog } from '../observability/request-log.ts';
 import { newLogEntry } from '../proxy/request.ts';
 import { connectRedis, type RedisConnection } from './redis-connection.ts';
-import { CATCH_UP_MARGIN_MS, TeamLog, type TeamLogOptions } from './team-log.ts';
+import { TeamLog, type TeamLogOptions } from './team-log.ts';
 
 let redis: TestRedis;
 let raw: Redis;
@@ -27,238 +27,131 @@ afterAll(async () => {
 const open: { close(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const o of open.splice(0).reverse()) await o.close();
-  await raw.flushall();
+  await raw.flushall().catch(() => {});
 });
 
 type Instance = { log: RequestLog; team: TeamLog; conn: RedisConnection };
 
-async function instance(
-  name: string,
-  extra: Partial<TeamLogOptions> = {},
-  log = new RequestLog(100),
-  prefix = 'sb-test:',
-): Promise<Instance> {
-  const conn = connectRedis({ kind: 'redis', url: redis.url, prefix });
+async function instance(name: string, extra: Partial<TeamLogOptions> = {}): Promise<Instance> {
+  const conn = connectRedis({ kind: 'redis', url: redis.url, prefix: 'sb-test:' });
   await until(() => conn.isUp());
-  const team = await TeamLog.start({ redis: conn, log, instance: `${name}-${randomUUID()}`, ...extra });
+  const log = new RequestLog(100);
+  log.instance = name;
+  const team = new TeamLog({ redis: conn, log, instance: name, ...extra });
   open.push(conn, team);
   return { log, team, conn };
 }
 
 function entry(over: Partial<RequestLogEntry> = {}): RequestLogEntry {
-  return {
-    ...newLogEntry('/v1/chat/completions'),
-    provider: 'mock',
-    routed_model: 'gpt-4o-mini',
-    status: 200,
-    prompt_tokens: 3,
-    ...over,
-  };
+  return { ...newLogEntry('/v1/chat/completions'), provider: 'mock', status: 200, prompt_tokens: 3, ...over };
 }
 
-async function until(cond: () => boolean, ms = 5_000): Promise<void> {
+async function until(cond: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((r) => setTimeout(r, 20));
   }
 }
 
-const ids = (log: RequestLog) => log.recent().map((e) => e.id);
+const xreads = async (): Promise<number> =>
+  Number(/cmdstat_xread:calls=(\d+)/.exec(await raw.info('commandstats'))?.[1] ?? 0);
 
-describe('TeamLog', () => {
-  it("shows an entry served by A in B's log once, to B's team subscribers only; A keeps it once", async () => {
+describe('team request stream', () => {
+  it("adds each entry once with its instance; recent() reads the team's newest, an entry added twice shown once", async () => {
     const a = await instance('a');
     const b = await instance('b');
-    const teamSeen: string[] = [];
-    const localSeen: string[] = [];
-    b.log.subscribe((e) => teamSeen.push(e.id), 'team');
-    b.log.subscribe((e) => localSeen.push(e.id));
-    const e = entry({ app: 'cursor' });
-    a.log.add(e);
-    await until(() => ids(b.log).includes(e.id));
-    expect(b.log.recent()).toEqual([e]);
-    expect(teamSeen).toEqual([e.id]);
-    expect(localSeen).toEqual([]);
-    await new Promise((r) => setTimeout(r, 1_200)); // a block of the reader: A does not read its own back
-    expect(ids(a.log)).toEqual([e.id]);
-    expect(a.team.counts).toMatchObject({ published: 1, received: 0 });
-    expect(b.team.counts).toMatchObject({ published: 0, received: 1 });
-    expect(await raw.xlen('sb-test:requests')).toBe(1);
-  });
-
-  it('catches up after a restart from its newest counted record, skipping what it already counted', async () => {
-    const a = await instance('a');
-    const counted: RequestLogEntry[] = [];
-    const bLog = new RequestLog(100);
-    bLog.subscribe((e) => counted.push(e), 'team');
-    const b1 = await instance('b', {}, bLog);
-    const before = entry();
-    a.log.add(before);
-    await until(() => counted.length === 1);
-    await b1.team.close();
-    // While B is down: two entries; the first reached B's raw file before it died (its store says so), the second not.
-    const inFile = entry();
-    const missed = entry();
-    a.log.add(inFile);
-    a.log.add(missed);
-    await a.team.flush();
-    const store = [inFile, before].map((e) => ({ id: e.id, time: e.time })); // newest first, as the raw files give
-    const b2 = await instance(
-      'b',
-      {
-        counted: async function* () {
-          yield* store;
-        },
-      },
-      bLog,
-    );
-    await until(() => counted.length === 2);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(counted.map((e) => e.id)).toEqual([before.id, missed.id]);
-    expect(b2.team.counts).toMatchObject({ received: 1, duplicates: 2 });
-  });
-
-  it('says when the stream was trimmed past where a restarted instance stopped', async () => {
-    const a = await instance('a', { maxLen: 100 });
-    const old = entry({ time: new Date(Date.now() - 60 * 60_000).toISOString() });
-    const counted = async function* () {
-      yield { id: old.id, time: old.time };
+    const add = async (i: Instance, e: RequestLogEntry) => {
+      i.log.add(e);
+      i.log.deliver(); // as the turn's end does
+      await i.team.flush();
     };
-    for (let i = 0; i < 500; i++) a.log.add(entry());
-    await until(() => a.team.counts.published === 500);
-    const b = await instance('b', { counted });
-    await until(() => b.log.recent().length > 0);
-    expect(b.team.gap).not.toBeNull();
-    const fresh = await instance('c', { counted: async function* () {} });
-    await until(() => fresh.log.recent().length > 0);
-    expect(fresh.team.gap).toBeNull(); // a new instance reads what there is: no gap of its own
+    await add(a, entry({ app: 'one' }));
+    await add(b, entry({ app: 'two' }));
+    const twice = entry({ app: 'three' });
+    await add(a, twice);
+    // As a pipeline cut short by a dropped connection is sent again: the same entry twice in the stream.
+    await raw.xadd('sb-test:requests', '*', 'i', 'a', 'e', JSON.stringify({ ...twice, instance: 'a' }));
+    expect(await raw.xlen('sb-test:requests')).toBe(4);
+    const seen = (await b.team.recent(10))!;
+    expect(seen.map((e) => [e.app, e.instance])).toEqual([
+      ['one', 'a'],
+      ['two', 'b'],
+      ['three', 'a'],
+    ]);
+    expect((await a.team.recent(2))!.map((e) => e.app)).toEqual(['three']);
+    // A message that is no entry (another version's, a foreign writer's) is skipped.
+    await raw.xadd('sb-test:requests', '*', 'i', 'x', 'e', '{"id": 5}');
+    expect((await b.team.recent(10))!).toHaveLength(3);
+    expect(b.team.counts.malformed).toBe(1);
   });
 
-  it("starts reading from the newest record's time, even when a long request's record was written last", async () => {
-    const now = Date.now();
-    const long = { id: 'long', time: new Date(now - 60 * 60_000).toISOString() };
-    const recent = { id: 'recent', time: new Date(now - 60_000).toISOString() };
-    const b = await instance('b', {
-      counted: async function* () {
-        yield long; // ended last, started an hour ago
-        yield recent;
-      },
-    });
-    expect(b.team.lastId).toBe(`${now - 60_000 - CATCH_UP_MARGIN_MS}-0`);
-    await raw.xadd('sb-test:requests', '*', 'i', 'x', 'e', JSON.stringify(entry({ id: 'long' })));
-    const fresh = entry();
-    await raw.xadd('sb-test:requests', '*', 'i', 'x', 'e', JSON.stringify(fresh));
-    await until(() => b.log.recent().length === 1);
-    expect(ids(b.log)).toEqual([fresh.id]);
-  });
-
-  it('a new instance (no records) reads the whole stream', async () => {
+  it("follow() gets the other instance's new entries (not its own), and the stream is read only while followed", async () => {
     const a = await instance('a');
-    const es = [entry(), entry(), entry()];
-    for (const e of es) a.log.add(e);
+    const b = await instance('b');
+    const before = await xreads();
+    a.log.add(entry({ app: 'unwatched' }));
+    a.log.deliver();
     await a.team.flush();
-    const c = await instance('c');
-    await until(() => c.log.recent().length === 3);
-    expect(ids(c.log)).toEqual(es.map((e) => e.id));
-  });
-
-  it('keeps entries made while Redis is down and adds them once it is back; the reader resumes', async () => {
-    const a = await instance('a');
-    const b = await instance('b');
-    const first = entry();
-    a.log.add(first);
-    await until(() => ids(b.log).includes(first.id));
-    await redis.kill();
-    await until(() => !a.conn.isUp());
-    const during = [entry(), entry()];
-    for (const e of during) a.log.add(e);
-    await new Promise((r) => setTimeout(r, 600));
-    expect(a.team.waiting).toBe(2);
-    await redis.restart();
-    await until(() => b.log.recent().length === 3, 10_000);
-    expect(ids(b.log)).toEqual([first.id, ...during.map((e) => e.id)]);
-    expect(a.team.waiting).toBe(0);
-  });
-
-  it('adds its last entries again when Redis comes back without them; who had read them counts them once', async () => {
-    const a = await instance('a');
-    const b = await instance('b');
-    const e = entry();
-    a.log.add(e);
-    await until(() => ids(b.log).includes(e.id));
-    await redis.kill();
-    await until(() => !a.conn.isUp());
-    await redis.restart(); // empty: e is gone from Redis
-    await until(() => a.team.counts.resent === 1, 10_000);
-    const later = entry();
-    a.log.add(later);
-    await until(() => ids(b.log).includes(later.id), 10_000);
-    expect(ids(b.log)).toEqual([e.id, later.id]); // e once
-    expect(b.team.counts.duplicates).toBe(1);
-    const c = await instance('c'); // started after: finds e in the stream again
-    await until(() => c.log.recent().length === 2);
-    expect(ids(c.log)).toEqual([e.id, later.id]);
-  });
-
-  it('adds nothing again when Redis comes back with its entries', async () => {
-    const a = await instance('a');
-    a.log.add(entry());
-    await until(() => a.team.counts.published === 1);
-    // A restart that keeps the data: the connection drops and comes back, the stream is still there.
-    const events: boolean[] = [];
-    a.conn.onChange((up) => events.push(up));
-    await raw.client('KILL', 'TYPE', 'normal').catch(() => {});
-    await until(() => events.length >= 2 && events.at(-1) === true, 10_000);
-    expect(events[0]).toBe(false);
     await new Promise((r) => setTimeout(r, 300));
-    expect(a.team.counts.resent).toBe(0);
-    expect(await raw.xlen('sb-test:requests')).toBe(1);
+    expect(await xreads()).toBe(before); // nobody follows: nothing reads
+    const got: string[] = [];
+    const off = b.team.follow((e) => got.push(e.app ?? ''));
+    await until(async () => (await xreads()) > before);
+    a.log.add(entry({ app: 'watched' }));
+    b.log.add(entry({ app: 'its own' }));
+    await until(() => got.length >= 1);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(got).toEqual(['watched']);
+    off();
+    await new Promise((r) => setTimeout(r, 1_300)); // the reader's block ends
+    const stopped = await xreads();
+    await new Promise((r) => setTimeout(r, 1_200));
+    expect(await xreads()).toBe(stopped);
   });
 
-  it('skips a message that is not a request log entry, and reads on', async () => {
-    const b = await instance('b');
-    await raw.xadd('sb-test:requests', '*', 'i', 'foreign', 'e', '{"id":"x","status":"nope"}');
-    await raw.xadd('sb-test:requests', '*', 'i', 'foreign', 'e', 'not json');
-    const good = entry();
-    await raw.xadd('sb-test:requests', '*', 'i', 'foreign', 'e', JSON.stringify(good));
-    await until(() => b.log.recent().length === 1);
-    expect(b.log.recent()[0]).toEqual(good);
-    expect(b.team.counts.malformed).toBe(2);
+  it('history() lists the newest first, pages back by entry id and by time', async () => {
+    const a = await instance('a');
+    const made: RequestLogEntry[] = [];
+    for (let i = 0; i < 7; i++) {
+      const e = entry({ app: `app-${i}` });
+      made.push(e);
+      a.log.add(e);
+      a.log.deliver();
+      await a.team.flush();
+    }
+    const all = (await a.team.history(100, null))!;
+    expect(all.entries.map((e) => e.app)).toEqual(made.map((e) => e.app).reverse());
+    expect(all.more).toBe(false);
+    const page = (await a.team.history(3, null))!;
+    expect(page).toMatchObject({ more: true });
+    const next = (await a.team.history(3, { id: page.entries[2]!.id }))!;
+    expect(next.entries.map((e) => e.app)).toEqual(['app-3', 'app-2', 'app-1']);
+    expect((await a.team.history(100, { time: 0 }))!.entries).toEqual([]);
+    expect((await a.team.history(100, { time: Date.now() + 60_000 }))!.entries).toHaveLength(7);
   });
 
-  it('counts an entry added twice once (a batch cut short by Redis dying is sent again)', async () => {
-    const b = await instance('b');
-    const e = entry();
-    await raw.xadd('sb-test:requests', '*', 'i', 'a-1', 'e', JSON.stringify(e));
-    await raw.xadd('sb-test:requests', '*', 'i', 'a-1', 'e', JSON.stringify(e));
-    const next = entry();
-    await raw.xadd('sb-test:requests', '*', 'i', 'a-1', 'e', JSON.stringify(next));
-    await until(() => ids(b.log).includes(next.id));
-    expect(ids(b.log)).toEqual([e.id, next.id]);
-    expect(b.team.counts).toMatchObject({ received: 2, duplicates: 1 });
-  });
-
-  it('trims the stream (MAXLEN ~): it stays near its cap however much is added', async () => {
-    const a = await instance('a', { maxLen: 100 });
-    for (let i = 0; i < 1_000; i++) a.log.add(entry());
-    await a.team.flush();
-    await until(() => a.team.counts.published === 1_000);
-    const len = await raw.xlen('sb-test:requests');
-    expect(len).toBeGreaterThanOrEqual(100);
-    expect(len).toBeLessThan(300); // ~: trimmed by whole nodes of 100 entries
-  });
-
-  it('bounds what waits for Redis: past pendingMax the oldest are dropped and counted', async () => {
-    const a = await instance('a', { pendingMax: 5 }, new RequestLog(100), 'sb-drop:');
+  it('Redis down: entries wait (their age is the lag) and are added once it is back; past the bound the oldest are dropped', async () => {
+    const a = await instance('a', { pendingMax: 3 });
     await redis.kill();
     await until(() => !a.conn.isUp());
-    for (let i = 0; i < 8; i++) a.log.add(entry());
-    await new Promise((r) => setTimeout(r, 100));
-    expect(a.team.waiting).toBe(5);
-    expect(a.team.counts.dropped).toBe(3);
+    for (let i = 0; i < 5; i++) a.log.add(entry({ app: `down-${i}` }));
+    a.log.deliver();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(a.team.queue()).toMatchObject({ waiting: 3, dropped: 2 });
+    expect(a.team.queue().lagSeconds).toBeGreaterThan(0.04);
+    expect(await a.team.recent(10)).toBeNull();
     await redis.restart();
-    await until(() => a.team.waiting === 0, 10_000);
-    expect(await raw.xlen('sb-drop:requests')).toBe(5);
+    await until(() => a.conn.isUp());
+    await until(() => a.team.queue().waiting === 0);
+    expect((await a.team.recent(10))!.map((e) => e.app)).toEqual(['down-2', 'down-3', 'down-4']);
+  });
+
+  it('trims the stream to about maxLen entries', async () => {
+    const a = await instance('a', { maxLen: 100 });
+    for (let i = 0; i < 400; i++) a.log.add(entry());
+    a.log.deliver();
+    await a.team.flush();
+    expect(await raw.xlen('sb-test:requests')).toBeLessThan(250);
   });
 });

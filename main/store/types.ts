@@ -23,9 +23,9 @@ export interface SharedLimits {
   /**
    * Admits a request atomically against every instance's counts: the window rolls over, expired leases are
    * reclaimed, RPM, TPM and concurrency are checked in that order, and on success all three are counted and a
-   * lease of `leaseMs` taken.
+   * lease of `leaseMs` taken (its id `id` when given, else a new one).
    */
-  admit(scope: string, caps: LimitCaps, estimatedTokens: number, leaseMs: number): Promise<LimitVerdict>;
+  admit(scope: string, caps: LimitCaps, estimatedTokens: number, leaseMs: number, id?: string): Promise<LimitVerdict>;
   /** Keeps a lease alive while its request is open; false when it had already expired (its slot was reclaimed). */
   renew(lease: LimitLease, leaseMs: number): Promise<boolean>;
   /** Releases the slot and replaces the estimate with the actual tokens (null: unknown, the estimate stays). */

@@ -3,8 +3,9 @@
 // app names grew each rollup from 2.5 to 37 MB, slowed every summary and every start. Here:
 // - every name a record carries is cut to a length (apps to 64 characters, as the metrics' labels are);
 // - per local day, only the first APPS_PER_DAY apps (plus the apps config.json names: app_rules, limits.per_app,
-//   budgets) get rows of their own, the rest are counted as `other`; so are models past MODELS_PER_DAY and providers
-//   past PROVIDERS_PER_DAY (plus config.json's providers);
+//   budgets) get rows of their own, the rest are counted as `other`; so are models past MODELS_PER_DAY, providers
+//   past PROVIDERS_PER_DAY (plus config.json's providers) and credentials past KEYS_PER_DAY (gateway mode: key names
+//   and JWT subjects; plus the ones limits.per_key and budgets name);
 // - each rollup bucket holds at most CELLS_PER_BUCKET[g] cells: past it, a new app × provider × model is counted in the
 //   bucket's overflow cell (its app if config.json names it, its provider if configured, else `other`).
 // The decisions are made in the order records arrive, and rebuilt from the day rollup at start, so a replay after a
@@ -16,8 +17,10 @@ import { type CellBounds, type Granularity, keyOf, partsOf } from './rollups.ts'
 /** What names past the bounds are counted as (the metrics' label for the same). */
 export const OTHER = 'other';
 
-export const NAME_MAX = { app: 64, provider: 64, model: 128, path: 256 } as const;
+export const NAME_MAX = { app: 64, provider: 64, model: 128, path: 256, key: 64, instance: 128 } as const;
 export const APPS_PER_DAY = 50;
+/** Credentials (gateway keys, PATs, JWT subjects) counted apart per day; the rest as `other`. */
+export const KEYS_PER_DAY = 200;
 export const MODELS_PER_DAY = 100;
 export const PROVIDERS_PER_DAY = 20;
 export const CELLS_PER_BUCKET: Readonly<Record<Exclude<Granularity, 'session'>, number>> = {
@@ -35,10 +38,12 @@ export function boundRecord(r: UsageRecord): UsageRecord {
     (r.provider?.length ?? 0) <= NAME_MAX.provider &&
     (r.model?.length ?? 0) <= NAME_MAX.model &&
     (r.requested_model?.length ?? 0) <= NAME_MAX.model &&
-    r.path.length <= NAME_MAX.path
+    r.path.length <= NAME_MAX.path &&
+    (r.key?.length ?? 0) <= NAME_MAX.key &&
+    (r.instance?.length ?? 0) <= NAME_MAX.instance
   )
     return r;
-  return {
+  const out: UsageRecord = {
     ...r,
     app: cut(r.app, NAME_MAX.app),
     provider: cut(r.provider, NAME_MAX.provider),
@@ -46,13 +51,16 @@ export function boundRecord(r: UsageRecord): UsageRecord {
     requested_model: cut(r.requested_model, NAME_MAX.model),
     path: cut(r.path, NAME_MAX.path)!,
   };
+  if (r.key !== undefined) out.key = cut(r.key, NAME_MAX.key);
+  if (r.instance !== undefined) out.instance = cut(r.instance, NAME_MAX.instance);
+  return out;
 }
 
-/** The names that always keep rows of their own: config.json's apps (bare names) and providers. */
-export type Kept = { apps: ReadonlySet<string>; providers: ReadonlySet<string> };
+/** The names that always keep rows of their own: config.json's apps (bare names), providers and key names. */
+export type Kept = { apps: ReadonlySet<string>; providers: ReadonlySet<string>; keys?: ReadonlySet<string> };
 export const NOTHING_KEPT: Kept = { apps: new Set(), providers: new Set() };
 
-type Day = { apps: Set<string>; models: Set<string>; providers: Set<string> };
+type Day = { apps: Set<string>; models: Set<string>; providers: Set<string>; keys: Set<string> };
 
 export class KeyBounds {
   private readonly days = new Map<string, Day>();
@@ -61,7 +69,7 @@ export class KeyBounds {
 
   private day(date: string): Day {
     let d = this.days.get(date);
-    if (!d) this.days.set(date, (d = { apps: new Set(), models: new Set(), providers: new Set() }));
+    if (!d) this.days.set(date, (d = { apps: new Set(), models: new Set(), providers: new Set(), keys: new Set() }));
     return d;
   }
 
@@ -85,27 +93,35 @@ export class KeyBounds {
       r.provider !== null && kept.providers.has(r.provider),
     );
     const model = this.admit(d.models, r.model, MODELS_PER_DAY, false);
-    return keyOf(app, provider, model);
+    const credential = r.key ?? null;
+    const key =
+      credential === null ? null : this.admit(d.keys, credential, KEYS_PER_DAY, kept.keys?.has(credential) === true);
+    return keyOf(app, provider, model, key);
   }
 
-  /** The cell a new key is counted in when its bucket is full: its app and provider if config.json names them. */
+  /**
+   * The cell a new key is counted in when its bucket is full: its app, provider and credential if config.json names
+   * them (a budget's counts stay in its row).
+   */
   overflowKey(key: string): string {
-    const { app, provider } = partsOf(key);
+    const { app, provider, key: credential } = partsOf(key);
     const kept = this.kept();
     return keyOf(
       app !== null && kept.apps.has(bareAppName(app)) ? app : OTHER,
       provider !== null && kept.providers.has(provider) ? provider : OTHER,
       OTHER,
+      credential === null ? null : kept.keys?.has(credential) ? credential : OTHER,
     );
   }
 
   /** A key the day rollup holds for `date` (loaded at start): its names count against that day's bounds. */
   learn(date: string, key: string): void {
-    const { app, provider, model } = partsOf(key);
+    const { app, provider, model, key: credential } = partsOf(key);
     const d = this.day(date);
     if (app !== null) d.apps.add(app);
     if (provider !== null) d.providers.add(provider);
     if (model !== null) d.models.add(model);
+    if (credential !== null) d.keys.add(credential);
   }
 
   /** The per-bucket bounds of the three rollups, with this instance's overflow cell. */

@@ -69,13 +69,17 @@ describe('totals', () => {
     });
   });
 
-  it('keys keep app, provider and model apart, with none as null', () => {
+  it('keys keep app, provider, model and credential apart, with none as null; without a credential, three parts', () => {
     expect(partsOf(keyOf('cursor', 'openai', 'gpt-4o'))).toEqual({
       app: 'cursor',
       provider: 'openai',
       model: 'gpt-4o',
+      key: null,
     });
-    expect(partsOf(keyOf(null, null, 'm'))).toEqual({ app: null, provider: null, model: 'm' });
+    expect(partsOf(keyOf(null, null, 'm'))).toEqual({ app: null, provider: null, model: 'm', key: null });
+    // A key of a rollup written before credentials were counted (three parts) reads the same.
+    expect(keyOf('a', 'p', 'm')).toBe('a\u0001p\u0001m');
+    expect(partsOf(keyOf('a', 'p', 'm', 'alice'))).toEqual({ app: 'a', provider: 'p', model: 'm', key: 'alice' });
   });
 });
 

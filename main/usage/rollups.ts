@@ -69,7 +69,7 @@ export function addTotals(t: UsageTotals, u: UsageTotals): void {
  * The totals' fields in a fixed order: a snapshot cell is the bucket, the key's index, then these. Fields added later
  * go at the end: a row written before them has fewer values, the missing ones 0 (LEGACY_FIELDS: the first ones).
  */
-const FIELDS = [
+export const FIELDS = [
   'requests',
   'errors',
   'prompt_tokens',
@@ -91,15 +91,26 @@ const ROW_LENGTHS: readonly number[] = [LEGACY_FIELDS, 12, FIELDS.length];
 const everyTotal: [Exclude<keyof UsageTotals, (typeof FIELDS)[number]>] extends [never] ? true : never = true;
 void everyTotal;
 
-/** app × provider × model as one string ('' for none: no app, provider or model is ever named ''). */
-export const keyOf = (app: string | null, provider: string | null, model: string | null): string =>
-  `${app ?? ''}\u0001${provider ?? ''}\u0001${model ?? ''}`;
+/**
+ * app × provider × model (× the credential's name, gateway mode) as one string ('' for none: no app, provider or
+ * model is ever named ''). Without a credential the key has three parts, as before keys were counted (issue 36), so
+ * the rollups written then read the same.
+ */
+export const keyOf = (
+  app: string | null,
+  provider: string | null,
+  model: string | null,
+  credential: string | null = null,
+): string =>
+  credential === null
+    ? `${app ?? ''}\u0001${provider ?? ''}\u0001${model ?? ''}`
+    : `${app ?? ''}\u0001${provider ?? ''}\u0001${model ?? ''}\u0001${credential}`;
 
-export type KeyParts = { app: string | null; provider: string | null; model: string | null };
+export type KeyParts = { app: string | null; provider: string | null; model: string | null; key: string | null };
 
 export function partsOf(key: string): KeyParts {
-  const [app = '', provider = '', model = ''] = key.split('\u0001');
-  return { app: app || null, provider: provider || null, model: model || null };
+  const [app = '', provider = '', model = '', credential = ''] = key.split('\u0001');
+  return { app: app || null, provider: provider || null, model: model || null, key: credential || null };
 }
 
 /** app × session as one string (the session rollup's key; '' for no app). */

@@ -15,6 +15,10 @@ import type { Notifier } from './notifier.ts';
 import { priceOf } from './prices.ts';
 import { type Before, UsageStore } from './store.ts';
 import { summarize } from './summary.ts';
+import { FLUSH_MS, TeamUsage, type TeamRollups } from './team.ts';
+
+/** Store "redis": the team's latest raw records (from the request stream), or null when they cannot be read. */
+export type TeamRecords = (limit: number, before: Before) => Promise<UsageRequests | null>;
 
 export type UsageServiceOptions = {
   engine: Engine;
@@ -30,7 +34,7 @@ export type UsageServiceOptions = {
 
 const services = new WeakMap<Engine, UsageService>();
 
-/** The apps (bare names) and providers config.json names: they keep usage rows of their own (bounds.ts). */
+/** The apps (bare names), providers and key names config.json names: they keep usage rows of their own (bounds.ts). */
 const keptByConfig = new WeakMap<Config, Kept>();
 function keptOf(config: Config): Kept {
   let kept = keptByConfig.get(config);
@@ -40,7 +44,11 @@ function keptOf(config: Config): Kept {
       ...Object.keys(config.limits.per_app),
       ...config.budgets.flatMap((b) => (b.app ? [b.app] : [])),
     ];
-    kept = { apps: new Set(apps.map(bareAppName)), providers: new Set(config.providers.map((p) => p.name)) };
+    kept = {
+      apps: new Set(apps.map(bareAppName)),
+      providers: new Set(config.providers.map((p) => p.name)),
+      keys: new Set([...Object.keys(config.limits.per_key), ...config.budgets.flatMap((b) => (b.key ? [b.key] : []))]),
+    };
     keptByConfig.set(config, kept);
   }
   return kept;
@@ -86,16 +94,16 @@ export class UsageService implements PoolWatcher {
     // The request log gives its entries to the usage store after the event-loop turn they were added in: the calls
     // answered earlier in this turn (in-process ones, back to back) are counted before a budget can refuse this one.
     this.gate = {
-      check: (app) => {
+      check: (app, key) => {
         if (this.budgets.mayRefuse) engine.requestLog.deliver();
-        this.budgets.check(app);
+        this.budgets.check(app, key ?? null);
       },
     };
     engine.budgets = this.gate;
     engine.pool.watch(this);
-    // The team's entries too: with store "redis", other instances' requests (main/store/team-log.ts) are counted here,
-    // so this instance's summaries, records and budgets are the team's.
-    this.unsubscribe = engine.requestLog.subscribe((e) => this.onEntry(e), 'team');
+    // This instance's requests. With store "redis" they are also added to the team's rollups in Redis (attachTeam),
+    // from which every instance's summaries and budgets are read: no instance reads the others' requests.
+    this.unsubscribe = engine.requestLog.subscribe((e) => this.onEntry(e));
     services.set(engine, this);
   }
 
@@ -115,17 +123,43 @@ export class UsageService implements PoolWatcher {
     return this.o.notifier;
   }
 
+  /** Store "redis": the team's rollups and the raw records' source (main/app.ts attaches them). */
+  private team: TeamUsage | null = null;
+  private teamRecords: TeamRecords | null = null;
+
+  /**
+   * Store "redis" (issue 36): this instance's requests are also added to the team's rollups (`rollups`, in Redis), the
+   * summaries and budgets are the team's, and the raw records listed are the team's latest (`records`).
+   */
+  attachTeam(
+    rollups: TeamRollups,
+    instance: string,
+    records: TeamRecords | null = null,
+    flushMs = FLUSH_MS,
+  ): TeamUsage {
+    this.team = new TeamUsage(rollups, this.budgets, instance, this.now, flushMs);
+    this.teamRecords = records;
+    return this.team;
+  }
+
   /** One request of the request log as a record: priced, counted, its budgets updated. */
   private onEntry(e: RequestLogEntry): void {
     const config = this.o.config();
     if (!config.usage.enabled) return;
-    // Answered by Switchboard itself (an Ollama load/unload call): no model was called.
-    if (e.provider === null && e.status < 400) return;
-    const r = this.recordOf(e, config);
+    const r = this.usageRecordOf(e, config);
+    if (!r) return;
     const t = isoTimeMs(r.time);
     this.budgets.sync();
-    this.store.record(r, t);
+    const kept = this.store.record(r, t);
     this.budgets.add(r, t);
+    this.team?.record(kept.record, t, kept.key);
+  }
+
+  /** The usage record of a request log entry, or null when it is no model request (nothing to count). */
+  usageRecordOf(e: RequestLogEntry, config: Config = this.o.config()): UsageRecord | null {
+    // Answered by Switchboard itself (an Ollama load/unload call): no model was called.
+    if (e.provider === null && e.status < 400) return null;
+    return this.recordOf(e, config);
   }
 
   recordOf(e: RequestLogEntry, config: Config): UsageRecord {
@@ -154,6 +188,9 @@ export class UsageService implements PoolWatcher {
       session: e.session ?? null,
       failed_over: e.attempts.length > 1 || (e.provider === null && e.attempts.length) ? failedOver(e) : null,
     };
+    // Gateway mode and team mode only: a local record keeps the shape it had (raw lines, rollup keys).
+    if (e.key != null) r.key = e.key;
+    if (e.instance != null) r.instance = e.instance;
     const provider = e.provider === null ? null : this.o.engine.pool.get(e.provider)?.config;
     const price = priceOf(r, provider, config);
     r.cost_usd = price.cost_usd;
@@ -161,14 +198,28 @@ export class UsageService implements PoolWatcher {
     return r;
   }
 
+  /** This instance's own summary of a range (the desktop app's tray; the team's is report()). */
   summary(range: UsageRange): UsageSummary {
     this.o.engine.requestLog.deliver(); // what was answered before this call is in it
     return summarize(this.store.rollups, range, this.now(), this.budgets.states());
   }
 
-  requests(limit: number, before: Before): Promise<UsageRequests> {
+  /**
+   * GET /admin/v1/usage: the summary of a range; with store "redis" the team's, read from Redis (this instance's own,
+   * `scope: "instance"`, when Redis cannot be read).
+   */
+  async report(range: UsageRange): Promise<UsageSummary> {
+    if (!this.team) return this.summary(range);
     this.o.engine.requestLog.deliver();
-    return this.store.requests(limit, before);
+    const team = await this.team.summary(range, this.budgets.states());
+    return team ?? { ...this.summary(range), scope: 'instance' };
+  }
+
+  /** The raw records, newest first: with store "redis" the team's latest (the request stream), else this instance's. */
+  async requests(limit: number, before: Before): Promise<UsageRequests> {
+    this.o.engine.requestLog.deliver();
+    const team = this.teamRecords ? await this.teamRecords(limit, before).catch(() => null) : null;
+    return team ?? this.store.requests(limit, before);
   }
 
   /** After a config change: budgets recounted (retention and switches are read where they apply). */
@@ -213,6 +264,7 @@ export class UsageService implements PoolWatcher {
   async close(): Promise<void> {
     this.o.engine.requestLog.deliver(); // the requests answered just before: recorded, not lost
     this.unsubscribe();
+    await this.team?.close();
     const engine = this.o.engine;
     if (engine.budgets === this.gate) engine.budgets = null;
     if (engine.pool.watcher === this) engine.pool.watch(null);

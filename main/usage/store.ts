@@ -159,18 +159,17 @@ export class UsageStore {
     return through;
   }
 
-  /** Counts a request (its names cut to their lengths, past the day's bounds as `other`) and queues its raw line. */
-  record(record: UsageRecord, t = Date.parse(record.time)): void {
+  /**
+   * Counts a request (its names cut to their lengths, past the day's bounds as `other`) and queues its raw line;
+   * answers the record as kept and its rollup key (the team's rollups count it under the same).
+   */
+  record(record: UsageRecord, t = Date.parse(record.time)): { record: UsageRecord; key: string } {
     const r = boundRecord(record);
-    this.rollups.add(
-      r,
-      t,
-      this.bounds.keyOf(r, this.rollups.dateOf(t)),
-      GRANULARITIES as Granularity[],
-      this.cellBounds,
-    );
+    const key = this.bounds.keyOf(r, this.rollups.dateOf(t));
+    this.rollups.add(r, t, key, GRANULARITIES as Granularity[], this.cellBounds);
     this.raw.append(`${JSON.stringify(r)}\n`);
     this.dirty = true;
+    return { record: r, key };
   }
 
   private async tick(): Promise<void> {

@@ -1,5 +1,6 @@
-// GET /admin/v1/usage: a range's totals, its top apps, providers and models, and its series (every bucket, empty ones
-// as zeros), added up from the rollups.
+// GET /admin/v1/usage: a range's totals, its top apps, providers, models and credentials (gateway mode), and its
+// series (every bucket, empty ones as zeros), added up from the rollups (this instance's, or the team's read from
+// Redis: the same shape).
 import type { UsageRange, UsageSummary, UsageTotals } from '../../shared/usage.ts';
 import type { BudgetState } from './budgets.ts';
 import { localDate, localDayStart, rangeBuckets } from './periods.ts';
@@ -53,6 +54,7 @@ export function summarize(rollups: Rollups, range: UsageRange, now: number, budg
   const byApp = new Map<string, UsageTotals>();
   const byProvider = new Map<string, UsageTotals>();
   const byModel = new Map<string, UsageTotals>();
+  const byKey = new Map<string, UsageTotals>();
   const series: UsageSummary['series'] = [];
   const found: Cells[] = [];
   for (const b of rb.buckets) {
@@ -66,6 +68,7 @@ export function summarize(rollups: Rollups, range: UsageRange, now: number, budg
         add(byApp, p.app, t);
         add(byProvider, p.provider, t);
         add(byModel, p.model, t);
+        add(byKey, p.key, t);
       }
     }
     addTotals(totals, point);
@@ -81,6 +84,7 @@ export function summarize(rollups: Rollups, range: UsageRange, now: number, budg
     by_provider: topRows(byProvider),
     by_model: topRows(byModel),
     by_session: sessionRows(rollups, rb.from, rb.to),
+    by_key: topRows(byKey),
     series,
     budgets,
   };

@@ -90,8 +90,13 @@ export function savedText(
   subject: string,
   warnings: ConfigProblem[],
   cfg?: { app_rules?: { app?: string }[] },
+  teamNote?: string,
 ): string {
-  if (warnings.length === 0) return `${subject} saved.`;
   const n = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`;
-  return `${subject} saved, with ${n}: ${warnings.map((w) => warningInWords(w, cfg)).join(' ')}`;
+  const saved =
+    warnings.length === 0
+      ? `${subject} saved.`
+      : `${subject} saved, with ${n}: ${warnings.map((w) => warningInWords(w, cfg)).join(' ')}`;
+  // An instance of a team (store "redis"): the server's note that the save is this instance's only, said first.
+  return teamNote ? `${teamNote} ${saved}` : saved;
 }

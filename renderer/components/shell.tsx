@@ -29,6 +29,17 @@ export function PausedBanner({ onResume }: { onResume: () => void }) {
   );
 }
 
+/** After a config save on an instance of a team (the Redis store): the save changed this instance only. */
+export function TeamSaveNote() {
+  const note = useApp((s) => s.saveNote);
+  if (!note) return null;
+  return (
+    <div className="banner" role="note" data-testid="team-save-note">
+      {note}
+    </div>
+  );
+}
+
 /** The question asked before routing is paused. */
 export const PAUSE_QUESTION =
   'Pause routing? Every model request (from every app) will get 503 routing_paused until you resume it.';

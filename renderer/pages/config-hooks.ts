@@ -53,7 +53,7 @@ export function useConfigSave(fields: readonly FieldRule[] = [], subject = 'Sett
     const r = await s.saveConfig(next);
     if (r.ok) {
       setFailed(null);
-      const text = savedText(subject, r.warnings, next);
+      const text = savedText(subject, r.warnings, next, r.teamNote);
       setSaved({ text, warned: r.warnings.length > 0 });
       s.announce(text);
       return true;

@@ -11,7 +11,12 @@ import type { ApiFailure, ConfigDocument, SwitchboardApi } from '../../shared/ip
  * `config_invalid` details) for the page to put next to its fields.
  */
 export type SaveOutcome =
-  { ok: true; warnings: ConfigProblem[] } | { ok: false; messages: string[]; problems: ConfigProblem[] };
+  | {
+      ok: true;
+      warnings: ConfigProblem[];
+      /** The server's team_note: saved on this instance only. */ teamNote?: string;
+    }
+  | { ok: false; messages: string[]; problems: ConfigProblem[] };
 
 /** The config problems of a failure (`config_invalid`'s details), or none. */
 export function failureProblems(f: ApiFailure): ConfigProblem[] {
@@ -37,6 +42,8 @@ export type ConfigSlice = {
   status: StatusResponse | null;
   statusError: string | null;
   configDoc: ConfigDocument | null;
+  /** The last successful save's team note (shown as a banner: saved on this instance only); null without one. */
+  saveNote: string | null;
   refreshStatus: () => Promise<void>;
   loadConfig: () => Promise<void>;
   /** Validates with the shared schema; sends only a valid config; reloads on success. */
@@ -51,6 +58,7 @@ export const createConfigSlice =
     status: null,
     statusError: null,
     configDoc: null,
+    saveNote: null,
     refreshStatus: async () => {
       const r = await api.getStatus();
       if (r.ok) set({ status: r.data, statusError: null });
@@ -66,9 +74,9 @@ export const createConfigSlice =
       if (!local.ok) return { ok: false, messages: local.problems.map(problemToText), problems: local.problems };
       const r = await api.saveConfig(next);
       if (!r.ok) return { ok: false, messages: failureText(r.failure), problems: failureProblems(r.failure) };
-      set({ configDoc: r.data });
+      set({ configDoc: r.data, saveNote: r.data.team_note ?? null });
       void get().refreshStatus();
-      return { ok: true, warnings: r.data.warnings ?? [] };
+      return { ok: true, warnings: r.data.warnings ?? [], ...(r.data.team_note ? { teamNote: r.data.team_note } : {}) };
     },
     currentConfig: () => structuredClone((get().configDoc?.config ?? {}) as ConfigInput),
   });

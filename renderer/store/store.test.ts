@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import type { ApiResult, SwitchboardApi } from '../../shared/ipc.ts';
 import type { AgentEvent } from '../../shared/orchestrator.ts';
+import { savedText } from '../components/field-errors.ts';
 import { createAppStore } from './index.ts';
 import { EVENT_CAP } from './agents.ts';
 import { filterLogs, LOG_CAP, logBatcher } from './logs.ts';
@@ -183,6 +184,24 @@ describe('config slice', () => {
     expect(await s.getState().saveConfig(next)).toEqual({ ok: true, warnings: [] });
     expect((s.getState().configDoc!.config as { log_requests: boolean }).log_requests).toBe(false);
     expect(getStatus).toHaveBeenCalled();
+    expect(s.getState().saveNote).toBeNull();
+  });
+
+  it("keeps the server's team note of a save (an instance of a team: saved on this instance only) and says it", async () => {
+    const note = 'Saved on this instance only: with the Redis store config.json is per instance.';
+    const s = createAppStore(
+      fakeApi({
+        getConfig: () => ok(stored),
+        saveConfig: (c) => ok({ ...stored, config: c, team_note: note }),
+        getStatus: () => ok({ paused: false } as never),
+      }),
+    );
+    await s.getState().loadConfig();
+    const r = await s.getState().saveConfig(s.getState().currentConfig());
+    expect(r).toEqual({ ok: true, warnings: [], teamNote: note });
+    expect(s.getState().saveNote).toBe(note);
+    expect(savedText('Settings', [], undefined, note)).toBe(`${note} Settings saved.`);
+    expect(savedText('Settings', [])).toBe('Settings saved.');
   });
 });
 

@@ -332,6 +332,8 @@ const agent = (method: string, template: string, more: Partial<Route> = {}): Rou
 /** The agent API (main/orchestrator/api.ts, workflows-api.ts) with an agent key; /health and /metrics need none. */
 const AGENT_API: Route[] = [
   agent('GET', '/health', { auth: 'none' }),
+  // The same health answer at the root (issue 36), for balancers and probes: no credential, no body.
+  { ...agent('GET', '/health', { auth: 'none' }), template: '/health', family: familyOf('/health') },
   agent('GET', '/metrics', { auth: 'none' }),
   agent('POST', '/agents', {
     schema: CreateAgentSchema,

@@ -23,6 +23,9 @@ export type MockMedia = {
   requests: MediaRequest[];
   /** Delay before answering chat completions (concurrency tests). */
   chatDelayMs: number;
+  /** Chat completions being answered now, and the most there were at once (concurrency tests). */
+  chatInFlight: number;
+  chatMaxInFlight: number;
   chatUsage: { prompt_tokens: number; completion_tokens: number };
   /** When set, every POST is answered with this status (after reading the whole body): failover tests. */
   failStatus: number;
@@ -40,6 +43,8 @@ export async function startMockMedia(name: string): Promise<MockMedia> {
     baseUrl: '',
     requests: [],
     chatDelayMs: 0,
+    chatInFlight: 0,
+    chatMaxInFlight: 0,
     chatUsage: { prompt_tokens: 5, completion_tokens: 5 },
     failStatus: 0,
     pollFailStatus: 0,
@@ -107,7 +112,12 @@ export async function startMockMedia(name: string): Promise<MockMedia> {
         let m: RegExpExecArray | null;
         if (req.method === 'GET' && path === '/v1/models') return json(200, { object: 'list', data: [] });
         if (req.method === 'POST' && path === '/v1/chat/completions') {
-          if (state.chatDelayMs) await new Promise((r) => setTimeout(r, state.chatDelayMs));
+          state.chatMaxInFlight = Math.max(state.chatMaxInFlight, ++state.chatInFlight);
+          try {
+            if (state.chatDelayMs) await new Promise((r) => setTimeout(r, state.chatDelayMs));
+          } finally {
+            state.chatInFlight--;
+          }
           const u = state.chatUsage;
           return json(200, {
             id: `chatcmpl-${++seq}`,

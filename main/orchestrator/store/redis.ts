@@ -719,6 +719,8 @@ export class RedisOrchestratorStore extends OrchestratorState implements Orchest
       kind: 'redis',
       up: s.up,
       since: s.since,
+      ...(s.state ? { state: s.state } : {}),
+      ...(s.reached !== undefined ? { reached: s.reached } : {}),
       durability: this.durability,
       instance: this.instance,
       url: this.conn.safeUrl,
