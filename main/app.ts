@@ -86,6 +86,7 @@ export class Switchboard {
     this.adminToken = await loadAdminToken(this.store.dir);
     this.forgetAdminToken = addSecretSource(() => [this.adminToken]); // scrubbed from error texts like provider keys
     this.engine = new Engine(this.store.config, this.store.file, this.requestLog);
+    this.engine.notice = (n) => void this.notifications.notify(n);
     // The last requests of the previous run, read while the rest starts, in the log before the port opens.
     const tail = readLogTail(path.join(this.store.dir, 'requests.jsonl'), this.requestLog.capacity);
     this.configureRequestLog(this.store.config);

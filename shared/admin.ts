@@ -1,5 +1,6 @@
 // Shapes of the admin API (/admin/v1): provider status, request log entries, route explanations.
 import { z } from 'zod';
+import type { GuardRecord } from './insight.ts';
 import { CONFIG_BACKUP_ID_RE, type Config } from './config.ts';
 import { PortFollowSchema } from './connect.ts';
 
@@ -68,6 +69,8 @@ export type RequestLogEntry = {
    * session_id…: main/proxy/session-id.ts), at most 128 characters; null: none sent. Absent from older entries.
    */
   session?: string | null;
+  /** What the secret guard found and did (README, "Secret guard"); absent when it found nothing or was off. */
+  guard?: GuardRecord;
 };
 
 export type AppSource = 'header' | 'x-title' | 'api-key' | 'process' | 'user-agent';

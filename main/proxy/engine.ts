@@ -12,6 +12,16 @@ export interface BudgetGate {
   check(app: string | null): void;
 }
 
+/** A notice the engine gives (the app hands it to the notifier: desktop notification, GET /admin/v1/events). */
+export type EngineNotice = {
+  kind: 'secret_found';
+  subject: string;
+  title: string;
+  message: string;
+  provider: string | null;
+  app: string | null;
+};
+
 export class Engine {
   router: Router;
   readonly pool: ProviderPool;
@@ -20,6 +30,8 @@ export class Engine {
   paused = false;
   /** The enforced budgets (set by the usage store; null: none checked). */
   budgets: BudgetGate | null = null;
+  /** Where the engine's notices go (set by the app; null: logged only). */
+  notice: ((n: EngineNotice) => void) | null = null;
   private readonly forgetSecrets: () => void;
 
   constructor(

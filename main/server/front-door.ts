@@ -13,6 +13,7 @@ import type { ClientContext, HubRequest } from '../proxy/formats/hub/index.ts';
 import { forwardWithFailover, HttpReplyTarget, sendFormatError } from '../proxy/forward/index.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
+import { guardAlwaysOff, noteGuard } from '../proxy/guard/index.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
 import { sessionOf } from '../proxy/session-id.ts';
 import {
@@ -130,8 +131,12 @@ export async function handleFrontDoor(
       clientModel: model,
       upload: spooled,
       quirks: quirkTableFor(engine.config),
+      // The secret guard reads JSON bodies only (an upload's fields are not a conversation).
+      guardConfig: spooled || door.parseBody || guardAlwaysOff(engine.config) ? null : engine.config,
+      app: app?.name ?? null,
     };
     const replyCtx = { ...ctx, model, ...(hub ? { request: hub } : {}) };
+    const planner = new DoorPlanner(door, input, untranslatable, replyCtx);
     const outcome = await forwardWithFailover(
       {
         headers: req.headers,
@@ -140,11 +145,12 @@ export async function handleFrontDoor(
         model: route.model,
         ...(admission ? { admission } : {}),
         ...(door.replies ? { replies: door.replies } : {}),
-        planner: new DoorPlanner(door, input, untranslatable, replyCtx),
+        planner,
       },
       engine.pool,
     );
     recordOutcome(entry, outcome);
+    if (planner.guard?.record) noteGuard(engine, entry, planner.guard.record);
     if (outcome.error) {
       if (admission) Object.assign(outcome.error.headers, admission.headers);
       sendFormatError(res, door.format, outcome.error);
