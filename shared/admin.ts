@@ -71,6 +71,10 @@ export type RequestLogEntry = {
   session?: string | null;
   /** What the secret guard found and did (README, "Secret guard"); absent when it found nothing or was off. */
   guard?: GuardRecord;
+  /** The log id of the captured request this one replays (POST /admin/v1/replay); absent for any other request. */
+  replay_of?: string;
+  /** Whether its bodies were captured (config.json `capture`): GET /admin/v1/logs/:id/body has them. */
+  captured?: true;
 };
 
 export type AppSource = 'header' | 'x-title' | 'api-key' | 'process' | 'user-agent';

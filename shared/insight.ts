@@ -49,3 +49,150 @@ export const CaptureConfigSchema = z.strictObject({
   days: z.number().positive().max(3650).default(CAPTURE_DEFAULTS.days),
 });
 export type CaptureConfig = z.infer<typeof CaptureConfigSchema>;
+
+// --- replay ---
+
+/** The most targets one replay names ("compare on 3 models" and a few more). */
+export const REPLAY_TARGETS_MAX = 5;
+export const ReplayRequestSchema = z.strictObject({
+  log_id: z
+    .string()
+    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'must be a request log id'),
+  targets: z
+    .array(z.strictObject({ provider: z.string().min(1).max(128), model: z.string().min(1).max(128) }))
+    .min(1)
+    .max(REPLAY_TARGETS_MAX),
+});
+export type ReplayRequest = z.infer<typeof ReplayRequestSchema>;
+
+/** One replay's outcome, beside the original's. */
+export type ReplayResult = {
+  provider: string;
+  model: string;
+  /** The replay's own request log id (its entry has `replay_of`). */
+  log_id: string;
+  status: number;
+  latency_ms: number;
+  /** The answer's text (a stream reassembled), its tool calls, and its token counts from the request log. */
+  text: string;
+  tool_calls: { name: string; arguments: string }[];
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  /** The reply's body as the client got it (cut at 256 KB). */
+  body: string;
+};
+export type ReplayResponse = {
+  original: {
+    log_id: string;
+    provider: string | null;
+    model: string | null;
+    text: string;
+    tool_calls: ReplayResult['tool_calls'];
+  };
+  replays: ReplayResult[];
+};
+
+// --- answers as text ---
+
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : null);
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/**
+ * The text and tool calls of an answer in any client format (Anthropic Messages, OpenAI chat and Responses, Gemini,
+ * Ollama), whole or streamed (SSE or NDJSON events reassembled): what the log drawer and the replay diff show.
+ */
+export function answerOf(body: string): { text: string; tool_calls: { name: string; arguments: string }[] } {
+  const events: unknown[] = [];
+  const trimmed = body.trim();
+  try {
+    events.push(JSON.parse(trimmed));
+  } catch {
+    for (const line of trimmed.split(/\r?\n/)) {
+      const data = line.startsWith('data:') ? line.slice(5).trim() : line.trim();
+      if (!data.startsWith('{')) continue;
+      try {
+        events.push(JSON.parse(data));
+      } catch {
+        // not an event
+      }
+    }
+  }
+  let text = '';
+  const calls: { name: string; arguments: string }[] = [];
+  const callAt = new Map<string, { name: string; arguments: string }>();
+  const call = (key: string, name: string): { name: string; arguments: string } => {
+    let c = callAt.get(key);
+    if (!c) {
+      c = { name, arguments: '' };
+      callAt.set(key, c);
+      calls.push(c);
+    } else if (name && !c.name) c.name = name;
+    return c;
+  };
+  for (const e of events) {
+    const o = obj(e);
+    if (!o) continue;
+    // Anthropic, whole and streamed.
+    if (o.type === 'message' || o.type === 'message_start') {
+      const m = obj(o.message) ?? o;
+      for (const [i, b] of arr(m.content).entries()) {
+        const bo = obj(b);
+        if (bo?.type === 'text') text += str(bo.text);
+        if (bo?.type === 'tool_use') call(`a${i}`, str(bo.name)).arguments += JSON.stringify(bo.input ?? {});
+      }
+    }
+    if (o.type === 'content_block_start') {
+      const b = obj(o.content_block);
+      if (b?.type === 'tool_use') call(`a${String(o.index)}`, str(b.name));
+      if (b?.type === 'text') text += str(b.text);
+    }
+    if (o.type === 'content_block_delta') {
+      const d = obj(o.delta);
+      if (d?.type === 'text_delta') text += str(d.text);
+      if (d?.type === 'input_json_delta') call(`a${String(o.index)}`, '').arguments += str(d.partial_json);
+    }
+    // OpenAI chat completions.
+    for (const ch of arr(o.choices)) {
+      const c = obj(ch);
+      const m = obj(c?.message) ?? obj(c?.delta);
+      if (!m) continue;
+      text += str(m.content);
+      for (const [i, tc] of arr(m.tool_calls).entries()) {
+        const t = obj(tc);
+        const f = obj(t?.function);
+        const key = `o${typeof t?.index === 'number' ? t.index : i}`;
+        call(key, str(f?.name)).arguments += str(f?.arguments);
+      }
+    }
+    // OpenAI Responses.
+    if (o.type === 'response.output_text.delta') text += str(o.delta);
+    if (o.type === 'response.function_call_arguments.delta')
+      call(`r${String(o.output_index)}`, '').arguments += str(o.delta);
+    if (o.type === 'response.output_item.added') {
+      const it = obj(o.item);
+      if (it?.type === 'function_call') call(`r${String(o.output_index)}`, str(it.name));
+    }
+    if (o.object === 'response') {
+      for (const [i, it] of arr(o.output).entries()) {
+        const item = obj(it);
+        if (item?.type === 'message') for (const p of arr(item.content)) text += str(obj(p)?.text);
+        if (item?.type === 'function_call') call(`r${i}`, str(item.name)).arguments += str(item.arguments);
+      }
+    }
+    // Gemini.
+    for (const cand of arr(o.candidates)) {
+      for (const p of arr(obj(obj(cand)?.content)?.parts)) {
+        const po = obj(p);
+        text += str(po?.text);
+        const fc = obj(po?.functionCall);
+        if (fc) call(`g${calls.length}`, str(fc.name)).arguments += JSON.stringify(fc.args ?? {});
+      }
+    }
+    // Ollama.
+    const om = obj(o.message);
+    if (om && o.type === undefined && o.model !== undefined) text += str(om.content);
+  }
+  return { text, tool_calls: calls };
+}

@@ -48,6 +48,8 @@ function build() {
         found: z.array(z.object({ rule: z.string(), count: z.number().int().min(0) })),
       })
       .optional(),
+    replay_of: z.string().max(64).optional(),
+    captured: z.literal(true).optional(),
   });
 }
 type EntrySchema = ReturnType<typeof build>;

@@ -1,6 +1,8 @@
 // The routing engine's live state: config, compiled router, providers and the request log, swapped on reload.
 import type { Config } from '../../shared/config.ts';
 import { effectiveStore, redisPassword } from '../../shared/config.ts';
+import { randomBytes } from 'node:crypto';
+import type { CaptureStore } from '../observability/capture.ts';
 import { addSecretSource } from '../observability/redact.ts';
 import type { RequestLog } from '../observability/request-log.ts';
 import { ModelCatalog } from './models.ts';
@@ -32,6 +34,13 @@ export class Engine {
   budgets: BudgetGate | null = null;
   /** Where the engine's notices go (set by the app; null: logged only). */
   notice: ((n: EngineNotice) => void) | null = null;
+  /** Request capture (config.json `capture`; set by the app; null: nothing captured). */
+  capture: CaptureStore | null = null;
+  /**
+   * Marks a request as a replay of a captured one (POST /admin/v1/replay): the value of its x-switchboard-replay
+   * header is `<log id>.<this token>`; a client without the token cannot mark its requests as replays.
+   */
+  readonly replayToken = randomBytes(16).toString('hex');
   private readonly forgetSecrets: () => void;
 
   constructor(

@@ -1,10 +1,11 @@
-// The secret guard's scanner: one scan of a request's bytes (its JSON as the client sent it), read once as latin1 (a
-// byte a character, so string offsets are byte offsets). Each rule's anchors (rules.ts) are found with the native
-// string search (a few hundred nanoseconds per 100 KB each); a rule's pattern runs only where its anchor is; every `=`
-// is looked at for an .env-style assignment; the tool results' texts (given by the caller, from the parsed request)
-// are walked once for high-entropy runs. Measured on a real 93 KB Claude Code request (docs/PERFORMANCE.md, "Secret
-// guard"): one JavaScript loop over the bytes costs ~50-100 µs and one combined regular expression ~430 µs, against
-// ~20 µs for the native searches of every anchor. Nothing is kept for a body without a secret but its latin1 copy.
+// The secret guard's scanner: one scan of a request's bytes (its JSON as the client sent it), searched in the Buffer
+// itself (no copy of the body as a string: a 100 KB string a request is young-generation garbage the collector pays
+// for). Each rule's anchors (rules.ts) are found with the native single-byte search (memchr) of their rarest
+// character; a rule's pattern runs only where its anchor is, on a window of the bytes there; every `=` is looked at
+// for an .env-style assignment; the tool results' texts (given by the caller, from the parsed request) are walked for
+// high-entropy runs, each text once per run of Switchboard (an agent sends its conversation again with every turn).
+// Measured on a real 106 KB Claude Code request (docs/PERFORMANCE.md, "Secret guard"): ~11 µs for every anchor's
+// search, against ~430 µs for one combined regular expression on the body as a string.
 import { ENTROPY_RULE, ENV_RULE, SECRET_RULES } from './rules.ts';
 
 /** A secret found: its rule and its bytes [start, end) in the body. */
@@ -38,24 +39,41 @@ function rarity(ch: string): number {
 }
 
 /**
- * What the scan searches for: each anchor's tail from its rarest character (the key), how far into the anchor the
- * key starts, and the rules the anchor starts (one search serves anchors with the same tail and offset).
+ * What the scan searches for: one character per anchor, its rarest (the key), and the anchors that character starts a
+ * search for, each with how far into it the key is. Anchors whose rarest character is the same share one search: a
+ * single-character search is the native search's fastest (memchr), and the ~20 anchors need 9 of them.
  */
-type SearchKey = { key: string; offset: number; anchors: { text: string; rules: number[] }[] };
+type SearchKey = {
+  key: string;
+  code: number;
+  anchors: { text: string; bytes: Buffer; offset: number; rules: number[] }[];
+};
 export const KEYS: SearchKey[] = [];
 SECRET_RULES.forEach((r, rule) => {
   for (const a of r.anchors) {
     let offset = 0;
     for (let p = 1; p < a.length; p++) if (rarity(a[p]!) > rarity(a[offset]!)) offset = p;
-    const key = a.slice(offset);
-    let k = KEYS.find((x) => x.key === key && x.offset === offset);
-    if (!k) KEYS.push((k = { key, offset, anchors: [] }));
+    const key = a[offset]!;
+    let k = KEYS.find((x) => x.key === key);
+    if (!k) KEYS.push((k = { key, code: key.charCodeAt(0), anchors: [] }));
     const known = k.anchors.find((x) => x.text === a);
     if (known) known.rules.push(rule);
-    else k.anchors.push({ text: a, rules: [rule] });
+    else k.anchors.push({ text: a, bytes: Buffer.from(a, 'latin1'), offset, rules: [rule] });
   }
 });
 const sticky = SECRET_RULES.map((r) => new RegExp(r.pattern, 'y'));
+/** The bytes a rule's pattern is tried on from its anchor: the longest key of its format and some (a PEM block 16 KB). */
+const WINDOW = SECRET_RULES.map((r) => (r.id === 'private-key' ? 17_000 : 512));
+/** The bytes after an assignment's `=` its value is looked for in. */
+const ENV_WINDOW = 1024;
+
+/** Whether the body holds `bytes` at i. */
+function bytesAt(body: Buffer, i: number, bytes: Buffer): boolean {
+  if (i + bytes.length > body.length) return false;
+  for (let j = 0; j < bytes.length; j++) if (body[i + j] !== bytes[j]) return false;
+  return true;
+}
+const EXPORT = Buffer.from('export ', 'latin1');
 /** Whether a rule's match must start a token (all but the private key, whose anchor starts with dashes). */
 const needsBoundary = SECRET_RULES.map((r) => /^[A-Za-z0-9]/.test(r.anchors[0]!));
 
@@ -108,41 +126,39 @@ function startsToken(body: Uint8Array, i: number): boolean {
  * is then located in the body. Findings are in body order and never overlap.
  */
 export function scanSecrets(body: Buffer, toolResults: readonly string[] = []): readonly Finding[] {
-  const n = body.length;
-  const text = body.toString('latin1', 0, n);
   let found: Finding[] | null = null;
   for (let k = 0; k < KEYS.length; k++) {
-    const { key, offset, anchors } = KEYS[k]!;
-    for (let at = text.indexOf(key, offset); at !== -1; at = text.indexOf(key, at + 1)) {
-      const i = at - offset;
+    const { code, anchors } = KEYS[k]!;
+    for (let at = body.indexOf(code); at !== -1; at = body.indexOf(code, at + 1)) {
       for (const anchor of anchors) {
-        if (offset > 0 && !text.startsWith(anchor.text, i)) continue;
-        const f = matchAt(body, text, i, anchor.rules);
+        const i = at - anchor.offset;
+        if (i < 0 || !bytesAt(body, i, anchor.bytes)) continue;
+        const f = matchAt(body, i, anchor.rules);
         if (f) (found ??= []).push(f);
       }
     }
   }
-  for (let i = text.indexOf('='); i !== -1; i = text.indexOf('=', i + 1)) {
-    const f = envAssignment(body, text, i);
+  for (let i = body.indexOf(0x3d); i !== -1; i = body.indexOf(0x3d, i + 1)) {
+    const f = envAssignment(body, i);
     if (f) (found ??= []).push(f);
   }
   for (const result of toolResults) {
-    const runs = randomRuns(result);
+    const runs = randomRunsKept(result);
     if (runs === null) continue;
     for (const s of runs)
-      for (let i = text.indexOf(s); i !== -1; i = text.indexOf(s, i + s.length))
+      for (let i = body.indexOf(s, 0, 'latin1'); i !== -1; i = body.indexOf(s, i + s.length, 'latin1'))
         (found ??= []).push({ rule: ENTROPY_RULE.id, start: i, end: i + s.length });
   }
   return found === null ? NO_FINDINGS : disjoint(found);
 }
 
 /** The first of `rules` whose pattern matches at i (its anchor is there). */
-function matchAt(body: Buffer, text: string, i: number, rules: number[]): Finding | null {
+function matchAt(body: Buffer, i: number, rules: number[]): Finding | null {
   for (const rule of rules) {
     if (needsBoundary[rule] && !startsToken(body, i)) continue;
     const re = sticky[rule]!;
-    re.lastIndex = i;
-    const m = re.exec(text);
+    re.lastIndex = 0;
+    const m = re.exec(body.toString('latin1', i, Math.min(body.length, i + WINDOW[rule]!)));
     if (m !== null) return { rule: SECRET_RULES[rule]!.id, start: i, end: i + m[0].length };
   }
   return null;
@@ -159,6 +175,28 @@ function disjoint(found: Finding[]): Finding[] {
     end = f.end;
   }
   return out;
+}
+
+/**
+ * randomRuns, kept per text for the texts of the last requests: an agent's conversation is sent again whole with each
+ * turn, so its earlier tool results were walked for the previous request (only a new one is walked). The table holds
+ * at most 2 MB of texts (the strings the requests held anyway), cleared when full.
+ */
+const runsKept = new Map<string, string[] | null>();
+let keptChars = 0;
+const KEPT_CHARS_MAX = 2 * 1024 * 1024;
+function randomRunsKept(s: string): string[] | null {
+  const hit = runsKept.get(s);
+  if (hit !== undefined) return hit;
+  const runs = randomRuns(s);
+  if (s.length < 64) return runs;
+  if (keptChars + s.length > KEPT_CHARS_MAX) {
+    runsKept.clear();
+    keptChars = 0;
+  }
+  runsKept.set(s, runs);
+  keptChars += s.length;
+  return runs;
 }
 
 /** The runs of base64 characters in a text (24 to 256 long) that look like random keys; null when none. */
@@ -201,7 +239,7 @@ for (let c = 0; c < 128; c++) {
  * a string's, after a newline or its `\n` escape, or after `export `), naming a credential, and a value of 8 or more
  * characters that is not a reference. The finding is the value only (NAME= stays, so the model still sees which).
  */
-function envAssignment(body: Uint8Array, text: string, i: number): Finding | null {
+function envAssignment(body: Buffer, i: number): Finding | null {
   let s = i;
   while (s > 0 && s > i - 64) {
     const p = body[s - 1]!;
@@ -213,14 +251,14 @@ function envAssignment(body: Uint8Array, text: string, i: number): Finding | nul
   // `\nNAME`: the scan back took the escape's letter into the name.
   if (s >= 1 && body[s - 1] === BACKSLASH) start = s + 1;
   else if (!lineStart(body, s)) {
-    if (s >= 7 && text.startsWith('export ', s - 7) && lineStart(body, s - 7)) start = s;
+    if (s >= 7 && bytesAt(body, s - 7, EXPORT) && lineStart(body, s - 7)) start = s;
     else return null;
   }
   if (start >= i) return null;
-  if (!ENV_RULE.name.test(text.slice(start, i))) return null;
+  if (!ENV_RULE.name.test(body.toString('latin1', start, i))) return null;
   const re = ENV_RULE.value;
-  re.lastIndex = i + 1;
-  const m = re.exec(text);
+  re.lastIndex = 0;
+  const m = re.exec(body.toString('latin1', i + 1, Math.min(body.length, i + 1 + ENV_WINDOW)));
   if (m === null) return null;
   const value = m[1]!;
   if (entropyBits(value) < 2.5) return null; // xxxxxxxx, ********, aaaaaaaa: placeholders, not secrets
