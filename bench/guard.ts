@@ -2,7 +2,7 @@
 // guard scanning it (secret_guard "redact" for a cloud provider; the request holds no secret, the common case) against
 // the same request passed through with the guard off, in the same run. Two compiled `switchboard serve` processes
 // (one per side) in front of one Anthropic mock in its own process; rounds alternate the sides (the order swapped
-// each round), medians kept. Also shown: a request whose tool result holds an AWS key and a private key (the real
+// each round), the median of the rounds' ratios kept. Also shown: a request whose tool result holds an AWS key and a private key (the real
 // Claude Code capture), redacted and restored, for what a hit costs. Target: ≤ 1.2× the passthrough's CPU.
 // Run: npm run bench -- guard   (GUARD_BENCH_REQUESTS, GUARD_BENCH_ROUNDS, GUARD_BENCH_CONCURRENCY)
 import http from 'node:http';
@@ -98,7 +98,7 @@ async function serve(dir: string, name: string, mockPort: number, guard: unknown
 
 export async function main(): Promise<{ table: string; targets: TargetCheck[]; pass: boolean; rows: unknown }> {
   const n = Number(process.env.GUARD_BENCH_REQUESTS ?? 1500);
-  const rounds = Number(process.env.GUARD_BENCH_ROUNDS ?? 5);
+  const rounds = Number(process.env.GUARD_BENCH_ROUNDS ?? 7);
   const c = Number(process.env.GUARD_BENCH_CONCURRENCY ?? 8);
   const temp = await makeTempDir('switchboard-bench-guard');
   const children: BenchChild[] = [];
@@ -136,8 +136,10 @@ export async function main(): Promise<{ table: string; targets: TargetCheck[]; p
     if (!cpu.off.length) throw new Error('no CPU figures (/proc missing?)');
     const offUs = median(cpu.off);
     const onUs = median(cpu.on);
-    const ratio = onUs / offUs;
-    const hitRatio = median(cpu.hit) / median(cpu.offHit);
+    // The ratio of each round's two sides (measured back to back, under the same load from the rest of the machine),
+    // their median: steadier than the ratio of the medians on a shared machine.
+    const ratio = median(cpu.on.map((on, i) => on / cpu.off[i]!));
+    const hitRatio = median(cpu.hit.map((h, i) => h / cpu.offHit[i]!));
     const holds = ratio <= BOUND;
     const targets = [
       check(
@@ -151,9 +153,9 @@ export async function main(): Promise<{ table: string; targets: TargetCheck[]; p
     const table = [
       '## Secret guard: CPU per request',
       '',
-      `${rounds} rounds of ${n} requests per side, ${c} at a time, sides alternated; medians. Two compiled Switchboards (guard off, guard "redact" for a cloud provider) in front of one Anthropic mock.`,
+      `${rounds} rounds of ${n} requests per side, ${c} at a time, sides alternated; CPU figures are medians, the ratio the median of each round's two sides. Two compiled Switchboards (guard off, guard "redact" for a cloud provider) in front of one Anthropic mock.`,
       '',
-      '| request | guard off (passthrough) µs | guard on µs | ratio |',
+      "| request | guard off (passthrough) µs | guard on µs | ratio (median of the rounds' ratios) |",
       '| --- | --: | --: | --: |',
       `| real Claude Code tool-loop request, ${(plainBody.length / 1024).toFixed(0)} KB, no secret (scanned, passed through) | ${offUs.toFixed(0)} | ${onUs.toFixed(0)} | ${ratio.toFixed(2)}× |`,
       `| real Claude Code request, ${(secretBody.length / 1024).toFixed(0)} KB, AWS key + private key in a tool result (redacted, answer restored) | ${median(cpu.offHit).toFixed(0)} | ${median(cpu.hit).toFixed(0)} | ${hitRatio.toFixed(2)}× |`,

@@ -196,3 +196,47 @@ export function answerOf(body: string): { text: string; tool_calls: { name: stri
   }
   return { text, tool_calls: calls };
 }
+
+// --- attribution ---
+
+/** One request's input tokens by where they went (GET /admin/v1/usage/attribution). */
+export type AttributionSplit = {
+  /** The provider's count (prompt_tokens, cache reads and writes included) when `exact`, else the estimate (bytes / 4). */
+  input_tokens: number;
+  exact: boolean;
+  system: number;
+  tool_definitions: number;
+  tool_results: number;
+  conversation: number;
+  /** The JSON around the parts and the request's parameters. */
+  other: number;
+  /** Tool definitions per tool, and per MCP server (tools named mcp__<server>__<tool>). */
+  tools: Record<string, number>;
+  mcp_servers: Record<string, number>;
+  /** Tool results per tool. */
+  results: Record<string, number>;
+};
+
+export const AttributionQuerySchema = z.strictObject({
+  session: z.string().min(1).max(128).optional(),
+  app: z.string().min(1).max(128).optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+});
+
+export type AttributionResponse = {
+  /** The captured requests that matched, oldest first (a session's timeline); at most ATTRIBUTION_REQUESTS_MAX. */
+  requests: {
+    id: string;
+    time: string;
+    app: string | null;
+    session: string | null;
+    model: string | null;
+    split: AttributionSplit;
+  }[];
+  /** Their sum (tools, servers and results by name). */
+  total: AttributionSplit;
+  /** Per day (UTC), their sums. */
+  days: { day: string; total: AttributionSplit }[];
+};
+export const ATTRIBUTION_REQUESTS_MAX = 2000;

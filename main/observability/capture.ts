@@ -40,6 +40,10 @@ export type Capture = {
   stream: boolean;
   /** The log id this request replays (POST /admin/v1/replay), or null. */
   replay_of: string | null;
+  /** The client's session (X-Claude-Code-Session-Id and the like), or null. */
+  session: string | null;
+  /** The input tokens the provider reported (the hub's prompt_tokens: cache reads and writes included), or null. */
+  input_tokens: number | null;
   request: CapturedSide;
   response: CapturedSide & { status: number };
 };
@@ -150,6 +154,8 @@ export class CaptureStore {
     model: string | null;
     stream: boolean;
     replayOf: string | null;
+    session: string | null;
+    inputTokens: number | null;
   }): Promise<void> {
     if (!CAPTURE_ID_RE.test(input.id)) return Promise.resolve();
     const capture: Capture = {
@@ -162,6 +168,8 @@ export class CaptureStore {
       model: input.model,
       stream: input.stream,
       replay_of: input.replayOf,
+      session: input.session,
+      input_tokens: input.inputTokens,
       request: { headers: keptHeaders(input.req.headers), ...side([input.body], input.body.length) },
       response: input.tap.result(),
     };
@@ -185,6 +193,17 @@ export class CaptureStore {
     } catch {
       return null;
     }
+  }
+
+  /** Every stored capture, oldest first, at most `max` of the newest. */
+  async all(max: number): Promise<Capture[]> {
+    const ids = (await this.ids()).slice(-max);
+    const out: Capture[] = [];
+    for (const id of ids) {
+      const c = await this.get(id);
+      if (c) out.push(c);
+    }
+    return out;
   }
 
   /** The ids stored, oldest first (tests, the trim). */

@@ -380,3 +380,85 @@ describe('replay and compare (serve)', () => {
     expect(await rawGet('/replay', { host: `127.0.0.1:${sb.port}` })).toBe(401);
   });
 });
+
+describe('where the tokens went (serve)', () => {
+  // A session of its own (the replays above sent Claude Code's with the fixture's).
+  const session = 'a7c1e0f2-attribution-session';
+
+  it("a captured Claude Code request with MCP tools: the split adds up to the provider's input tokens, per tool and server", async () => {
+    await useCapture({ enabled: true });
+    an.setBehavior({ usage: { input_tokens: 21_000, cache_read_input_tokens: 6_500, output_tokens: 12 } });
+    const send = () =>
+      fetch(`${sb.url}/v1/messages?beta=true`, {
+        method: 'POST',
+        headers: {
+          ...fixture.headers,
+          'x-claude-code-session-id': session,
+          'x-api-key': CLIENT.xApiKey,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ ...fixture.body, stream: false }),
+      });
+    for (let i = 0; i < 2; i++) {
+      const res = await send();
+      expect(res.status).toBe(200);
+      await res.text();
+    }
+    an.setBehavior({});
+    const out = await eventually(async () => {
+      const res = await sb.admin(`/usage/attribution?session=${session}`);
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as {
+        requests: { id: string; session: string; split: Record<string, unknown> }[];
+        total: { input_tokens: number; mcp_servers: Record<string, number>; tools: Record<string, number> };
+        days: unknown[];
+      };
+      expect(body.requests.length).toBe(2);
+      return body;
+    });
+    const entries = await newestEntries(10);
+    for (const r of out.requests) {
+      const s = r.split as {
+        input_tokens: number;
+        exact: boolean;
+        system: number;
+        tool_definitions: number;
+        tool_results: number;
+        conversation: number;
+        other: number;
+        tools: Record<string, number>;
+        mcp_servers: Record<string, number>;
+        results: Record<string, number>;
+      };
+      expect(r.session).toBe(session);
+      const logged = (entries.find((e) => e.id === r.id) as unknown as { prompt_tokens: number }).prompt_tokens;
+      expect(logged).toBe(27_500);
+      expect(s.exact).toBe(true);
+      const sum = s.system + s.tool_definitions + s.tool_results + s.conversation + s.other;
+      expect(Math.abs(sum - logged) / logged).toBeLessThanOrEqual(0.02);
+      expect(s.system).toBeGreaterThan(0);
+      expect(s.conversation).toBeGreaterThan(0);
+      // Per tool, adding up to the tool definitions (within rounding), and per MCP server.
+      const perTool = Object.values(s.tools).reduce((a, b) => a + b, 0);
+      expect(Math.abs(perTool - s.tool_definitions)).toBeLessThanOrEqual(Object.keys(s.tools).length);
+      expect(Object.keys(s.mcp_servers).sort()).toEqual(['everything', 'filesystem']);
+      const everything = Object.entries(s.tools)
+        .filter(([k]) => k.startsWith('mcp__everything__'))
+        .reduce((a, [, v]) => a + v, 0);
+      expect(s.mcp_servers.everything).toBe(everything);
+      // The tool result is the called tool's.
+      expect(Object.keys(s.results).length).toBe(1);
+      expect(s.tool_results).toBeGreaterThan(0);
+    }
+    expect(out.total.input_tokens).toBe(55_000);
+    expect(out.days).toHaveLength(1);
+    // Another session, another app: nothing.
+    const none = (await (await sb.admin('/usage/attribution?session=nope')).json()) as { requests: unknown[] };
+    expect(none.requests).toEqual([]);
+    expect((await sb.admin('/usage/attribution?from=yesterday')).status).toBe(400);
+    expect(await rawGet('/usage/attribution', { host: `127.0.0.1:${sb.port}` })).toBe(401);
+    expect(
+      await rawGet('/usage/attribution', { host: `evil.example:${sb.port}`, authorization: `Bearer ${sb.adminToken}` }),
+    ).toBe(403);
+  });
+});

@@ -233,6 +233,8 @@ export async function handleFrontDoor(
         model: entry.routed_model ?? entry.requested_model,
         stream: entry.stream,
         replayOf: entry.replay_of ?? null,
+        session: entry.session ?? null,
+        inputTokens: entry.prompt_tokens, // the hub's sense: cache reads and writes included
       });
     }
     engine.requestLog.add(entry);

@@ -1,4 +1,5 @@
-// The admin API of issue 38 (README, "Request capture" and "Replay and compare"): a captured request's bodies, and
+// The admin API of issue 38 (README, "Request capture", "Replay and compare", "Where the tokens went"): a captured
+// request's bodies; where the input tokens of the captured requests went (per session, app and day); and
 // replays of it to other providers and models, sent through this server's own front door over loopback HTTP (the same
 // translation path as the original, logged and counted as any request, marked as replays). Mounted under /admin/v1
 // (admin.ts), so the admin token, Host and Origin guards apply.
@@ -7,11 +8,22 @@ import { Hono } from 'hono';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { RequestLogEntry } from '../../shared/admin.ts';
-import { answerOf, type ReplayResponse, type ReplayResult, ReplayRequestSchema } from '../../shared/insight.ts';
+import { bareAppName } from '../../shared/app-name.ts';
+import {
+  answerOf,
+  ATTRIBUTION_REQUESTS_MAX,
+  AttributionQuerySchema,
+  type AttributionResponse,
+  type AttributionSplit,
+  type ReplayResponse,
+  type ReplayResult,
+  ReplayRequestSchema,
+} from '../../shared/insight.ts';
 import { ApiError, invalidRequest, issuesToProblems } from '../errors.ts';
 import type { Capture } from '../observability/capture.ts';
 import { parseJsonBounded, readApiBody } from '../proxy/body.ts';
 import type { Engine } from '../proxy/engine.ts';
+import { attribute, sumSplits } from '../usage/attribution.ts';
 
 /** A replay's reply body kept in the answer (the whole text is in its own capture when capture is on). */
 const REPLAY_BODY_MAX = 256 * 1024;
@@ -138,6 +150,45 @@ export function insightRoutes(engine: () => Engine): Hono<{ Bindings: HttpBindin
     const out: ReplayResponse = {
       original: { log_id, provider: capture.provider, model: capture.model, ...original },
       replays,
+    };
+    return c.json(out);
+  });
+
+  routes.get('/usage/attribution', async (c) => {
+    const parsed = AttributionQuerySchema.safeParse(c.req.query());
+    if (!parsed.success) throw invalidRequest(issuesToProblems(parsed.error.issues));
+    const q = parsed.data;
+    const from = q.from ? Date.parse(q.from) : -Infinity;
+    const to = q.to ? Date.parse(q.to) : Infinity;
+    const app = q.app ? bareAppName(q.app) : null;
+    const captures = (await engine().capture?.all(ATTRIBUTION_REQUESTS_MAX)) ?? [];
+    const requests: AttributionResponse['requests'] = [];
+    for (const cap of captures) {
+      const t = Date.parse(cap.time);
+      if (t < from || t > to) continue;
+      if (q.session !== undefined && cap.session !== q.session) continue;
+      if (app !== null && (cap.app === null || bareAppName(cap.app) !== app)) continue;
+      if (cap.request.truncated) continue;
+      const split = attribute(cap.path, cap.request.body, cap.input_tokens ?? null);
+      if (split)
+        requests.push({
+          id: cap.id,
+          time: cap.time,
+          app: cap.app,
+          session: cap.session ?? null,
+          model: cap.model,
+          split,
+        });
+    }
+    const byDay = new Map<string, AttributionSplit[]>();
+    for (const r of requests) {
+      const day = r.time.slice(0, 10);
+      byDay.set(day, [...(byDay.get(day) ?? []), r.split]);
+    }
+    const out: AttributionResponse = {
+      requests,
+      total: sumSplits(requests.map((r) => r.split)),
+      days: [...byDay].map(([day, splits]) => ({ day, total: sumSplits(splits) })),
     };
     return c.json(out);
   });
