@@ -50,6 +50,41 @@ export const CaptureConfigSchema = z.strictObject({
 });
 export type CaptureConfig = z.infer<typeof CaptureConfigSchema>;
 
+export type CapturedSide = {
+  headers: Record<string, string>;
+  /** The body as text (UTF-8), scrubbed. */
+  body: string;
+  /** Whether the body was cut at CAPTURE_BODY_MAX bytes. */
+  truncated: boolean;
+};
+
+/** One captured request, as stored and as GET /admin/v1/logs/:id/body answers it. */
+export type Capture = {
+  id: string;
+  time: string;
+  method: string;
+  /** The front door's path with its query (a `?key=` scrubbed). */
+  path: string;
+  app: string | null;
+  provider: string | null;
+  model: string | null;
+  stream: boolean;
+  /** The log id this request replays (POST /admin/v1/replay), or null. */
+  replay_of: string | null;
+  /** The client's session (X-Claude-Code-Session-Id and the like), or null. */
+  session: string | null;
+  /** The input tokens the provider reported (the hub's prompt_tokens: cache reads and writes included), or null. */
+  input_tokens: number | null;
+  request: CapturedSide;
+  response: CapturedSide & { status: number };
+};
+
+/** GET /admin/v1/logs/:id/body: the capture, and its answer's text and tool calls (a stream reassembled). */
+export type LogBody = Capture & { answer: { text: string; tool_calls: { name: string; arguments: string }[] } };
+
+/** GET /admin/v1/usage/attribution's filters. */
+export type AttributionQuery = { session?: string; app?: string; from?: string; to?: string };
+
 // --- replay ---
 
 /** The most targets one replay names ("compare on 3 models" and a few more). */

@@ -9,7 +9,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { bareAppName } from '../../shared/app-name.ts';
 import { SECRET_HEADER_NAME } from '../../shared/config.ts';
-import type { CaptureConfig } from '../../shared/insight.ts';
+import type { Capture, CaptureConfig, CapturedSide } from '../../shared/insight.ts';
+
+export type { Capture, CapturedSide };
 import { writeFileAtomic } from '../config/atomic-write.ts';
 import { logger } from './logger.ts';
 import { redact } from './redact.ts';
@@ -18,35 +20,6 @@ import { redact } from './redact.ts';
 export const CAPTURE_BODY_MAX = 8 * 1024 * 1024;
 /** A request log id (a UUID): the only file names the store reads or writes. */
 export const CAPTURE_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-export type CapturedSide = {
-  headers: Record<string, string>;
-  /** The body as text (UTF-8), scrubbed. */
-  body: string;
-  /** Whether the body was cut at CAPTURE_BODY_MAX bytes. */
-  truncated: boolean;
-};
-
-/** One captured request, as stored and as GET /admin/v1/logs/:id/body answers it. */
-export type Capture = {
-  id: string;
-  time: string;
-  method: string;
-  /** The front door's path with its query (a `?key=` scrubbed). */
-  path: string;
-  app: string | null;
-  provider: string | null;
-  model: string | null;
-  stream: boolean;
-  /** The log id this request replays (POST /admin/v1/replay), or null. */
-  replay_of: string | null;
-  /** The client's session (X-Claude-Code-Session-Id and the like), or null. */
-  session: string | null;
-  /** The input tokens the provider reported (the hub's prompt_tokens: cache reads and writes included), or null. */
-  input_tokens: number | null;
-  request: CapturedSide;
-  response: CapturedSide & { status: number };
-};
 
 /** Client credential headers: never stored, whatever their value. */
 const CREDENTIAL_HEADERS = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'x-goog-api-key', 'api-key']);
