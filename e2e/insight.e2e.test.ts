@@ -122,4 +122,30 @@ describeWithChromium('capture, replay and where the tokens went', () => {
     await screenshot(page, 'insight-replay');
     await page.close();
   });
+
+  it('Settings: the secret guard policy and capture limits are saved to config.json', async () => {
+    const page = await openUi(browser, sb, 'settings');
+    const section = page.getByTestId('guard-capture-settings');
+    await section.waitFor();
+    await eventually(async () => expect(await page.getByTestId('capture-enabled').isChecked()).toBe(true));
+    await page.getByTestId('guard-default').selectOption('redact');
+    await page.getByTestId('capture-max-requests').fill('50');
+    await page.getByTestId('save-guard-capture').click();
+    await page.getByTestId('guard-capture-saved').waitFor();
+    const saved = JSON.parse(readFileSync(sb.configPath, 'utf8')) as {
+      secret_guard: { default: string };
+      capture: { enabled: boolean; max_requests: number };
+    };
+    expect(saved.secret_guard.default).toBe('redact');
+    expect(saved.capture).toMatchObject({ enabled: true, max_requests: 50 });
+    await page.getByTestId('capture-days').fill('-1');
+    await page.getByTestId('save-guard-capture').click();
+    // Refused in words beside the section; config.json keeps its days.
+    await section.getByTestId('form-error').waitFor();
+    expect(await section.getByTestId('form-error').textContent()).toMatch(/capture\.days/);
+    expect((JSON.parse(readFileSync(sb.configPath, 'utf8')) as { capture: { days?: number } }).capture.days).not.toBe(
+      -1,
+    );
+    await page.close();
+  });
 });
