@@ -13,11 +13,14 @@ import type { Capture, CaptureConfig, CapturedSide } from '../../shared/insight.
 
 export type { Capture, CapturedSide };
 import { writeFileAtomic } from '../config/atomic-write.ts';
+import { readBoundedFile } from '../config/read-bounded.ts';
 import { logger } from './logger.ts';
 import { redact } from './redact.ts';
 
 /** The most of one body kept (each side): past it the text is cut and `truncated` says so. */
 export const CAPTURE_BODY_MAX = 8 * 1024 * 1024;
+/** The largest capture file read back: both bodies at their cap, every character escaped (`\u0000`: 6 bytes), and the rest. */
+const CAPTURE_FILE_MAX = 6 * 2 * CAPTURE_BODY_MAX + 1024 * 1024;
 /** A request log id (a UUID): the only file names the store reads or writes. */
 export const CAPTURE_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -161,8 +164,13 @@ export class CaptureStore {
     if (!CAPTURE_ID_RE.test(id)) return null;
     await this.chain;
     try {
-      const text = await fs.readFile(path.join(this.dir, `${id}.json`), 'utf8');
-      return JSON.parse(text) as Capture;
+      // Written by this store alone: a link or anything but a regular file is not read, nor past the most one holds
+      // (both bodies at their cap, JSON-escaped).
+      const bytes = await readBoundedFile(path.join(this.dir, `${id}.json`), {
+        maxBytes: CAPTURE_FILE_MAX,
+        noFollow: true,
+      });
+      return JSON.parse(bytes.toString('utf8')) as Capture;
     } catch {
       return null;
     }
