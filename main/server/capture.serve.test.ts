@@ -315,15 +315,17 @@ describe('replay and compare (serve)', () => {
 
   it('a compare on 3 models runs them at once; replays are counted apart in usage', async () => {
     oa.setBehavior({ tokens: ['slow'], firstByteDelayMs: 600 });
+    const anBefore = an.chatCount();
     const t0 = performance.now();
     const res = await sb.admin('/replay', {
       method: 'POST',
       body: JSON.stringify({
         log_id: original,
+        // The rules send claude-* to "an": a replay still goes to the provider it names.
         targets: [
           { provider: 'oa', model: 'gpt-4.1' },
           { provider: 'oa', model: 'gpt-4o' },
-          { provider: 'oa', model: 'o3' },
+          { provider: 'oa', model: 'claude-haiku-4-5' },
         ],
       }),
     });
@@ -333,9 +335,12 @@ describe('replay and compare (serve)', () => {
     expect(out.replays.map((r) => [r.model, r.status])).toEqual([
       ['gpt-4.1', 200],
       ['gpt-4o', 200],
-      ['o3', 200],
+      ['claude-haiku-4-5', 200],
     ]);
+    const logged = await newestEntries(20);
+    for (const r of out.replays) expect(logged.find((e) => e.id === r.log_id)?.provider).toBe('oa');
     expect(new Set(out.replays.map((r) => r.log_id)).size).toBe(3);
+    expect(an.chatCount()).toBe(anBefore);
     // In parallel: three 600 ms answers in well under 3 × 600 ms.
     expect(took).toBeLessThan(1500);
     oa.setBehavior({});

@@ -154,8 +154,11 @@ export async function handleFrontDoor(
       tap = new ResponseTap(res);
       captured = body;
     }
-    const routed = routeRequest(engine, model, app?.name ?? null, entry, untranslatable);
-    const route = replay ? pinnedRoute(engine, routed, replay.provider) : routed;
+    // A replay goes to the provider it names, whether or not a rule routes the model there.
+    const route = replay
+      ? pinnedRoute(engine, engine.router.resolve(model, app?.name ?? null), replay.provider)
+      : routeRequest(engine, model, app?.name ?? null, entry, untranslatable);
+    if (replay) entry.routed_model = route.model;
     gateway.checkModel(principal, route.model);
     checkBudget(engine, app?.name ?? null);
     const textBytes = door.parseBody || spooled ? Buffer.byteLength(JSON.stringify(json)) : body.length;
