@@ -11,7 +11,7 @@ import { ConfigStore } from './config/store.ts';
 import { logger } from './observability/logger.ts';
 import { addSecretSource } from './observability/redact.ts';
 import { RequestLog } from './observability/request-log.ts';
-import { CaptureStore } from './observability/capture.ts';
+import { CaptureStore } from './insight/capture.ts';
 import { readLogTail } from './observability/log-tail.ts';
 import { startMemoryTrim } from './observability/memory-trim.ts';
 import { Engine } from './proxy/engine.ts';

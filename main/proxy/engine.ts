@@ -2,7 +2,7 @@
 import type { Config } from '../../shared/config.ts';
 import { effectiveStore, redisPassword } from '../../shared/config.ts';
 import { randomBytes } from 'node:crypto';
-import type { CaptureStore } from '../observability/capture.ts';
+import type { CaptureStore } from '../insight/capture.ts';
 import { addSecretSource } from '../observability/redact.ts';
 import type { RequestLog } from '../observability/request-log.ts';
 import { ModelCatalog } from './models.ts';

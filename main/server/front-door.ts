@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { ApiError } from '../errors.ts';
 import { gatewayFor, isGatewayMode } from '../gateway/gateway.ts';
-import { ResponseTap } from '../observability/capture.ts';
+import { ResponseTap } from '../insight/capture.ts';
 import { logger } from '../observability/logger.ts';
 import { checkBrowserJson, parseJson, readBody, requestError } from '../proxy/body.ts';
 import { DoorPlanner, type FrontDoor, type PlanInput, type SpooledBody } from '../proxy/door.ts';

@@ -20,10 +20,10 @@ import {
   ReplayRequestSchema,
 } from '../../shared/insight.ts';
 import { ApiError, invalidRequest, issuesToProblems } from '../errors.ts';
-import type { Capture } from '../observability/capture.ts';
+import type { Capture } from '../insight/capture.ts';
 import { parseJsonBounded, readApiBody } from '../proxy/body.ts';
 import type { Engine } from '../proxy/engine.ts';
-import { attribute, sumSplits } from '../usage/attribution.ts';
+import { attribute, sumSplits } from '../insight/attribution.ts';
 
 /** A replay's reply body kept in the answer (the whole text is in its own capture when capture is on). */
 const REPLAY_BODY_MAX = 256 * 1024;

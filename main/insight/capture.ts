@@ -14,8 +14,8 @@ import type { Capture, CaptureConfig, CapturedSide } from '../../shared/insight.
 export type { Capture, CapturedSide };
 import { writeFileAtomic } from '../config/atomic-write.ts';
 import { readBoundedFile } from '../config/read-bounded.ts';
-import { logger } from './logger.ts';
-import { redact } from './redact.ts';
+import { logger } from '../observability/logger.ts';
+import { redact } from '../observability/redact.ts';
 
 /** The most of one body kept (each side): past it the text is cut and `truncated` says so. */
 export const CAPTURE_BODY_MAX = 8 * 1024 * 1024;

@@ -1,11 +1,16 @@
 // The attribution of a request's input tokens in each client format: parts found where each format keeps them, tool
 // results matched to their call's tool, MCP servers from tool names, and the split scaled to the provider's count.
 import { describe, expect, it } from 'vitest';
-import { attribute, formatOfPath, mcpServerOf, sumSplits } from './attribution.ts';
+import { estimateTokens as limitsEstimate } from '../proxy/limits.ts';
+import { attribute, estimateTokens, formatOfPath, mcpServerOf, sumSplits } from './attribution.ts';
 
 const TOOL = (name: string) => ({ name, description: 'x'.repeat(400), input_schema: { type: 'object' } });
 
 describe('attribution', () => {
+  it('estimates as limits estimate a request', () => {
+    for (const n of [0, 1, 3, 4, 5, 1000, 106_497]) expect(estimateTokens(n)).toBe(limitsEstimate(n));
+  });
+
   it('names the MCP server of mcp__<server>__<tool> names, and the format of each door', () => {
     expect(mcpServerOf('mcp__github__create_issue')).toBe('github');
     expect(mcpServerOf('mcp__my_server__x')).toBe('my_server');
