@@ -1,7 +1,7 @@
 // The admin API of issue 38 (README, "Request capture", "Replay and compare", "Where the tokens went"): a captured
-// request's bodies; where the input tokens of the captured requests went (per session, app and day); and
-// replays of it to other providers and models, sent through this server's own front door over loopback HTTP (the same
-// translation path as the original, logged and counted as any request, marked as replays). Mounted under /admin/v1
+// request's bodies; replays of one to other providers and models, sent through this server's own front door over
+// loopback HTTP (the same translation path as the original, logged and counted as any request, marked as replays);
+// and where the input tokens of the captured requests went (per session, app and day). Mounted under /admin/v1
 // (admin.ts), so the admin token, Host and Origin guards apply.
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
