@@ -27,6 +27,7 @@ function config(guard: unknown, model = 'claude-opus-4-8'): Record<string, unkno
       rules: [
         { pattern: 'claude-*', provider: 'cloud' },
         { pattern: 'local-*', provider: 'local' },
+        { pattern: 'chain-*', providers: ['cloud', 'local'] },
       ],
       providers: [
         { name: 'cloud', type: 'anthropic', base_url: cloud.baseUrl, api_key: 'sk-ant-cloud-key-0001', enabled: true },
@@ -160,6 +161,17 @@ describe('secret guard (serve, a real Claude Code request)', () => {
     expect(res.status).toBe(200);
     expect(lastBody(local)).toContain(AWS);
     expect(lastBody(local)).toContain(PEM_LINE);
+  });
+
+  it('block with a failover chain: the cloud provider is skipped, the local backup takes the request', async () => {
+    await useConfig({ default: 'block' });
+    const before = cloud.chatCount();
+    const res = await send('chain-model', false);
+    expect(res.status).toBe(200);
+    expect(cloud.chatCount()).toBe(before);
+    expect(lastBody(local)).toContain(AWS);
+    const [entry] = await logs(1);
+    expect((entry as { provider?: string }).provider).toBe('local');
   });
 
   it('warn: sent as it is, the log says what was found', async () => {
