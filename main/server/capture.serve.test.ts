@@ -227,6 +227,36 @@ describe('request capture (serve)', () => {
     await eventually(async () => expect((await captureFiles()).length).toBe(1));
   });
 
+  it('a secret the guard would find is stored as its placeholder, whatever the policy (here off)', async () => {
+    await useCapture({ enabled: true });
+    const aws = 'AKIAZ3MXQ7RT4LNV2WKY';
+    const res = await fetch(`${sb.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: `my .env:\nSTRIPE_SECRET=sk_live_4eC39HqLyjWDarjtT1zdp7dc\nAWS=${aws}` }],
+      }),
+    });
+    expect(res.status).toBe(200);
+    await res.text();
+    const [e] = await eventually(async () => {
+      const list = await newestEntries(1);
+      expect(list[0]?.captured).toBe(true);
+      return list;
+    });
+    const body = await eventually(async () => {
+      const r = await sb.admin(`/logs/${e!.id}/body`);
+      expect(r.status).toBe(200);
+      return (await r.json()) as { request: { body: string } };
+    });
+    // Sent to the provider as it was (the guard is off), stored without it.
+    expect(JSON.stringify(oa.requests.at(-1)!.body)).toContain(aws);
+    expect(body.request.body).not.toContain(aws);
+    expect(body.request.body).not.toContain('sk_live_4eC39HqLyjWDarjtT1zdp7dc');
+    expect(body.request.body).toMatch(/\[REDACTED_AWS_ACCESS_KEY_ID_[0-9a-f]{8}\]/);
+  });
+
   it('only the apps capture.apps names', async () => {
     await useCapture({ enabled: true, apps: ['Cursor.app'] });
     const before = new Set(await captureFiles());

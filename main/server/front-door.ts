@@ -14,7 +14,7 @@ import type { ClientContext, HubRequest } from '../proxy/formats/hub/index.ts';
 import { forwardWithFailover, HttpReplyTarget, sendFormatError } from '../proxy/forward/index.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
-import { guardAlwaysOff, noteGuard } from '../proxy/guard/index.ts';
+import { guardAlwaysOff, noteGuard, redactedForCapture } from '../proxy/guard/index.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
 import type { ResolvedRoute } from '../proxy/routing.ts';
 import { sessionOf } from '../proxy/session-id.ts';
@@ -152,7 +152,7 @@ export async function handleFrontDoor(
     if (replay !== null) entry.replay_of = replay.of;
     if (!spooled && engine.capture?.wants(app?.name ?? null)) {
       tap = new ResponseTap(res);
-      captured = body;
+      captured = redactedForCapture(body, hub);
     }
     // A replay goes to the provider it names, whether or not a rule routes the model there.
     const route = replay

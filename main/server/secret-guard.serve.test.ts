@@ -27,7 +27,7 @@ function config(guard: unknown, model = 'claude-opus-4-8'): Record<string, unkno
       rules: [
         { pattern: 'claude-*', provider: 'cloud' },
         { pattern: 'local-*', provider: 'local' },
-        { pattern: 'chain-*', providers: ['cloud', 'local'] },
+        { pattern: 'chain-*', providers: ['cloud', 'local'] } as unknown as { pattern: string; provider: string },
       ],
       providers: [
         { name: 'cloud', type: 'anthropic', base_url: cloud.baseUrl, api_key: 'sk-ant-cloud-key-0001', enabled: true },

@@ -69,6 +69,15 @@ export function toolResultTexts(hub: HubRequest | null): string[] {
   return out;
 }
 
+/**
+ * A body as request capture stores it: every secret the guard finds replaced by its placeholder, whatever the policy
+ * (README, "Request capture": a capture never holds what the guard would find; a replay sends the placeholders).
+ */
+export function redactedForCapture(body: Buffer, hub: HubRequest | null): Buffer {
+  const found = scanSecrets(body, toolResultTexts(hub));
+  return found.length === 0 ? body : redactBody(body, found).body;
+}
+
 /** What one candidate gets. */
 export type GuardVerdict =
   { kind: 'pass' } | { kind: 'redact'; redaction: Redaction; rewriteReply: (res: ServerResponse) => ServerResponse };
