@@ -174,13 +174,30 @@ describe('secret guard (serve, a real Claude Code request)', () => {
     expect((entry as { provider?: string }).provider).toBe('local');
   });
 
-  it('warn: sent as it is, the log says what was found', async () => {
+  it('warn: sent as it is, the log says what was found, a notice names the kinds (never the value)', async () => {
     await useConfig({ default: 'warn' });
+    // GET /admin/v1/events: the notifications as they come.
+    const ac = new AbortController();
+    const events = await sb.admin('/events', { signal: ac.signal });
+    let seen = '';
+    const reading = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of events.body as unknown as AsyncIterable<Uint8Array>)
+        seen += decoder.decode(chunk, { stream: true });
+    })().catch(() => {});
+    await eventually(() => expect(seen).toContain('retry:'));
     const res = await send('claude-opus-4-8', false);
     expect(res.status).toBe(200);
     expect(lastBody(cloud)).toContain(AWS);
     await eventually(() => expect(sb.stdout() + sb.stderr()).toMatch(/secret guard: .*AWS access key id.*sent/));
     expect((await logs(1)).at(-1)!.guard!.action).toBe('warned');
+    await eventually(() => expect(seen).toMatch(/"kind":"secret_found"/));
+    const notice = /^data: (.*"secret_found".*)$/m.exec(seen)![1]!;
+    expect(notice).toContain('AWS access key id');
+    expect(notice).toContain('private key (PEM)');
+    expect(notice).not.toContain(AWS);
+    ac.abort();
+    await reading;
   });
 
   it('off for a provider: nothing scanned, nothing logged', async () => {
