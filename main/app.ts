@@ -12,6 +12,7 @@ import { ConfigStore } from './config/store.ts';
 import { logger } from './observability/logger.ts';
 import { addSecretSource } from './observability/redact.ts';
 import { RequestLog } from './observability/request-log.ts';
+import { CaptureStore } from './insight/capture.ts';
 import { readLogTail } from './observability/log-tail.ts';
 import { startMemoryTrim } from './observability/memory-trim.ts';
 import { Engine } from './proxy/engine.ts';
@@ -92,10 +93,13 @@ export class Switchboard {
     this.adminToken = await loadAdminToken(this.store.dir);
     this.forgetAdminToken = addSecretSource(() => [this.adminToken]); // scrubbed from error texts like provider keys
     this.engine = new Engine(this.store.config, this.store.file, this.requestLog);
+    this.engine.notice = (n) => void this.notifications.notify(n);
     // The last requests of the previous run, read while the rest starts, in the log before the port opens.
     const tail = readLogTail(path.join(this.store.dir, 'requests.jsonl'), this.requestLog.capacity);
     this.configureRequestLog(this.store.config);
     const dataDir = defaultWalDir(this.store.file);
+    this.engine.capture = new CaptureStore(path.join(dataDir, 'captures'), this.store.config.capture);
+    this.engine.capture.configure(this.store.config.capture); // trims what an earlier run left past the limits
     this.wal = await openWal({ dir: dataDir, onError: (err) => logger.error({ err }, 'WAL background work failed') });
     // Store "redis": the orchestrator's state is the team's (every instance serves every agent call); else the WAL's.
     const teamStore = effectiveStore(this.store.config.store, process.env.SWITCHBOARD_REDIS_URL);
@@ -272,6 +276,7 @@ export class Switchboard {
     this.orchestrator.configure();
     this.usage.configure();
     this.configureRequestLog(next);
+    this.engine.capture?.configure(next.capture);
     if (next.health_check.interval_ms !== prev.health_check.interval_ms) this.health.start();
     logger.info(`config reloaded from ${this.store.file}`);
     this.warnAbout(next);

@@ -69,6 +69,10 @@ const ACTIONS: Record<ErrorCode, string> = {
   model_not_allowed: 'Use an allowed model, or issue a credential whose models cover it.',
   video_task_not_found: 'Use the task_id returned by the create call.',
   connect_conflict: 'Look at the file named in the message; retry with force to replace it (a backup is kept first).',
+  capture_not_found:
+    'Turn capture on (config.json "capture": {"enabled": true}) and send the request again; captures past capture.max_requests, max_mb or days are trimmed.',
+  secret_detected:
+    'Remove the secret from the conversation (the file or output a tool read), or set secret_guard to "redact" for this provider or app in config.json.',
 };
 
 /** An error in its plain form, as each wire format writes it (HTTP body or mid-stream event). */

@@ -11,7 +11,10 @@
 //   node scripts/capture-tool-requests.mjs claude-code <path to the claude bin> <out dir>
 //   node scripts/capture-tool-requests.mjs codex <path to the codex bin> <out dir>
 //   node scripts/capture-tool-requests.mjs gemini-cli <path to the gemini bin> <out dir> [--keep-prose]
-//   (arguments after `--` go to the tool: e.g. `-- --output-schema /tmp/schema.json` for codex exec)
+//   (arguments after `--` go to the tool: e.g. `-- --output-schema /tmp/schema.json` for codex exec, or
+//   `-- --mcp-config <file>` for Claude Code with MCP servers)
+//   --sample <file>: sample.txt holds that file's text (e.g. a .env with keys of real formats, for the secret guard);
+//   tool results are never filled (they are the sample's text, not the vendor's prose)
 //
 // The tools come from the npm registry (`npm install @anthropic-ai/claude-code@X`, `@openai/codex@X`,
 // `@google/gemini-cli@X` into any folder); docs/TESTING.md says how the suite uses the captures.
@@ -22,11 +25,15 @@ import os from 'node:os';
 import path from 'node:path';
 
 const keepProse = process.argv.includes('--keep-prose');
+const sampleAt = process.argv.indexOf('--sample');
+const sampleText = sampleAt === -1 ? 'hello from sample.txt\n' : fs.readFileSync(process.argv[sampleAt + 1], 'utf8');
 // Arguments after `--` go to the tool as they are (e.g. codex's --output-schema <file>).
 const dashes = process.argv.indexOf('--');
 const extra = dashes === -1 ? [] : process.argv.slice(dashes + 1);
 const own = (dashes === -1 ? process.argv : process.argv.slice(0, dashes)).slice(2);
-const [tool, bin, outDir] = own.filter((a) => a !== '--keep-prose');
+const [tool, bin, outDir] = own.filter(
+  (a, i, all) => a !== '--keep-prose' && a !== '--sample' && all[i - 1] !== '--sample',
+);
 if (!['claude-code', 'codex', 'gemini-cli'].includes(tool ?? '') || !bin || !outDir) {
   console.error('usage: capture-tool-requests.mjs claude-code|codex|gemini-cli <bin> <out dir>');
   process.exit(2);
@@ -37,7 +44,7 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'capture-'));
 const home = path.join(root, 'home');
 const project = path.join(home, 'project');
 fs.mkdirSync(project, { recursive: true });
-fs.writeFileSync(path.join(project, 'sample.txt'), 'hello from sample.txt\n');
+fs.writeFileSync(path.join(project, 'sample.txt'), sampleText);
 const sample = path.join(project, 'sample.txt');
 
 const CREDENTIALS = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'cookie']);
@@ -58,6 +65,8 @@ function fillProse(value) {
       .join('\n');
   }
   if (Array.isArray(value)) return value.map(fillProse);
+  // A tool's result is the sample's text (ours), kept as it came.
+  if (value && typeof value === 'object' && value.type === 'tool_result') return value;
   if (value && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillProse(v)]));
   return value;

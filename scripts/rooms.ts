@@ -53,10 +53,10 @@ export const RULES: Rule[] = [
     breaks: (i) => i.spec === 'electron' || i.spec.startsWith('electron/'),
   },
   {
-    name: 'translation, routing, the gateway, the orchestrator, the usage store, Connect, the WAL and config never import the HTTP layer (main/server/)',
+    name: 'translation, routing, the gateway, the orchestrator, the usage store, Connect, the WAL, config and insight never import the HTTP layer (main/server/)',
     // Tests included: a test of a lower room that needs the HTTP app belongs beside the HTTP app.
     covers: (f) =>
-      /^main\/(proxy|gateway|orchestrator|usage|connect|wal|config|observability|store)\//.test(f) ||
+      /^main\/(proxy|gateway|orchestrator|usage|connect|wal|config|observability|store|insight)\//.test(f) ||
       f === 'main/errors.ts',
     breaks: (i) => i.target !== null && i.target.startsWith('main/server/'),
   },

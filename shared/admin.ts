@@ -1,5 +1,6 @@
 // Shapes of the admin API (/admin/v1): provider status, request log entries, route explanations.
 import { z } from 'zod';
+import type { GuardRecord } from './insight.ts';
 import { CONFIG_BACKUP_ID_RE, type Config } from './config.ts';
 import { PortFollowSchema } from './connect.ts';
 
@@ -75,6 +76,12 @@ export type RequestLogEntry = {
   key?: string | null;
   /** Store "redis": the instance that served it (SWITCHBOARD_INSTANCE, else host:port). Absent otherwise. */
   instance?: string | null;
+  /** What the secret guard found and did (README, "Secret guard"); absent when it found nothing or was off. */
+  guard?: GuardRecord;
+  /** The log id of the captured request this one replays (POST /admin/v1/replay); absent for any other request. */
+  replay_of?: string;
+  /** Whether its bodies were captured (config.json `capture`): GET /admin/v1/logs/:id/body has them. */
+  captured?: true;
 };
 
 export type AppSource = 'header' | 'x-title' | 'api-key' | 'process' | 'user-agent';

@@ -3,6 +3,7 @@ import { BudgetSchema, NOTIFICATION_DEFAULTS, NotificationsConfigSchema, PriceOv
 import { USAGE_DEFAULTS, UsageConfigSchema } from './usage.ts';
 import { z } from 'zod';
 import { bareAppName } from './app-name.ts';
+import { CAPTURE_DEFAULTS, CaptureConfigSchema, SECRET_GUARD_DEFAULTS, SecretGuardConfigSchema } from './insight.ts';
 
 export const PROVIDER_TYPES = ['openai', 'anthropic', 'gemini', 'ollama'] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
@@ -575,6 +576,8 @@ export const ConfigSchema = z
     budgets: z.array(BudgetSchema).default([]),
     notifications: NotificationsConfigSchema.default(NOTIFICATION_DEFAULTS),
     store: StoreConfigSchema.default({ kind: 'embedded' }),
+    secret_guard: SecretGuardConfigSchema.default(SECRET_GUARD_DEFAULTS),
+    capture: CaptureConfigSchema.default(CAPTURE_DEFAULTS),
     /** electron-store / conf bookkeeping; never read by the engine. */
     __internal__: z.unknown().optional(),
   })
@@ -621,6 +624,8 @@ export const ConfigSchema = z
     for (const name of Object.keys(cfg.quirks.provider_hosts))
       checkRef(name, ['quirks', 'provider_hosts', name], false);
     cfg.prices.forEach((p, i) => p.provider !== undefined && checkRef(p.provider, ['prices', i, 'provider'], false));
+    for (const name of Object.keys(cfg.secret_guard.providers))
+      checkRef(name, ['secret_guard', 'providers', name], false);
   });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -732,6 +737,10 @@ const FIELD_NAMES = [
   'probe_ms',
   'approvals',
   'approval_timeout_s',
+  'secret_guard',
+  'capture',
+  'max_requests',
+  'days',
 ];
 
 function closestField(key: string): string | undefined {

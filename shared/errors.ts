@@ -82,6 +82,10 @@ export const ERROR_CODES = {
   video_task_not_found: { status: 404, type: 'not_found_error' },
   // Connect (issue 14): a tool that points elsewhere, or a file changed since Connect wrote it.
   connect_conflict: { status: 409, type: 'invalid_request_error' },
+  // The secret guard (issue 38): a request holding a secret, to a provider whose policy is "block".
+  secret_detected: { status: 400, type: 'invalid_request_error' },
+  // Request capture (issue 38): a log id whose bodies were not captured (capture off, another app, or trimmed).
+  capture_not_found: { status: 404, type: 'not_found_error' },
 } as const satisfies Record<string, { status: number; type: ErrorType }>;
 export type ErrorCode = keyof typeof ERROR_CODES;
 

@@ -146,6 +146,14 @@ export function httpTransport(opts: HttpTransportOptions): SwitchboardApi {
       const qs = q.toString();
       return admin('GET', `/usage/requests${qs ? `?${qs}` : ''}`);
     },
+    getLogBody: ({ id }) => admin('GET', `/logs/${encodeURIComponent(id)}/body`),
+    replay: (req) => admin('POST', '/replay', req),
+    getAttribution: (q) => {
+      const qs = new URLSearchParams(
+        Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== ''),
+      ).toString();
+      return admin('GET', `/usage/attribution${qs ? `?${qs}` : ''}`);
+    },
     getMcp: () => admin('GET', '/mcp'),
     refreshMcp: ({ name }) => admin('POST', `/mcp/${encodeURIComponent(name)}/refresh`, {}),
     setMcpEnabled: ({ name, enabled }) =>

@@ -14,6 +14,7 @@ import type {
 import type { AgentEvent } from './orchestrator.ts';
 import type { ConnectOverview, ConnectResult, ConnectToolId, TryRequest, TryResult } from './connect.ts';
 import type { Notification, UsageRange, UsageRequests, UsageSummary } from './usage.ts';
+import type { AttributionQuery, AttributionResponse, LogBody, ReplayRequest, ReplayResponse } from './insight.ts';
 import type { McpImportRequest, McpImportResult, McpOverview, McpServerState } from './mcp.ts';
 import type { DesktopSettings, SetAutoUpdateRequest } from './desktop.ts';
 import type { DetectResult } from './presets.ts';
@@ -120,6 +121,10 @@ export interface IpcContract {
   tryMessage: { req: TryRequest; res: TryResult };
   getUsage: { req: { range: UsageRange }; res: UsageSummary };
   usageRequests: { req: { limit?: number; before?: string }; res: UsageRequests };
+  /** Request capture, replay and attribution (issue 38): GET /admin/v1/logs/:id/body, POST /admin/v1/replay, GET /admin/v1/usage/attribution. */
+  getLogBody: { req: { id: string }; res: LogBody };
+  replay: { req: ReplayRequest; res: ReplayResponse };
+  getAttribution: { req: AttributionQuery; res: AttributionResponse };
   /** MCP servers (GET /admin/v1/mcp), a refresh of one (start it, list its tools), an import of other tools' servers. */
   getMcp: { req: void; res: McpOverview };
   refreshMcp: { req: { name: string }; res: McpServerState };
@@ -166,6 +171,9 @@ export const IPC_CHANNELS = {
   tryMessage: 'sb:tryMessage',
   getUsage: 'sb:getUsage',
   usageRequests: 'sb:usageRequests',
+  getLogBody: 'sb:getLogBody',
+  replay: 'sb:replay',
+  getAttribution: 'sb:getAttribution',
   getMcp: 'sb:getMcp',
   refreshMcp: 'sb:refreshMcp',
   setMcpEnabled: 'sb:setMcpEnabled',

@@ -41,6 +41,15 @@ function build() {
     cache_write_1h_tokens: count.optional(),
     reasoning_tokens: count.optional(),
     session: z.string().max(128).nullable().optional(),
+    guard: z
+      .object({
+        policy: z.enum(['warn', 'redact', 'block']),
+        action: z.enum(['warned', 'redacted', 'blocked']),
+        found: z.array(z.object({ rule: z.string(), count: z.number().int().min(0) })),
+      })
+      .optional(),
+    replay_of: z.string().max(64).optional(),
+    captured: z.literal(true).optional(),
   });
 }
 type EntrySchema = ReturnType<typeof build>;

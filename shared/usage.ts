@@ -70,6 +70,8 @@ export const NOTIFICATION_DEFAULTS = {
   budgets: true,
   /** An agent's tool call waits for a person's approval (docs/agents.md, "Approval"). */
   approvals: true,
+  /** The secret guard sent a request holding a secret (policy "warn"). */
+  secret_guard: true,
   min_interval_ms: 60_000,
 };
 export const NotificationsConfigSchema = z.strictObject({
@@ -78,6 +80,7 @@ export const NotificationsConfigSchema = z.strictObject({
   failover: z.boolean().default(NOTIFICATION_DEFAULTS.failover),
   budgets: z.boolean().default(NOTIFICATION_DEFAULTS.budgets),
   approvals: z.boolean().default(NOTIFICATION_DEFAULTS.approvals),
+  secret_guard: z.boolean().default(NOTIFICATION_DEFAULTS.secret_guard),
   /** The same kind of notice about the same subject at most this often. */
   min_interval_ms: z.number().int().min(0).default(NOTIFICATION_DEFAULTS.min_interval_ms),
 });
@@ -212,6 +215,7 @@ export const NOTIFICATION_KINDS = [
   'budget_warning',
   'budget_exceeded',
   'approval_required',
+  'secret_found',
 ] as const;
 
 /** One notice: a desktop notification in the app, a `notification` event on GET /admin/v1/events headless. */

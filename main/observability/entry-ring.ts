@@ -50,8 +50,13 @@ const NULL = Number.NaN;
 const ABSENT = Number.NEGATIVE_INFINITY;
 
 /** Every field the columns keep: a field added to RequestLogEntry or AttemptLog fails to compile here until it is. */
+/**
+ * Fields an entry rarely has (the secret guard's record, a replay's origin, the capture mark: only with capture on): an
+ * entry with one is kept as the object it is.
+ */
+type ObjectOnlyField = 'guard' | 'replay_of' | 'captured';
 type KeptEntryField =
-  'id' | 'time' | 'attempts' | 'stream' | 'session' | 'key' | 'instance' | StringField | (typeof NUMBER_FIELDS)[number];
+  'id' | 'time' | 'attempts' | 'stream' | 'session' | 'key' | 'instance' | ObjectOnlyField | StringField | (typeof NUMBER_FIELDS)[number];
 type KeptAttemptField = 'provider' | 'status' | 'error' | 'latency_ms' | 'dropped';
 const everyEntryField: [Exclude<keyof RequestLogEntry, KeptEntryField>] extends [never] ? true : never = true;
 const everyAttemptField: [Exclude<keyof AttemptLog, KeptAttemptField>] extends [never] ? true : never = true;
@@ -192,6 +197,7 @@ export class EntryRing {
 
   /** Writes the entry into the slot's columns; false when it does not fit them (nothing read back would differ). */
   private store(slot: number, e: RequestLogEntry): boolean {
+    if (e.guard !== undefined || e.replay_of !== undefined || e.captured !== undefined) return false;
     if (!this.storeId(slot, e.id) || typeof e.time !== 'string') return false;
     const ms = isoTimeExactMs(e.time); // NaN unless isoTime(ms) gives the text back
     if (Number.isNaN(ms)) return false;

@@ -5,7 +5,10 @@ import type { ApiError } from '../errors.ts';
 import type { ClientContext, ClientFormat, HubRequest, ReplyContext } from './formats/hub/index.ts';
 import { type AttemptPlan, chatPlan, type Planner, type PlanTarget, type UploadBody } from './forward/index.ts';
 import type { ReplyTypes } from './forward/reply-type.ts';
+import { guardPolicy, RequestGuard } from './guard/index.ts';
+import type { Redaction } from './guard/redact.ts';
 import type { QuirkTable } from './quirks.ts';
+import type { Config } from '../../shared/config.ts';
 
 /** A body spooled to disk as it arrived (multipart uploads): its text fields and a streamed body per attempt. */
 export type SpooledBody = {
@@ -28,6 +31,13 @@ export type PlanInput = {
   upload: SpooledBody | null;
   /** The provider/model quirks table of the config in force (quirks.ts). */
   quirks: QuirkTable;
+  /**
+   * The config whose secret_guard applies, or null when no candidate can have a policy but off (or the body is not
+   * JSON): then nothing of the guard is made (guard/index.ts).
+   */
+  guardConfig: Config | null;
+  /** The calling app (the guard's per-app policy). */
+  app: string | null;
 };
 
 export type FrontDoor = {
@@ -69,13 +79,44 @@ export class DoorPlanner implements Planner {
     private readonly replyCtx: ReplyContext,
   ) {}
 
+  /** The secret guard of this request, made at the first candidate whose policy is not off. */
+  guard: RequestGuard | null = null;
+  private redacted: PlanInput | null = null;
+
   plan(t: PlanTarget): AttemptPlan | string {
-    const { door, input } = this;
+    const config = this.input.guardConfig;
+    if (config !== null && (this.guard !== null || guardPolicy(config, t, this.input.app) !== 'off')) {
+      const guard = (this.guard ??= new RequestGuard(config, this.input.app, this.input.rawBody, this.input.hub));
+      const verdict = guard.check(t); // throws SecretBlocked: this candidate is skipped
+      if (verdict.kind === 'redact') {
+        const plan = this.planFor(t, this.redactedInput(verdict.redaction));
+        return typeof plan === 'string' ? plan : { ...plan, rewriteReply: verdict.rewriteReply };
+      }
+    }
+    return this.planFor(t, this.input);
+  }
+
+  private planFor(t: PlanTarget, input: PlanInput): AttemptPlan | string {
+    const { door } = this;
     if (door.plan) return door.plan(t, input);
     const native = door.nativePath(t, input.model, input.stream, input.ctx);
     if (this.untranslatable && native === null) {
       return `${this.untranslatable.message.replace(/\.$/, '')}; provider "${t.name}" (type ${t.kind.type}) would need it translated`;
     }
     return chatPlan(t, native, input.rawBody, input.hub, door.format, this.replyCtx, input.stream, input.quirks);
+  }
+
+  /** The request with its secrets replaced by placeholders: the body, and its hub form made again from it. */
+  private redactedInput(r: Redaction): PlanInput {
+    if (this.redacted) return this.redacted;
+    const input = this.input;
+    let hub = input.hub;
+    try {
+      const json: unknown = JSON.parse(r.body.toString('utf8'));
+      hub = { ...this.door.format.requestToHub(json, { ...input.ctx }), model: input.model };
+    } catch {
+      // a request the hub cannot express passes through only: its bytes are what is redacted
+    }
+    return (this.redacted = { ...input, rawBody: r.body, hub });
   }
 }

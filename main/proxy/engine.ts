@@ -1,6 +1,8 @@
 // The routing engine's live state: config, compiled router, providers and the request log, swapped on reload.
 import type { Config } from '../../shared/config.ts';
 import { effectiveStore, redisPassword } from '../../shared/config.ts';
+import { randomBytes } from 'node:crypto';
+import type { CaptureStore } from '../insight/capture.ts';
 import { addSecretSource } from '../observability/redact.ts';
 import type { RequestLog } from '../observability/request-log.ts';
 import { ModelCatalog } from './models.ts';
@@ -13,6 +15,16 @@ export interface BudgetGate {
   check(app: string | null, key?: string | null): void;
 }
 
+/** A notice the engine gives (the app hands it to the notifier: desktop notification, GET /admin/v1/events). */
+export type EngineNotice = {
+  kind: 'secret_found';
+  subject: string;
+  title: string;
+  message: string;
+  provider: string | null;
+  app: string | null;
+};
+
 export class Engine {
   router: Router;
   readonly pool: ProviderPool;
@@ -21,6 +33,15 @@ export class Engine {
   paused = false;
   /** The enforced budgets (set by the usage store; null: none checked). */
   budgets: BudgetGate | null = null;
+  /** Where the engine's notices go (set by the app; null: logged only). */
+  notice: ((n: EngineNotice) => void) | null = null;
+  /** Request capture (config.json `capture`; set by the app; null: nothing captured). */
+  capture: CaptureStore | null = null;
+  /**
+   * Marks a request as a replay of a captured one (POST /admin/v1/replay): the value of its x-switchboard-replay
+   * header is `<log id>.<this token>`; a client without the token cannot mark its requests as replays.
+   */
+  readonly replayToken = randomBytes(16).toString('hex');
   private readonly forgetSecrets: () => void;
 
   constructor(

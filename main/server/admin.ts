@@ -53,6 +53,7 @@ import { freePortNear, identifyPortHolder, portConflictMessage, tryBind } from '
 import { usageRoutes } from './usage-routes.ts';
 import { detectLocalServices } from './detect-local.ts';
 import { connectRoutes } from './connect-routes.ts';
+import { insightRoutes } from './insight-routes.ts';
 import { listenChange, type ListenControl } from './listen-change.ts';
 
 type ProviderLike = { name?: unknown; api_key?: unknown; headers?: unknown };
@@ -575,6 +576,7 @@ export function adminRoutes(
 
   admin.route('/', usageRoutes(engine)); // usage, usage/requests, events (usage-routes.ts)
   admin.route('/', connectRoutes(engine, store, listenPort)); // connect, connect/:tool[/undo], try
+  admin.route('/', insightRoutes(engine)); // logs/:id/body, replay (insight-routes.ts)
   return admin;
 }
 

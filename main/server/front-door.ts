@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { ApiError } from '../errors.ts';
 import { gatewayFor, isGatewayMode } from '../gateway/gateway.ts';
+import { ResponseTap } from '../insight/capture.ts';
 import { logger } from '../observability/logger.ts';
 import { checkBrowserJson, parseJson, readBody, requestError } from '../proxy/body.ts';
 import { DoorPlanner, type FrontDoor, type PlanInput, type SpooledBody } from '../proxy/door.ts';
@@ -13,7 +14,9 @@ import type { ClientContext, HubRequest } from '../proxy/formats/hub/index.ts';
 import { forwardWithFailover, HttpReplyTarget, sendFormatError } from '../proxy/forward/index.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
+import { guardAlwaysOff, noteGuard, redactedForCapture } from '../proxy/guard/index.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
+import type { ResolvedRoute } from '../proxy/routing.ts';
 import { sessionOf } from '../proxy/session-id.ts';
 import {
   checkBudget,
@@ -24,6 +27,8 @@ import {
   stampLogEntry,
 } from '../proxy/request.ts';
 import { checkOrigin, checkProxyHost, grantCors } from './guards.ts';
+
+type ReplayMarks = { of: string; id: string; provider: string };
 
 /** Bounded wait for the OS process lookup (a /proc scan or a process spawn). */
 const PROCESS_LOOKUP_MS = 250;
@@ -41,6 +46,36 @@ function rawStream(json: unknown, ctx: ClientContext, byDefault: boolean): boole
   return byDefault ? s !== false : s === true;
 }
 
+/**
+ * A replay's marks (POST /admin/v1/replay sends it through this door): its x-switchboard-replay header,
+ * `<the engine's replay token>.<base64url JSON {of, id, provider}>`; null for any other request (a client without the
+ * token cannot mark its requests as replays, nor pin a provider).
+ */
+function replayMarks(h: string | string[] | undefined, token: string): ReplayMarks | null {
+  if (typeof h !== 'string' || !h.startsWith(`${token}.`)) return null;
+  try {
+    const m = JSON.parse(Buffer.from(h.slice(token.length + 1), 'base64url').toString('utf8')) as ReplayMarks;
+    return typeof m.of === 'string' && typeof m.id === 'string' && typeof m.provider === 'string' ? m : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The route of a replay: the provider it names, alone (no failover: a replay compares that provider). */
+function pinnedRoute(engine: Engine, route: ResolvedRoute, provider: string): ResolvedRoute {
+  const config = engine.config.providers.find((p) => p.name === provider);
+  if (!config || !config.enabled)
+    throw new ApiError(
+      'invalid_request',
+      `Provider "${provider}" ${config ? 'is disabled' : 'does not exist'}: a replay can only go to an enabled provider.`,
+    );
+  return {
+    ...route,
+    candidates: [{ provider, reason: 'replay', config }],
+    steps: [...route.steps, `replay → ${provider}`],
+  };
+}
+
 export async function handleFrontDoor(
   door: FrontDoor,
   req: IncomingMessage,
@@ -54,6 +89,10 @@ export async function handleFrontDoor(
   const entry = newLogEntry(door.path, false);
   let admission: Admission | null = null;
   let spooled: SpooledBody | null = null;
+  /** Request capture: the body read and what the client is sent (only when `capture` covers the app). */
+  let tap: ResponseTap | null = null;
+  let captured: Buffer = EMPTY;
+  let replay: ReplayMarks | null = null;
   try {
     // Gateway mode (keys required) answers any Host; local mode keeps the DNS-rebinding guard.
     const gatewayMode = isGatewayMode(engine.config, req);
@@ -110,7 +149,17 @@ export async function handleFrontDoor(
       entry.app_source = app.source;
     }
     entry.session = sessionOf(req.headers);
-    const route = routeRequest(engine, model, app?.name ?? null, entry, untranslatable);
+    replay = replayMarks(req.headers['x-switchboard-replay'], engine.replayToken);
+    if (replay !== null) entry.replay_of = replay.of;
+    if (!spooled && engine.capture?.wants(app?.name ?? null)) {
+      tap = new ResponseTap(res);
+      captured = redactedForCapture(body, hub);
+    }
+    // A replay goes to the provider it names, whether or not a rule routes the model there.
+    const route = replay
+      ? pinnedRoute(engine, engine.router.resolve(model, app?.name ?? null), replay.provider)
+      : routeRequest(engine, model, app?.name ?? null, entry, untranslatable);
+    if (replay) entry.routed_model = route.model;
     gateway.checkModel(principal, route.model);
     checkBudget(engine, app?.name ?? null, principal?.name ?? null);
     const textBytes = door.parseBody || spooled ? Buffer.byteLength(JSON.stringify(json)) : body.length;
@@ -131,8 +180,12 @@ export async function handleFrontDoor(
       clientModel: model,
       upload: spooled,
       quirks: quirkTableFor(engine.config),
+      // The secret guard reads JSON bodies only (an upload's fields are not a conversation).
+      guardConfig: spooled || door.parseBody || guardAlwaysOff(engine.config) ? null : engine.config,
+      app: app?.name ?? null,
     };
     const replyCtx = { ...ctx, model, ...(hub ? { request: hub } : {}) };
+    const planner = new DoorPlanner(door, input, untranslatable, replyCtx);
     const outcome = await forwardWithFailover(
       {
         headers: req.headers,
@@ -141,11 +194,12 @@ export async function handleFrontDoor(
         model: route.model,
         ...(admission ? { admission } : {}),
         ...(door.replies ? { replies: door.replies } : {}),
-        planner: new DoorPlanner(door, input, untranslatable, replyCtx),
+        planner,
       },
       engine.pool,
     );
     recordOutcome(entry, outcome);
+    if (planner.guard?.record) noteGuard(engine, entry, planner.guard.record);
     if (outcome.error) {
       if (admission) Object.assign(outcome.error.headers, admission.headers);
       sendFormatError(res, door.format, outcome.error);
@@ -169,6 +223,24 @@ export async function handleFrontDoor(
     admission?.settle(p === null && c === null ? null : (p ?? 0) + (c ?? 0));
     entry.latency_ms = Math.round(performance.now() - started);
     stampLogEntry(entry, startedAt);
+    if (replay) entry.id = replay.id; // the replay route's own id for it, to answer with
+    if (tap && engine.capture) {
+      entry.captured = true;
+      void engine.capture.add({
+        id: entry.id,
+        time: entry.time,
+        req,
+        body: captured,
+        tap,
+        app: entry.app,
+        provider: entry.provider,
+        model: entry.routed_model ?? entry.requested_model,
+        stream: entry.stream,
+        replayOf: entry.replay_of ?? null,
+        session: entry.session ?? null,
+        inputTokens: entry.prompt_tokens, // the hub's sense: cache reads and writes included
+      });
+    }
     engine.requestLog.add(entry);
   }
 }

@@ -10,13 +10,14 @@ export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 type NotificationsConfig = Config['notifications'];
 
 /** The switch of config.json `notifications` that turns each kind on or off. */
-const SWITCH: Record<NotificationKind, 'provider_health' | 'failover' | 'budgets' | 'approvals'> = {
+const SWITCH: Record<NotificationKind, 'provider_health' | 'failover' | 'budgets' | 'approvals' | 'secret_guard'> = {
   provider_down: 'provider_health',
   provider_up: 'provider_health',
   failover: 'failover',
   budget_warning: 'budgets',
   budget_exceeded: 'budgets',
   approval_required: 'approvals',
+  secret_found: 'secret_guard',
 };
 
 /** A notice to give: its kind, what it is about (the rate limit's key with the kind), and its words. */

@@ -5,6 +5,7 @@
 // bug 14), as Close does.
 import { type KeyboardEvent, useEffect, useRef } from 'react';
 import type { RequestLogEntry } from '../../shared/admin.ts';
+import { CaptureView } from './CaptureView.tsx';
 import { attemptsText, formatDateTime, outcomeText, tokensText } from './log-text.ts';
 
 export function LogDrawer({
@@ -88,7 +89,23 @@ export function LogDrawer({
         <dd>{attemptsText(entry)}</dd>
         <dt>id</dt>
         <dd className="mono small">{entry.id}</dd>
+        {entry.replay_of && (
+          <>
+            <dt>replay of</dt>
+            <dd className="mono small">{entry.replay_of}</dd>
+          </>
+        )}
+        {entry.guard && (
+          <>
+            <dt>secret guard</dt>
+            <dd data-testid="log-detail-guard">
+              {entry.guard.action}:{' '}
+              {entry.guard.found.map((f) => `${f.rule}${f.count > 1 ? ` ×${f.count}` : ''}`).join(', ')}
+            </dd>
+          </>
+        )}
       </dl>
+      {entry.captured && <CaptureView id={entry.id} />}
       {entry.attempts.length > 0 && (
         <>
           <h4>Attempts</h4>

@@ -6,6 +6,7 @@ import type { ProviderStatus } from '../../shared/admin.ts';
 import type { UsageSummary, UsageTotals } from '../../shared/usage.ts';
 import { formatCount, formatUsd, unpricedText } from '../../shared/usage-text.ts';
 import { ErrorLine, Table } from '../components/controls.tsx';
+import { TokenAttribution } from '../components/TokenAttribution.tsx';
 import { UsageChart } from '../components/UsageChart.tsx';
 import { CHART_RANGES, type ChartRange } from '../store/usage.ts';
 import { healthLine, resetText } from './overview-text.ts';
@@ -253,6 +254,10 @@ export function OverviewPage() {
           <GroupTable title="Per model (today)" rows={today.by_model} testId="by-model" />
         </div>
       )}
+
+      <TokenAttribution
+        sessions={(today?.by_session ?? []).map((r) => r.key).filter((k) => k !== '' && k !== '(other)')}
+      />
 
       {recent.length > 0 && (
         <div className="card" data-testid="recent-requests">

@@ -15,6 +15,7 @@ import { useConfigSave, useUnsaved } from './config-hooks.ts';
 import type { FieldRule } from '../components/field-errors.ts';
 import { FieldError, invalidProps, SavedLine, UnsavedMark } from '../components/fields.tsx';
 import { BudgetSettings, NotificationSettings } from './UsageSettings.tsx';
+import { GuardCaptureSettings } from './InsightSettings.tsx';
 import { Time } from './agents/parts.tsx';
 import { PriceSettings } from './PriceSettings.tsx';
 
@@ -243,6 +244,7 @@ export function SettingsPage() {
       <BudgetSettings />
       <PriceSettings />
       <NotificationSettings />
+      <GuardCaptureSettings />
       <McpServers />
       <ConfigBackups />
       <DesktopAppSettings />

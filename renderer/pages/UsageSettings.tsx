@@ -152,6 +152,7 @@ const SWITCHES: [keyof Omit<Switches, 'min_interval_ms'>, string][] = [
   ['failover', 'failover starts serving a route'],
   ['budgets', 'a budget reaches its warning or its limit'],
   ['approvals', "an agent's tool call waits for your approval"],
+  ['secret_guard', 'the secret guard let a secret go to a cloud provider (policy "warn")'],
 ];
 
 export function NotificationSettings() {

@@ -10,6 +10,7 @@ import { type PresetsSlice, createPresetsSlice } from './presets.ts';
 import { type AlertsSlice, createAlertsSlice } from './alerts.ts';
 import { type UsageSlice, createUsageSlice } from './usage.ts';
 import { type WorkflowsSlice, createWorkflowsSlice } from './workflows.ts';
+import { type InsightSlice, createInsightSlice } from './insight.ts';
 
 export type AppState = LogsSlice &
   ConfigSlice &
@@ -19,7 +20,8 @@ export type AppState = LogsSlice &
   ConnectSlice &
   UiSlice &
   PresetsSlice &
-  AlertsSlice;
+  AlertsSlice &
+  InsightSlice;
 
 export function createAppStore(api: SwitchboardApi): StoreApi<AppState> {
   return createStore<AppState>()((...a) => ({
@@ -32,5 +34,6 @@ export function createAppStore(api: SwitchboardApi): StoreApi<AppState> {
     ...createUiSlice(...a),
     ...createPresetsSlice(api)(...a),
     ...createAlertsSlice(api)(...a),
+    ...createInsightSlice(api)(...a),
   }));
 }

@@ -80,6 +80,7 @@ const REAL: Record<Param, (r: Refs, route: Route) => string[]> = {
   tail: () => ['v1/videos/text2video', 'x'],
   tool: () => [...CONNECT_TOOL_IDS],
   mcp: () => ['fuzz-mcp'],
+  log: () => ['00000000-0000-4000-8000-000000000000'],
 };
 /** Odd path parameters (percent-encoded as a client would). */
 const ODD_PARAMS = [

@@ -1,5 +1,5 @@
 // Every route the fuzz suite runs: the front doors (each wire format's), the gateway's endpoints, the realtime
-// WebSocket upgrade, the model lists, the admin API (config, backups, logs, usage, notifications, Connect, Try it,
+// WebSocket upgrade, the model lists, the admin API (config, backups, logs, captures, replay, usage, notifications, Connect, Try it,
 // MCP), the agent API and the UI, each with its method, path template, error family, credential, body kind, body
 // limit, seed bodies and (for the APIs with zod schemas in shared/) the schema its mis-typed fields are drawn from.
 // routes.test.ts checks this list against the server's own route table: a route the server serves with no entry here
@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { API_BODY_BYTES } from '../../main/proxy/body.ts';
 import { ConfigSchema } from '../../shared/config.ts';
 import { ConnectRequestSchema, TryRequestSchema } from '../../shared/connect.ts';
+import { ReplayRequestSchema } from '../../shared/insight.ts';
 import { McpImportRequestSchema } from '../../shared/mcp.ts';
 import {
   ApprovalDecisionSchema,
@@ -78,6 +79,7 @@ export const PARAMS = [
   'tail',
   'tool',
   'mcp',
+  'log',
 ] as const;
 export type Param = (typeof PARAMS)[number];
 
@@ -279,6 +281,15 @@ const ADMIN: Route[] = [
   admin('POST', '/config/backups/{backup}/restore', { resets: true, limitBytes: null }),
   admin('GET', '/logs?limit=5'),
   admin('GET', '/logs/stream'),
+  // Request capture and replay (issue 38): the fuzz world captures nothing, so a log id is a 404 capture_not_found.
+  admin('GET', '/logs/{log}/body'),
+  admin('GET', '/usage/attribution?session=s1&from=2026-01-01T00:00:00Z'),
+  admin('POST', '/replay', {
+    schema: ReplayRequestSchema,
+    seeds: () => [
+      { log_id: '00000000-0000-4000-8000-000000000000', targets: [{ provider: 'p-openai', model: 'via-openai-m' }] },
+    ],
+  }),
   admin('GET', '/route?model={model}&app=code'),
   admin('POST', '/route', { seeds: (w) => [{ model: 'via-openai-m', app: 'code', config: w.config }] }),
   admin('POST', '/pause', { seeds: () => [{ paused: false }, { paused: true }], resets: true }),

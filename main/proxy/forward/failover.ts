@@ -6,7 +6,7 @@ import { ApiError } from '../../errors.ts';
 import type { AttemptFailure, ProviderPool } from '../provider-pool.ts';
 import type { ResolvedCandidate } from '../routing.ts';
 import { type ForwardProgress, UpstreamAttempt } from './attempt.ts';
-import { type AttemptPlan, type Planner, type PlanTarget, RefusedField } from './plan.ts';
+import { type AttemptPlan, CandidateRefusal, type Planner, type PlanTarget } from './plan.ts';
 import type { ReplyTypes } from './reply-type.ts';
 import type { ReplyTarget } from './target.ts';
 
@@ -151,11 +151,11 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
 }
 
 /** The candidate's plan, a reason it cannot serve the request, or the field its format refuses. */
-function planOrRefusal(planner: Planner, target: PlanTarget): AttemptPlan | string | RefusedField {
+function planOrRefusal(planner: Planner, target: PlanTarget): AttemptPlan | string | CandidateRefusal {
   try {
     return planner.plan(target);
   } catch (err) {
-    if (err instanceof RefusedField) return err;
+    if (err instanceof CandidateRefusal) return err;
     throw err;
   }
 }

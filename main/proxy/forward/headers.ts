@@ -26,6 +26,7 @@ const DROP_REQUEST = new Set([
   'cookie',
   'x-switchboard-app',
   'x-switchboard-token',
+  'x-switchboard-replay',
   'origin',
   'referer',
 ]);

@@ -49,20 +49,21 @@ export class HttpReplyTarget implements ReplyTarget {
 
   sink(init: SinkInit, plan: AttemptPlan): ReplySink {
     const t = plan.translate;
+    // The secret guard's restore sits between the sink and the client (only when it redacted this request).
+    const res = plan.rewriteReply ? plan.rewriteReply(this.res) : this.res;
     if (!t)
       return init.status >= 400
-        ? new PassthroughErrorSink(this.res, init)
+        ? new PassthroughErrorSink(res, init)
         : new PassthroughSink(
-            this.res,
+            res,
             init,
             this.client,
             this.ctx,
             plan.ends ? { format: plan.ends, stream: this.stream } : undefined,
           );
-    if (init.status >= 400) return translatingErrorSink(this.res, init, t.errorMessage, this.client);
-    if (this.stream && t.decoder && t.encoder)
-      return new TranslatingStreamSink(this.res, init, t.decoder(), t.encoder());
-    return translatingJsonSink(this.res, init, t.json);
+    if (init.status >= 400) return translatingErrorSink(res, init, t.errorMessage, this.client);
+    if (this.stream && t.decoder && t.encoder) return new TranslatingStreamSink(res, init, t.decoder(), t.encoder());
+    return translatingJsonSink(res, init, t.json);
   }
 }
 

@@ -2,6 +2,7 @@
 // and the reply-target interface with its HTTP implementation.
 export { forwardWithFailover, type ForwardOutcome, type ForwardRequest } from './failover.ts';
 export {
+  CandidateRefusal,
   chatPlan,
   hubForProvider,
   type AttemptPlan,

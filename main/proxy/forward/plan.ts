@@ -1,4 +1,5 @@
 // How one candidate is called: the path and body for its provider, and how its reply becomes the client's.
+import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import { logger } from '../../observability/logger.ts';
 import type {
@@ -51,6 +52,11 @@ export type AttemptPlan = {
    * accepted fields): the request log's attempt lists them, and the reply's x-switchboard-dropped header names them.
    */
   dropped?: string[];
+  /**
+   * The client's response as the reply's sink should write to it: the secret guard's restore of the secrets it
+   * redacted from this attempt's request (main/proxy/guard/restore.ts). Absent: the response itself.
+   */
+  rewriteReply?: (res: ServerResponse) => ServerResponse;
 };
 
 /** The longest field name, and the most names, x-switchboard-dropped carries (the request log keeps them all). */
@@ -152,8 +158,14 @@ function cacheMarkersFor(
   return { hub: withoutCacheMarkers(hub), dropped: `cache_control: ${why}` };
 }
 
+/**
+ * Why one candidate may not take the request (thrown by a planner): the candidate is skipped, and the first such
+ * refusal is the client's error when no candidate can serve the request (a refused field, the secret guard's block).
+ */
+export class CandidateRefusal extends ApiError {}
+
 /** 400 invalid_request: a field this provider's format refuses (formats/hub/accepted.ts), naming the provider. */
-export class RefusedField extends ApiError {
+export class RefusedField extends CandidateRefusal {
   constructor(r: Refusal, target: PlanTarget, label: string) {
     const shown = JSON.stringify(r.value);
     const value = shown === undefined || shown.length > 60 ? '' : ` (${shown})`;
