@@ -56,7 +56,16 @@ const ABSENT = Number.NEGATIVE_INFINITY;
  */
 type ObjectOnlyField = 'guard' | 'replay_of' | 'captured';
 type KeptEntryField =
-  'id' | 'time' | 'attempts' | 'stream' | 'session' | 'key' | 'instance' | ObjectOnlyField | StringField | (typeof NUMBER_FIELDS)[number];
+  | 'id'
+  | 'time'
+  | 'attempts'
+  | 'stream'
+  | 'session'
+  | 'key'
+  | 'instance'
+  | ObjectOnlyField
+  | StringField
+  | (typeof NUMBER_FIELDS)[number];
 type KeptAttemptField = 'provider' | 'status' | 'error' | 'latency_ms' | 'dropped';
 const everyEntryField: [Exclude<keyof RequestLogEntry, KeptEntryField>] extends [never] ? true : never = true;
 const everyAttemptField: [Exclude<keyof AttemptLog, KeptAttemptField>] extends [never] ? true : never = true;
