@@ -230,7 +230,7 @@ export class Switchboard {
     const instance = process.env.SWITCHBOARD_INSTANCE?.trim().slice(0, 128) || `${os.hostname()}:${this.listener.port}`;
     const [{ TeamLog }, { RedisTeamRollups }] = await Promise.all([
       import('./store/team-log.ts'),
-      import('./store/team-usage.ts'),
+      import('./usage/team-redis.ts'),
     ]);
     this.requestLog.instance = instance;
     const log = new TeamLog({ redis: conn, log: this.requestLog, instance });

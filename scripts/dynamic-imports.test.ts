@@ -64,7 +64,7 @@ export const FEATURE_TESTS: Record<string, string[]> = {
     "test/team-gateway.serve.test.ts > the UI's usage and log endpoints of instance B show the requests served through instance A",
   ],
   // Store "redis": the team's usage rollups and budgets' spend in Redis (issue 36).
-  'main/store/team-usage.ts': [
+  'main/usage/team-redis.ts': [
     "test/team-gateway.serve.test.ts > the UI's usage and log endpoints of instance B show the requests served through instance A",
     'test/team-gateway.serve.test.ts > a budget naming a key is enforced across the instances: 402 from every one once the team has spent it',
   ],

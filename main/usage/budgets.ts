@@ -4,7 +4,7 @@
 // (its app, its credential (`key`, gateway mode), both, or everything) are refused before forwarding: 402
 // budget_exceeded, naming the budget and the fix.
 // With the store in Redis (issue 36) a budget counts the team's spend: the instances add their costs to spend counters
-// in Redis (main/store/team-usage.ts) and each answer gives back the team's total (`teamSpent`); a budget's spend is
+// in Redis (main/usage/team-redis.ts) and each answer gives back the team's total (`teamSpent`); a budget's spend is
 // then that total plus this instance's costs not yet in it, so every instance refuses once the team has spent it.
 import { bareAppName } from '../../shared/app-name.ts';
 import type { Budget, UsageRecord, UsageSummary } from '../../shared/usage.ts';

@@ -1,6 +1,6 @@
 // The team's usage on Redis (store "redis", issue 36): two instances, each an engine with its request log and its usage
 // service on its own folder, their team usage (main/usage/team.ts) on one real Redis through the Redis rollups
-// (main/store/team-usage.ts). A request is counted once, by the instance that served it, and read back by any:
+// (main/usage/team-redis.ts). A request is counted once, by the instance that served it, and read back by any:
 // totals, by app, by key, by instance; the raw records through the request stream; a budget naming a key refuses on
 // every instance once the team has spent it; a batch sent twice counts once; Redis down: the batches wait, are added
 // once when it is back, and the summary says it is this instance's own meanwhile.
@@ -16,7 +16,7 @@ import { Engine } from '../proxy/engine.ts';
 import { newLogEntry } from '../proxy/request.ts';
 import { connectRedis, type RedisConnection } from '../store/redis-connection.ts';
 import { TeamLog } from '../store/team-log.ts';
-import { RedisTeamRollups } from '../store/team-usage.ts';
+import { RedisTeamRollups } from './team-redis.ts';
 import { Notifier } from './notifier.ts';
 import { UsageService } from './service.ts';
 import type { TeamUsage } from './team.ts';

@@ -55,7 +55,7 @@ export type SpendAnswer = { day: Map<string, number>; month: Map<string, number>
 /** The buckets a summary reads. */
 export type UsageBuckets = { minutes: number[]; hours: number[]; days: string[]; sessionDays: string[] };
 
-/** The team's rollups where they live (main/store/team-usage.ts: Redis). */
+/** The team's rollups where they live (main/usage/team-redis.ts: Redis). */
 export interface TeamRollups {
   /** Applies a batch once (by its id; null: nothing to add), then reads the spend counters. Rejects when unreachable. */
   add(batch: UsageBatch | null, read: SpendRead): Promise<SpendAnswer>;

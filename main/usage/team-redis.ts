@@ -10,10 +10,10 @@
 // One script run per batch adds every counter it changes and reads the budgets' counters back; `{usage}` is a hash
 // tag, so on a Redis Cluster every key of it is in one slot. Loaded only when the store is Redis.
 import type { UsageTotals } from '../../shared/usage.ts';
-import { DAY } from '../usage/periods.ts';
-import { emptyTotals, FIELDS, HOURS_KEPT_MS, MINUTES_KEPT_MS, Rollups, SESSION_DAYS_KEPT } from '../usage/rollups.ts';
-import type { SpendAnswer, SpendRead, TeamRollups, UsageBatch, UsageBuckets } from '../usage/team.ts';
-import type { RedisConnection } from './redis-connection.ts';
+import { DAY } from './periods.ts';
+import { emptyTotals, FIELDS, HOURS_KEPT_MS, MINUTES_KEPT_MS, Rollups, SESSION_DAYS_KEPT } from './rollups.ts';
+import type { SpendAnswer, SpendRead, TeamRollups, UsageBatch, UsageBuckets } from './team.ts';
+import type { RedisConnection } from '../store/redis-connection.ts';
 
 /** KEYS[1] the batch's marker, KEYS[2..n+1] the hashes added to, KEYS[n+2..n+3] the spend hashes read. See add(). */
 const FLUSH = `local n = tonumber(ARGV[1])
