@@ -52,9 +52,17 @@ export const ProviderSchema = z.strictObject({
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
 
 /**
+ * How a rule's providers are tried (README, "Routing strategies"): absent, in listed order as always; `ordered`, in
+ * listed order skipping a provider whose upstream rate-limit headers say its window is spent; `cheapest`, `fastest`
+ * and `balanced` reorder them per request (by price, by measured speed, by both), skipping spent ones too.
+ */
+export const STRATEGIES = ['ordered', 'cheapest', 'fastest', 'balanced'] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+/**
  * A routing rule: a glob on the model name, and where its requests go: `providers`, an ordered list (the first is
  * the primary, the rest its backups, tried in order), or `provider`, one name (a list of one; older files, and what
- * the UI writes for a rule with one provider). Exactly one of the two.
+ * the UI writes for a rule with one provider). Exactly one of the two. `strategy` chooses among them per request.
  */
 export const RuleSchema = z
   .strictObject({
@@ -63,6 +71,12 @@ export const RuleSchema = z
     providers: z
       .array(z.string().min(1, 'must name a provider'))
       .min(1, 'must list at least one provider (the first is the primary, the rest its backups)')
+      .optional(),
+    strategy: z
+      .enum(STRATEGIES, {
+        message:
+          'must be "ordered" (the list, skipping spent quotas), "cheapest", "fastest" or "balanced"; leave it out for the list as it is',
+      })
       .optional(),
   })
   .superRefine((r, ctx) => {
@@ -657,6 +671,7 @@ const FIELD_NAMES = [
   'pattern',
   'provider',
   'providers',
+  'strategy',
   'app',
   'model_override',
   'connect_ms',

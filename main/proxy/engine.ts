@@ -6,6 +6,7 @@ import type { RequestLog } from '../observability/request-log.ts';
 import { ModelCatalog } from './models.ts';
 import { ProviderPool } from './provider-pool.ts';
 import { Router } from './routing.ts';
+import type { PriceBook } from './strategy/choose.ts';
 
 /** The budgets' check before a model request is forwarded (main/usage/budgets.ts): throws 402 budget_exceeded. */
 export interface BudgetGate {
@@ -20,6 +21,8 @@ export class Engine {
   paused = false;
   /** The enforced budgets (set by the usage store; null: none checked). */
   budgets: BudgetGate | null = null;
+  /** Prices per million tokens, for the cheapest and balanced strategies (set by the usage room; null: none known). */
+  prices: PriceBook | null = null;
   private readonly forgetSecrets: () => void;
 
   constructor(

@@ -1,10 +1,18 @@
 // Runtime side of each configured provider: its upstream connection pool, circuit breaker and live status.
 import { Agent } from './undici-agent.ts';
 import type { ProviderState, ProviderStatus } from '../../shared/admin.ts';
-import { SECRET_HEADER_NAME, type Config, type ProviderConfig, type Timeouts } from '../../shared/config.ts';
+import {
+  SECRET_HEADER_NAME,
+  type Config,
+  type ProviderConfig,
+  ruleProviders,
+  type Timeouts,
+} from '../../shared/config.ts';
 import { redact } from '../observability/redact.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { type ProviderKind, providerKind } from './providers/index.ts';
+import { LatencyBook } from './strategy/latency.ts';
+import { QuotaState } from './strategy/quota.ts';
 
 /** How a failed attempt is classed: only `retryable` ones move on to the next candidate and count for the breaker. */
 export type AttemptFailure = {
@@ -37,6 +45,12 @@ export class ProviderRuntime {
   lastOkAt = 0;
   /** Set by the pool: told when the provider goes down or comes back. */
   watcher: PoolWatcher | null = null;
+  /**
+   * What its rate-limit headers say is left (strategy/quota.ts), and how fast it answers (strategy/latency.ts): kept
+   * only while a rule with a strategy names the provider (null otherwise, and nothing is read or measured).
+   */
+  quota: QuotaState | null = null;
+  latency: LatencyBook | null = null;
   private down = false;
   private agentKey = '';
 
@@ -83,6 +97,17 @@ export class ProviderRuntime {
     if (!config.enabled) this.state = 'disabled';
     else if (this.state === 'disabled') this.state = 'unknown';
     return this.agent;
+  }
+
+  /** Keeps (or drops) the quota and latency figures strategies read; kept figures survive a reload. */
+  track(on: boolean): void {
+    if (on) {
+      this.quota ??= new QuotaState();
+      this.latency ??= new LatencyBook();
+    } else {
+      this.quota = null;
+      this.latency = null;
+    }
   }
 
   /** The provider's key; `env:NAME` reads the environment variable NAME at use time. */
@@ -165,6 +190,13 @@ export class ProviderRuntime {
   }
 }
 
+/** The providers whose quota and speed are followed: those a routing rule with a strategy names. */
+function trackedProviders(config: Config): Set<string> {
+  const out = new Set<string>();
+  for (const r of config.routing.rules) if (r.strategy) for (const name of ruleProviders(r)) out.add(name);
+  return out;
+}
+
 /** All providers of the running config, kept across reloads so breakers and status survive an edit. */
 export class ProviderPool {
   private readonly byName = new Map<string, ProviderRuntime>();
@@ -179,6 +211,7 @@ export class ProviderPool {
 
   update(config: Config): void {
     const keep = new Set<string>();
+    const tracked = trackedProviders(config);
     for (const p of config.providers) {
       keep.add(p.name);
       const existing = this.byName.get(p.name);
@@ -188,6 +221,7 @@ export class ProviderPool {
         this.byName.set(p.name, rt);
         this.breakerLink?.(p.name, rt.breaker);
       }
+      this.byName.get(p.name)!.track(tracked.has(p.name));
     }
     for (const [name, rt] of this.byName) {
       if (!keep.has(name)) {

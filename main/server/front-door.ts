@@ -18,8 +18,10 @@ import { sessionOf } from '../proxy/session-id.ts';
 import {
   checkBudget,
   checkNotPaused,
+  chooseCandidates,
   newLogEntry,
   recordOutcome,
+  requestSize,
   routeRequest,
   stampLogEntry,
 } from '../proxy/request.ts';
@@ -132,12 +134,15 @@ export async function handleFrontDoor(
       quirks: quirkTableFor(engine.config),
     };
     const replyCtx = { ...ctx, model, ...(hub ? { request: hub } : {}) };
+    // A route with a strategy: its candidates ordered for this request, and spent quotas skipped (proxy/strategy/).
+    const size = requestSize(route, textBytes, hub?.max_completion_tokens ?? hub?.max_tokens);
     const outcome = await forwardWithFailover(
       {
         headers: req.headers,
         target: new HttpReplyTarget(res, door.format, replyCtx, stream),
-        candidates: route.candidates,
+        candidates: chooseCandidates(engine, route, size),
         model: route.model,
+        ...(size ? { estimate: size.promptTokens, stream } : {}),
         ...(admission ? { admission } : {}),
         ...(door.replies ? { replies: door.replies } : {}),
         planner: new DoorPlanner(door, input, untranslatable, replyCtx),

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { AttemptLog } from '../../../shared/admin.ts';
 import { ApiError } from '../../errors.ts';
-import type { AttemptFailure, ProviderPool } from '../provider-pool.ts';
+import type { AttemptFailure, ProviderPool, ProviderRuntime } from '../provider-pool.ts';
 import type { ResolvedCandidate } from '../routing.ts';
 import { type ForwardProgress, UpstreamAttempt } from './attempt.ts';
 import { type AttemptPlan, type Planner, type PlanTarget, RefusedField } from './plan.ts';
@@ -24,6 +24,13 @@ export type ForwardRequest = {
   admission?: { readonly headers: Record<string, string> };
   /** What the route's replies may be (reply-type.ts); default `api`: JSON or an event stream. */
   replies?: ReplyTypes;
+  /**
+   * The request's estimated tokens, given when its route has a strategy (strategy/choose.ts): a candidate whose
+   * upstream rate-limit headers say its window is spent (strategy/quota.ts) is then skipped before it is called.
+   */
+  estimate?: number;
+  /** The client asked for a stream: a provider's speed in tokens a second is measured only on streams. */
+  stream?: boolean;
 };
 
 /** What the request log needs to know about how forwarding went. */
@@ -73,6 +80,9 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
   let unsupported: string | ApiError | null = null;
   /** The first candidate that failed or was skipped as open: a later one answering is failover (pool.watcher). */
   let failedFirst: { provider: string; why: string } | null = null;
+  /** Candidates skipped because their quota was spent, and when the first of them opens again (epoch ms). */
+  let spentCount = 0;
+  let reopensFirst = Number.POSITIVE_INFINITY;
 
   for (let i = 0; i < f.candidates.length; i++) {
     const cand = f.candidates[i]!;
@@ -86,14 +96,28 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
       if (!(unsupported instanceof ApiError)) unsupported = plan; // the first refused field says the most
       continue;
     }
+    const quota = provider.quota;
+    if (quota !== null && f.estimate !== undefined) {
+      const now = Date.now();
+      const why = quota.spent(f.estimate, now);
+      if (why !== null) {
+        const error = `skipped before calling: ${quota.describe(why, f.estimate, now)}`;
+        attempts.push({ provider: cand.provider, status: null, error, latency_ms: 0 });
+        failedFirst ??= { provider: cand.provider, why: error };
+        spentCount++;
+        reopensFirst = Math.min(reopensFirst, quota.reopensAt(why, now));
+        continue;
+      }
+    }
     if (!provider.breaker.allow()) {
       attempts.push({ provider: cand.provider, status: null, error: 'circuit open: skipped', latency_ms: 0 });
       failedFirst ??= { provider: cand.provider, why: 'its circuit is open after repeated failures' };
       continue;
     }
     tried++;
+    if (quota !== null) quota.sent(f.estimate ?? 0);
     const t0 = performance.now();
-    const result = await new UpstreamAttempt(ctx, plan, provider, cand, i + 1).run();
+    const result = await new UpstreamAttempt(ctx, plan, provider, cand, i + 1, quota).run();
     const latency = performance.now() - t0;
     const dropped = plan.dropped ? { dropped: plan.dropped } : null;
     if (result.kind === 'done') {
@@ -112,7 +136,11 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
         );
       } else if (result.status === 401 || result.status === 403) {
         provider.recordRefusal(`HTTP ${result.status} (check this provider's api_key)`, latency);
-      } else provider.recordSuccess(latency);
+      } else {
+        provider.recordSuccess(latency);
+        if (provider.latency !== null && result.status < 400)
+          recordLatency(provider.latency, f, outcome, t0 - ctx.started, latency);
+      }
       if (failedFirst && result.status < 400 && !result.midStreamError)
         pool.watcher?.failover(f.model, failedFirst.provider, cand.provider, failedFirst.why);
       return outcome;
@@ -139,11 +167,13 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
   }
 
   const error =
-    tried === 0 && unsupported && attempts.every((a) => a.error !== 'circuit open: skipped')
-      ? unsupported instanceof ApiError
-        ? unsupported
-        : new ApiError('unsupported_endpoint', `${unsupported}.`)
-      : allFailedError(f.model, attempts, lastFailure, tried);
+    tried === 0 && spentCount > 0
+      ? quotaSpentError(f.model, attempts, reopensFirst)
+      : tried === 0 && unsupported && attempts.every((a) => a.error !== 'circuit open: skipped')
+        ? unsupported instanceof ApiError
+          ? unsupported
+          : new ApiError('unsupported_endpoint', `${unsupported}.`)
+        : allFailedError(f.model, attempts, lastFailure, tried);
   outcome.status = error.status;
   outcome.errorCode = error.code;
   outcome.error = error;
@@ -158,6 +188,30 @@ function planOrRefusal(planner: Planner, target: PlanTarget): AttemptPlan | stri
     if (err instanceof RefusedField) return err;
     throw err;
   }
+}
+
+/** A reply that ended well teaches the provider's speed for the model (strategy/latency.ts). */
+function recordLatency(
+  book: NonNullable<ProviderRuntime['latency']>,
+  f: ForwardRequest,
+  outcome: ForwardOutcome,
+  startedAfter: number,
+  durationMs: number,
+): void {
+  const ttfb = outcome.ttfbMs === null ? durationMs : Math.max(0, outcome.ttfbMs - startedAfter);
+  book.record(f.model, ttfb, durationMs, outcome.completionTokens, f.stream === true, Date.now());
+}
+
+/** 429 when no candidate was called because every one left had spent its rate-limit window: retry when one opens. */
+function quotaSpentError(model: string, attempts: AttemptLog[], reopensAt: number): ApiError {
+  const list = attempts.map((a) => `${a.provider}: ${a.error?.replace(/\.$/, '') ?? `HTTP ${a.status}`}`).join('; ');
+  const e = new ApiError(
+    'upstream_rate_limited',
+    `No provider for model "${model}" was called: their rate-limit windows are spent (${list}).`,
+    'Wait for the time in Retry-After, or add a provider with quota left to the rule.',
+  );
+  e.headers['retry-after'] = String(Math.max(1, Math.ceil((reopensAt - Date.now()) / 1000)));
+  return e;
 }
 
 function allFailedError(model: string, attempts: AttemptLog[], last: LastFailure | null, tried: number): ApiError {
