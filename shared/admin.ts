@@ -86,6 +86,48 @@ export type RouteExplanation = {
   candidates: RouteCandidate[];
   skipped: RouteSkip[];
   steps: string[];
+  /** The admin API's answer: the order the candidates would be tried in now, each with why (RouteDecision). */
+  decisions?: RouteDecision[];
+};
+
+/** The request size the route tester explains decisions for (query or body fields; caps keep the figures sane). */
+export const RouteSizeSchema = z.object({
+  /** The prompt's tokens (default 1,000). */
+  prompt_tokens: z.coerce.number().int().min(0).max(10_000_000).optional(),
+  /** The request's max_tokens (default: none, so 1,024 expected). */
+  max_tokens: z.coerce.number().int().min(1).max(10_000_000).optional(),
+});
+export const DEFAULT_TESTER_PROMPT_TOKENS = 1000;
+
+/**
+ * The route tester's account of one candidate for a request of a given size (README, "Routing strategies"), in the
+ * order the candidates would be tried now: `call` (the first called), `backup` (called if those before fail), `skip`
+ * (not called: its quota is spent or its circuit is open), with `why` in a sentence and what the strategy read.
+ */
+export type RouteDecision = {
+  provider: string;
+  action: 'call' | 'backup' | 'skip';
+  why: string;
+  /** The strategy of the rule that listed it (null: a rule without one, an app rule or the default provider). */
+  strategy: 'ordered' | 'cheapest' | 'fastest' | 'balanced' | null;
+  /** This request's estimated price there (null: no price known, or the strategy reads none). */
+  estimated_cost_usd: number | null;
+  /** The expected time to answer it there (null: nothing measured recently, or the strategy reads none). */
+  expected_ms: number | null;
+  latency: {
+    source: 'traffic' | 'health_check';
+    ttfb_ms: number;
+    tokens_per_s: number | null;
+    samples: number;
+    age_s: number;
+  } | null;
+  quota: {
+    requests_left: number;
+    requests_limit: number;
+    tokens_left: number;
+    read_at: string | null;
+    blocked_until: string | null;
+  } | null;
 };
 
 /** Where a limit in force comes from (README, "Limits"). */

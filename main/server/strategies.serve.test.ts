@@ -3,7 +3,7 @@
 // its window is spent is skipped before it is called. The official OpenAI client parses every answer.
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { RequestLogEntry } from '../../shared/admin.ts';
+import type { RequestLogEntry, RouteDecision } from '../../shared/admin.ts';
 import { defaultBehaviorBeforeEach, shutDownAfterAll } from '../../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
 import { configFor, type ServeProcess, startServe } from '../../test/support/serve-process.ts';
@@ -65,6 +65,25 @@ describe('cheapest', () => {
     expect(c.chatCount()).toBe(0);
   });
 
+  it('the route tester explains the order: each provider with its estimated cost, which is called and why', async () => {
+    const r = (await (await sb.admin('/route?model=cheap-model&prompt_tokens=2000&max_tokens=500')).json()) as {
+      request: { prompt_tokens: number; expected_output_tokens: number };
+      decisions: RouteDecision[];
+    };
+    expect(r.request).toEqual({ prompt_tokens: 2000, expected_output_tokens: 500 });
+    expect(r.decisions.map((d) => [d.provider, d.action, d.strategy])).toEqual([
+      ['b', 'call', 'cheapest'],
+      ['c', 'backup', 'cheapest'],
+      ['a', 'backup', 'cheapest'],
+    ]);
+    // b: 2,000 × $0.15/M + 500 × $0.60/M = $0.0006.
+    expect(r.decisions[0]!.estimated_cost_usd).toBeCloseTo(0.0006, 8);
+    expect(r.decisions[0]!.why).toMatch(/^called first: rule "cheap-\*" \(cheapest\): ~\$0\.00060 for this request/);
+    expect(r.decisions[2]!.why).toMatch(/^backup if the ones before fail: .*~\$0\.0135/);
+    const bad = await sb.admin('/route?model=cheap-model&prompt_tokens=-1');
+    expect(bad.status).toBe(400);
+  });
+
   it('the next cheapest serves when the cheapest fails', async () => {
     b.setBehavior({ status: 503 });
     expect((await ask('cheap-model')).provider).toBe('c');
@@ -79,6 +98,11 @@ describe('fastest', () => {
     // Each is measured once (unmeasured providers go first), then the fast one takes the rest.
     expect(served.slice(0, 2).sort()).toEqual(['a', 'b']);
     expect(served.slice(2)).toEqual(['b', 'b', 'b', 'b']);
+    const r = (await (await sb.admin('/route?model=fast-model')).json()) as { decisions: RouteDecision[] };
+    expect(r.decisions.map((d) => d.provider)).toEqual(['b', 'a']);
+    expect(r.decisions[1]!.expected_ms).toBeGreaterThan(r.decisions[0]!.expected_ms! + 200);
+    expect(r.decisions[1]!.latency).toMatchObject({ source: 'traffic' });
+    expect(r.decisions[0]!.why).toMatch(/\(fastest\): ~\d+ ms expected/);
   });
 });
 
@@ -99,6 +123,14 @@ describe('quota-aware skipping', () => {
     const entry = (await logs()).find((e) => e.requested_model === 'quota-model' && e.provider === 'b')!;
     expect(entry.attempts[0]).toMatchObject({ provider: 'a', status: null });
     expect(entry.attempts[0]!.error).toMatch(/skipped before calling: quota spent: .*0 requests left of 60/);
+    // The route tester says the same before anything is sent, with what the headers said.
+    const r = (await (await sb.admin('/route?model=quota-model')).json()) as { decisions: RouteDecision[] };
+    expect(r.decisions.map((d) => [d.provider, d.action])).toEqual([
+      ['a', 'skip'],
+      ['b', 'call'],
+    ]);
+    expect(r.decisions[0]!.why).toMatch(/^skipped before calling: quota spent: .*0 requests left of 60/);
+    expect(r.decisions[0]!.quota).toMatchObject({ requests_left: 0, requests_limit: 60 });
   });
 
   it('a rule without a strategy reads no quota: its providers are called as listed', async () => {

@@ -295,11 +295,18 @@ export function RoutingPage() {
                 : ' — with the rules as saved'}
             </p>
             <ol>
-              {explained.candidates.map((c) => (
-                <li key={c.provider} data-testid="tester-candidate">
-                  <strong>{c.provider}</strong> — {c.reason}
-                </li>
-              ))}
+              {explained.decisions?.some((d) => d.strategy !== null || d.action === 'skip')
+                ? // A strategy or a skipped provider: the order it gives now, each with why (README, "Routing strategies").
+                  explained.decisions.map((d) => (
+                    <li key={d.provider} data-testid="tester-candidate">
+                      <strong>{d.provider}</strong> — {d.why}
+                    </li>
+                  ))
+                : explained.candidates.map((c) => (
+                    <li key={c.provider} data-testid="tester-candidate">
+                      <strong>{c.provider}</strong> — {c.reason}
+                    </li>
+                  ))}
             </ol>
             {explained.candidates.length === 0 && <p className="error">No provider can serve this model.</p>}
             {explained.skipped.length > 0 && (
