@@ -28,27 +28,52 @@ export const TimeoutsSchema = z.strictObject({
 });
 export type Timeouts = z.infer<typeof TimeoutsSchema>;
 
-export const ProviderSchema = z.strictObject({
-  name: z
-    .string()
-    .min(1, 'must not be empty')
-    .regex(/^[A-Za-z0-9._-]+$/, 'may use letters, digits, ".", "_" and "-" only (it appears in headers and logs)'),
-  base_url: httpUrl,
-  api_key: z.string().default(''),
-  enabled: z.boolean().default(true),
-  type: z.enum(PROVIDER_TYPES).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  timeouts: TimeoutsSchema.partial().optional(),
-  /**
-   * Wire formats the provider serves natively besides its type's own, whose requests then pass through to it
-   * untranslated (README, "Wire formats"). Today only "responses": POST <base_url>/responses (<base_url>/v1/responses
-   * for type ollama), as OpenRouter, Ollama, vLLM and LM Studio serve. Left out, only api.openai.com is taken to serve
-   * it; [] says this provider does not.
-   */
-  native_formats: z
-    .array(z.enum(NATIVE_FORMATS, { message: 'the only format a provider can declare today is "responses"' }))
-    .optional(),
-});
+export const ProviderSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .min(1, 'must not be empty')
+      .regex(/^[A-Za-z0-9._-]+$/, 'may use letters, digits, ".", "_" and "-" only (it appears in headers and logs)'),
+    base_url: httpUrl,
+    api_key: z.string().default(''),
+    /**
+     * A pool of keys for the same account or several (README, "Key pools"): each may be `env:NAME`. A session is pinned
+     * to one key; a key answering 401, 403 or 429 is benched and its sessions move. Set this or api_key, not both.
+     */
+    api_keys: z
+      .array(
+        z
+          .string()
+          .min(1, 'must not be empty (a key, or "env:NAME")')
+          .max(4096, 'is longer than any API key (4,096 characters at most)'),
+      )
+      .min(1, 'must list at least one key (or leave api_keys out and set api_key)')
+      .max(64, 'lists more than 64 keys')
+      .optional(),
+    enabled: z.boolean().default(true),
+    type: z.enum(PROVIDER_TYPES).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    timeouts: TimeoutsSchema.partial().optional(),
+    /**
+     * Wire formats the provider serves natively besides its type's own, whose requests then pass through to it
+     * untranslated (README, "Wire formats"). Today only "responses": POST <base_url>/responses (<base_url>/v1/responses
+     * for type ollama), as OpenRouter, Ollama, vLLM and LM Studio serve. Left out, only api.openai.com is taken to serve
+     * it; [] says this provider does not.
+     */
+    native_formats: z
+      .array(z.enum(NATIVE_FORMATS, { message: 'the only format a provider can declare today is "responses"' }))
+      .optional(),
+  })
+  .superRefine((p, ctx) => {
+    if (p.api_keys !== undefined && p.api_key !== '')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['api_keys'],
+        message: 'and api_key are both set: put every key in api_keys and leave api_key out (or "")',
+      });
+    if (p.api_keys !== undefined && new Set(p.api_keys).size !== p.api_keys.length)
+      ctx.addIssue({ code: 'custom', path: ['api_keys'], message: 'lists a key twice' });
+  });
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
 
 /**
@@ -367,7 +392,7 @@ export function effectiveStore(cfg: StoreConfig, envUrl: string | undefined): St
 /** The environment variables config.json's `env:NAME` values name: providers' keys, the gateway's JWT keys. */
 export function envReferences(config: Pick<Config, 'providers' | 'gateway'>): string[] {
   const values = [
-    ...config.providers.flatMap((p) => [p.api_key, ...Object.values(p.headers ?? {})]),
+    ...config.providers.flatMap((p) => [p.api_key, ...(p.api_keys ?? []), ...Object.values(p.headers ?? {})]),
     config.gateway.jwt?.secret,
     config.gateway.jwt?.public_key,
   ];
@@ -663,6 +688,7 @@ const FIELD_NAMES = [
   'name',
   'base_url',
   'api_key',
+  'api_keys',
   'enabled',
   'type',
   'headers',

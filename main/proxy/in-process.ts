@@ -13,6 +13,7 @@ import { forwardWithFailover, hubForProvider } from './forward/index.ts';
 import type { AttemptPlan, ClientListener, Planner, PlanTarget, ReplySink, ReplyTarget } from './forward/index.ts';
 import { NO_USAGE, type SinkInit, type Usage, usageOfHub } from './forward/index.ts';
 import { type QuirkTable, quirkTableFor } from './quirks.ts';
+import { stickyKeyOf } from './strategy/sticky.ts';
 import { checkBudget, chooseCandidates, newLogEntry, recordOutcome, requestSize, routeRequest } from './request.ts';
 
 /** Chunks queued for the reader past which the upstream read pauses until the reader catches up. */
@@ -227,6 +228,7 @@ export async function* chatInProcess(
         candidates: chooseCandidates(engine, route, size),
         model: route.model,
         ...(size ? { estimate: size.promptTokens, stream: true } : {}),
+        session: () => stickyKeyOf({}, null, hub.messages[0]),
         planner: new InProcessPlanner(hub, quirkTableFor(engine.config)),
       },
       engine.pool,

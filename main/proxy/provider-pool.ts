@@ -11,6 +11,7 @@ import {
 import { redact } from '../observability/redact.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { type ProviderKind, providerKind } from './providers/index.ts';
+import { KeyPool } from './strategy/key-pool.ts';
 import { LatencyBook } from './strategy/latency.ts';
 import { QuotaState } from './strategy/quota.ts';
 
@@ -51,6 +52,8 @@ export class ProviderRuntime {
    */
   quota: QuotaState | null = null;
   latency: LatencyBook | null = null;
+  /** Its api_keys (strategy/key-pool.ts), or null when it has one api_key. */
+  keyPool: KeyPool | null = null;
   private down = false;
   private agentKey = '';
 
@@ -75,6 +78,10 @@ export class ProviderRuntime {
     this.kind = providerKind(config);
     this.breaker.options = global.circuit_breaker;
     this.timeouts = { ...global.timeouts, ...config.timeouts };
+    const keys = config.api_keys;
+    if (keys === undefined || keys.length === 0) this.keyPool = null;
+    else if (this.keyPool === null) this.keyPool = new KeyPool(keys);
+    else this.keyPool.update(keys);
     const url = new URL(config.base_url);
     this.baseUrl = url;
     this.origin = url.origin;
@@ -120,12 +127,16 @@ export class ProviderRuntime {
   /** What this provider sends that is secret: its key, and the values of its credential-like config headers. */
   *secrets(): Iterable<string> {
     yield this.key();
+    const pool = this.keyPool;
+    if (pool !== null) for (let i = 0; i < pool.keys.length; i++) yield pool.value(i);
     for (const [name, value] of Object.entries(this.config.headers ?? {}))
       if (SECRET_HEADER_NAME.test(name)) yield value.replace(/^(?:Bearer|Basic|Token)\s+/i, '');
   }
 
-  requestHeaders(): Record<string, string> {
-    return { ...this.config.headers, ...this.kind.authHeaders(this.key()) };
+  /** The headers every upstream call carries: config headers and the auth of `key` (default: api_key, else the pool's first). */
+  requestHeaders(key?: string): Record<string, string> {
+    const k = key ?? (this.keyPool !== null && this.config.api_key === '' ? this.keyPool.value(0) : this.key());
+    return { ...this.config.headers, ...this.kind.authHeaders(k) };
   }
 
   recordSuccess(latencyMs: number): void {

@@ -82,6 +82,11 @@ function secretsOf(config: unknown): Map<string, Secret> {
     if (!p || typeof p !== 'object') continue;
     const name = typeof p.name === 'string' ? p.name : '';
     at(`providers.${name}.api_key`, p as Record<string, unknown>, 'api_key');
+    const pool = (p as { api_keys?: unknown }).api_keys;
+    if (Array.isArray(pool))
+      pool.forEach((_, i) =>
+        at(`providers.${name}.api_keys.${i}`, pool as unknown as Record<string, unknown>, String(i)),
+      );
     if (p.headers && typeof p.headers === 'object')
       for (const h of Object.keys(p.headers))
         if (SECRET_HEADER_NAME.test(h)) at(`providers.${name}.headers.${h}`, p.headers as Record<string, unknown>, h);

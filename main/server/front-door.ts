@@ -15,6 +15,7 @@ import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
 import { sessionOf } from '../proxy/session-id.ts';
+import { stickyKeyOf } from '../proxy/strategy/sticky.ts';
 import {
   checkBudget,
   checkNotPaused,
@@ -143,6 +144,7 @@ export async function handleFrontDoor(
         candidates: chooseCandidates(engine, route, size),
         model: route.model,
         ...(size ? { estimate: size.promptTokens, stream } : {}),
+        session: () => stickyKeyOf(req.headers, json, hub?.messages[0]),
         ...(admission ? { admission } : {}),
         ...(door.replies ? { replies: door.replies } : {}),
         planner: new DoorPlanner(door, input, untranslatable, replyCtx),

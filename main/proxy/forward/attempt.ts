@@ -105,6 +105,8 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     private readonly attemptNo: number,
     /** The rate-limit state its reply's headers update (a tracked provider's: strategy/quota.ts), or null. */
     private readonly quota: QuotaState | null = null,
+    /** A key of the provider's pool for this attempt: a 401 or 403 then fails over to the next key instead of answering. */
+    private readonly key: string | null = null,
   ) {
     this.clientLeft = a.target.gone;
     // An upload's body is streamed: undici's first-byte timer, which does not run out while the body is still being
@@ -130,7 +132,13 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
           origin: provider.origin,
           path: provider.basePath + plan.path,
           method: 'POST',
-          headers: upstreamHeaders(this.a.headers, provider, length, !upload && plan.translate !== undefined),
+          headers: upstreamHeaders(
+            this.a.headers,
+            provider,
+            length,
+            !upload && plan.translate !== undefined,
+            this.key ?? undefined,
+          ),
           body: this.bodyStream ?? plan.body,
           headersTimeout: this.ownTimers ? 0 : provider.timeouts.first_byte_ms,
           bodyTimeout: this.ownTimers ? 0 : provider.timeouts.idle_ms,
@@ -244,7 +252,7 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
       const ms = this.provider.timeouts.idle_ms;
       this.timer = ms > 0 ? setTimeout(idleTimedOut, ms, this) : null;
     }
-    this.failing = isRetryableStatus(statusCode);
+    this.failing = isRetryableStatus(statusCode) || (this.key !== null && (statusCode === 401 || statusCode === 403));
     if (this.failing) return;
     if (statusCode >= 200 && statusCode < 400) {
       const verdict = judgeReply(statusCode, responseHeaders, this.a.replies, this.plan.translate === undefined);

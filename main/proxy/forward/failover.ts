@@ -5,7 +5,8 @@ import type { AttemptLog } from '../../../shared/admin.ts';
 import { ApiError } from '../../errors.ts';
 import type { AttemptFailure, ProviderPool, ProviderRuntime } from '../provider-pool.ts';
 import type { ResolvedCandidate } from '../routing.ts';
-import { type ForwardProgress, UpstreamAttempt } from './attempt.ts';
+import { type AttemptResult, type ForwardProgress, UpstreamAttempt } from './attempt.ts';
+import { resetAt } from '../strategy/quota.ts';
 import { type AttemptPlan, type Planner, type PlanTarget, RefusedField } from './plan.ts';
 import type { ReplyTypes } from './reply-type.ts';
 import type { ReplyTarget } from './target.ts';
@@ -31,6 +32,11 @@ export type ForwardRequest = {
   estimate?: number;
   /** The client asked for a stream: a provider's speed in tokens a second is measured only on streams. */
   stream?: boolean;
+  /**
+   * The request's session for a key pool's stickiness (strategy/key-pool.ts: a session header, a prompt_cache_key, or
+   * the first message's hash), asked for only when a candidate has a pool; null: none.
+   */
+  session?: () => string | null;
 };
 
 /** What the request log needs to know about how forwarding went. */
@@ -83,6 +89,8 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
   /** Candidates skipped because their quota was spent, and when the first of them opens again (epoch ms). */
   let spentCount = 0;
   let reopensFirst = Number.POSITIVE_INFINITY;
+  /** The request's session, asked for once when a key pool needs it (f.session). */
+  let session: string | null | undefined;
 
   for (let i = 0; i < f.candidates.length; i++) {
     const cand = f.candidates[i]!;
@@ -114,12 +122,51 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
       failedFirst ??= { provider: cand.provider, why: 'its circuit is open after repeated failures' };
       continue;
     }
-    tried++;
-    if (quota !== null) quota.sent(f.estimate ?? 0);
-    const t0 = performance.now();
-    const result = await new UpstreamAttempt(ctx, plan, provider, cand, i + 1, quota).run();
-    const latency = performance.now() - t0;
     const dropped = plan.dropped ? { dropped: plan.dropped } : null;
+    // One attempt, or for a provider with a key pool (strategy/key-pool.ts) one per key until a key is not refused:
+    // a key answering 401, 403 or 429 is benched and the request moves to the next key of the same provider.
+    const keys = provider.keyPool;
+    let keysTried: Set<number> | null = null;
+    let result: AttemptResult | null = null;
+    let t0 = 0;
+    let latency = 0;
+    for (;;) {
+      const k = keys === null ? -1 : keys.pick((session ??= f.session?.() ?? null), Date.now(), keysTried ?? undefined);
+      if (keys !== null && k < 0) break;
+      const q = keys === null ? quota : keys.keys[k]!.quota;
+      tried++;
+      if (q !== null) q.sent(f.estimate ?? 0);
+      t0 = performance.now();
+      result = await new UpstreamAttempt(ctx, plan, provider, cand, i + 1, q, k < 0 ? null : keys!.value(k)).run();
+      latency = performance.now() - t0;
+      const status = result.kind === 'failed' ? result.failure.status : null;
+      if (keys === null || (status !== 401 && status !== 403 && status !== 429)) break;
+      const now = Date.now();
+      const ra = result.kind === 'failed' ? result.retryAfter : undefined;
+      keys.bench(k, status, Math.max(resetAt(ra, now), keys.keys[k]!.quota.blockedUntil), now);
+      const failure = (result as Extract<AttemptResult, { kind: 'failed' }>).failure;
+      const error = `key ${k + 1} of ${keys.keys.length}: ${failure.message}; benched until ${new Date(keys.keys[k]!.benchedUntil).toISOString()}`;
+      attempts.push({ provider: cand.provider, status, error, latency_ms: Math.round(latency), ...dropped });
+      lastFailure = { ...failure, provider: cand.provider, ...(ra ? { retryAfter: ra } : {}) };
+      (keysTried ??= new Set()).add(k);
+      result = null;
+    }
+    if (result === null) {
+      // Every key of the pool is benched (or was refused just now): the next candidate.
+      const why = `every key is benched (${keys!.keys.map((key, n) => `key ${n + 1}: ${key.benchedWhy || 'quota spent'}`).join('; ')})`;
+      if (keysTried === null) {
+        attempts.push({
+          provider: cand.provider,
+          status: null,
+          error: `skipped before calling: ${why}`,
+          latency_ms: 0,
+        });
+        spentCount++;
+        reopensFirst = Math.min(reopensFirst, keys!.firstBack(Date.now()));
+      }
+      failedFirst ??= { provider: cand.provider, why };
+      continue;
+    }
     if (result.kind === 'done') {
       attempts.push({
         provider: cand.provider,
