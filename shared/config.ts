@@ -77,6 +77,24 @@ export const ProviderSchema = z
 export type ProviderConfig = z.infer<typeof ProviderSchema>;
 
 /**
+ * Offline and outage fallback (README, "Offline fallback"): when every provider of a route fails as unreachable (cannot
+ * connect, DNS, timeout, circuit open, 5xx or 529), the request goes to these local providers, its model renamed by the
+ * first glob of `model_map` that matches it (a model no glob matches is not served locally).
+ */
+export const OfflineSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  providers: z.array(z.string().min(1, 'must name a provider')).max(16, 'lists more than 16 providers').default([]),
+  model_map: z
+    .record(
+      z.string().min(1, 'must be a glob on the model name').max(200, 'is longer than 200 characters'),
+      z.string().min(1, 'must name the local model').max(200, 'is longer than 200 characters'),
+    )
+    .refine((m) => Object.keys(m).length <= 100, 'maps more than 100 patterns')
+    .default({}),
+});
+export type OfflineConfig = z.infer<typeof OfflineSchema>;
+
+/**
  * How a rule's providers are tried (README, "Routing strategies"): absent, in listed order as always; `ordered`, in
  * listed order skipping a provider whose upstream rate-limit headers say its window is spent; `cheapest`, `fastest`
  * and `balanced` reorder them per request (by price, by measured speed, by both), skipping spent ones too.
@@ -550,6 +568,7 @@ export const ConfigSchema = z
       .strictObject({
         default_provider: z.string().default(''),
         rules: z.array(RuleSchema).default([]),
+        offline: OfflineSchema.optional(),
       })
       .default({ default_provider: '', rules: [] }),
     app_rules: z.array(AppRuleSchema).default([]),
@@ -698,6 +717,8 @@ const FIELD_NAMES = [
   'provider',
   'providers',
   'strategy',
+  'offline',
+  'model_map',
   'app',
   'model_override',
   'connect_ms',

@@ -3,6 +3,7 @@ import micromatch from 'micromatch';
 import type { RouteCandidate, RouteExplanation, RouteSkip } from '../../shared/admin.ts';
 import { type AppRule, type Config, type ProviderConfig, ruleProviders } from '../../shared/config.ts';
 import { bareAppName } from './apps/os-process.ts';
+import { mapModel } from './offline.ts';
 import { RouteChoice, type StrategyGroup } from './strategy/choose.ts';
 
 /** Globs: `*` matches any run of characters (slashes too, so a lone `*` matches every model); case-insensitive. */
@@ -133,6 +134,16 @@ export class Router {
       add(def, 'default');
     } else {
       steps.push('routing.default_provider is not set');
+    }
+
+    const off = this.config.routing.offline;
+    if (off?.enabled && off.providers.length) {
+      const local = mapModel(off.model_map, model);
+      steps.push(
+        local === null
+          ? `routing.offline is on, but no glob of its model_map matches "${model}": not served locally in an outage`
+          : `if every provider above is out of reach (cannot connect, timeout, circuit open, 5xx/529): routing.offline → ${off.providers.join(', then ')} as "${local}"`,
+      );
     }
 
     return {

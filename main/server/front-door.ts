@@ -14,6 +14,7 @@ import { forwardWithFailover, HttpReplyTarget, sendFormatError } from '../proxy/
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
+import { noteOffline, offlineAdmission, offlinePlan } from '../proxy/offline.ts';
 import { sessionOf } from '../proxy/session-id.ts';
 import { stickyKeyOf } from '../proxy/strategy/sticky.ts';
 import {
@@ -151,6 +152,52 @@ export async function handleFrontDoor(
       },
       engine.pool,
     );
+    // Every provider of the route out of reach: the local providers of routing.offline, the model mapped (offline.ts).
+    const offline = offlinePlan(engine, route, outcome);
+    if (offline !== null) {
+      const local = offline.model;
+      const localInput: PlanInput = {
+        ...input,
+        hub: { ...input.hub, model: local },
+        model: local,
+        rawBody:
+          door.modelInBody && !spooled ? Buffer.from(JSON.stringify({ ...(json as object), model: local })) : rawBody,
+      };
+      const offlineOutcome = await forwardWithFailover(
+        {
+          headers: req.headers,
+          target: new HttpReplyTarget(res, door.format, replyCtx, stream),
+          candidates: offline.candidates,
+          model: local,
+          admission: offlineAdmission(admission, offline.header),
+          ...(door.replies ? { replies: door.replies } : {}),
+          planner: new DoorPlanner(door, localInput, untranslatable, replyCtx),
+        },
+        engine.pool,
+      );
+      offlineOutcome.attempts = [...outcome.attempts, ...offlineOutcome.attempts];
+      if (offlineOutcome.error === null) noteOffline(engine, true, offline.header);
+      if (offlineOutcome.error !== null) {
+        // The local providers failed too: the cloud's error, saying so.
+        const cloud = outcome.error!;
+        const e = new ApiError(
+          cloud.code,
+          `${cloud.message} Offline fallback (routing.offline, model "${local}") failed too: ${offlineOutcome.error.message}`,
+          cloud.action,
+        );
+        Object.assign(e.headers, cloud.headers);
+        offlineOutcome.error = e;
+        offlineOutcome.status = e.status;
+        offlineOutcome.errorCode = e.code;
+      }
+      recordOutcome(entry, offlineOutcome);
+      if (offlineOutcome.error) {
+        if (admission) Object.assign(offlineOutcome.error.headers, admission.headers);
+        sendFormatError(res, door.format, offlineOutcome.error);
+      }
+      return;
+    }
+    if (outcome.error === null) noteOffline(engine, false, '');
     recordOutcome(entry, outcome);
     if (outcome.error) {
       if (admission) Object.assign(outcome.error.headers, admission.headers);

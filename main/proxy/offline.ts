@@ -1,0 +1,92 @@
+// Offline and outage fallback (routing.offline, README "Offline fallback"): when every provider of a route failed as
+// unreachable (no network, DNS, connect refused or timed out, circuit open, 5xx or 529) and nothing reached the client,
+// the request goes to the local providers of routing.offline, its model renamed by the first glob of model_map that
+// matches it, in the client's own format. The reply says so (x-switchboard-route: offline, x-switchboard-offline).
+// Recovery needs nothing: every request tries the route's providers first (a refused connection fails in
+// milliseconds), and a provider whose circuit opened is probed again by its breaker's half-open call and the health
+// checks; the first request a cloud provider answers is served by it again.
+import micromatch from 'micromatch';
+import type { ErrorCode } from '../errors.ts';
+import { logger } from '../observability/logger.ts';
+import type { Engine } from './engine.ts';
+import type { ForwardOutcome } from './forward/index.ts';
+import type { ResolvedCandidate, ResolvedRoute } from './routing.ts';
+
+/** The errors that mean "the cloud is out of reach", after which the local providers serve. */
+const OUTAGE: ReadonlySet<string> = new Set<ErrorCode>([
+  'upstream_unreachable',
+  'upstream_timeout',
+  'upstream_error',
+  'no_healthy_provider',
+]);
+
+export type OfflinePlan = { candidates: ResolvedCandidate[]; model: string; header: string };
+
+/** The local model for `model` (null: no glob of the map matches it). */
+export function mapModel(map: Record<string, string>, model: string): string | null {
+  for (const [glob, local] of Object.entries(map))
+    if (micromatch.isMatch(model, glob, { bash: true, nocase: true })) return local;
+  return null;
+}
+
+/**
+ * Where a failed request goes offline (null: not enabled, not an outage, the route already was the local providers,
+ * or no glob maps its model).
+ */
+export function offlinePlan(engine: Engine, route: ResolvedRoute, outcome: ForwardOutcome): OfflinePlan | null {
+  const off = engine.config.routing.offline;
+  if (!off?.enabled || off.providers.length === 0) return null;
+  if (outcome.error === null || !OUTAGE.has(outcome.error.code)) return null;
+  const model = mapModel(off.model_map, route.model);
+  if (model === null) return null;
+  const tried = new Set(outcome.attempts.map((a) => a.provider));
+  const candidates: ResolvedCandidate[] = [];
+  for (const name of off.providers) {
+    const config = engine.config.providers.find((p) => p.name === name);
+    if (!config?.enabled) continue;
+    // A local provider the route already tried with this very model failed like the others.
+    if (tried.has(name) && model === route.model) continue;
+    candidates.push({ provider: name, reason: 'offline', config, label: 'offline' });
+  }
+  if (candidates.length === 0) return null;
+  return { candidates, model, header: `serving locally: ${ascii(route.model)} -> ${ascii(model)}` };
+}
+
+/** A header value keeps printable ASCII only. */
+function ascii(s: string): string {
+  return s.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+}
+
+/** The reply's extra headers for an offline attempt: the limiter's (read when the reply goes) and x-switchboard-offline. */
+export function offlineAdmission(
+  admission: { readonly headers: Record<string, string> } | null,
+  header: string,
+): { readonly headers: Record<string, string> } {
+  return {
+    get headers() {
+      return { ...admission?.headers, 'x-switchboard-offline': header };
+    },
+  };
+}
+
+/** Since when each engine has served offline (absent: it is not). */
+const servingOffline = new WeakMap<Engine, number>();
+
+/** A request was served offline (true) or by its route (false): the log says when that changes. */
+export function noteOffline(engine: Engine, offline: boolean, header: string): void {
+  const since = servingOffline.get(engine);
+  if (offline && since === undefined) {
+    servingOffline.set(engine, Date.now());
+    logger.warn(`offline: every provider of a route is out of reach, ${header} (routing.offline)`);
+  } else if (!offline && since !== undefined) {
+    servingOffline.delete(engine);
+    logger.info(
+      `back online: a route's provider answered again after ${Math.round((Date.now() - since) / 1000)} s offline`,
+    );
+  }
+}
+
+/** Whether the engine's last outage sent requests to the local providers, and since when (for the status). */
+export function offlineSince(engine: Engine): number | null {
+  return servingOffline.get(engine) ?? null;
+}
