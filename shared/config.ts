@@ -121,6 +121,11 @@ export const RuleSchema = z
           'must be "ordered" (the list, skipping spent quotas), "cheapest", "fastest" or "balanced"; leave it out for the list as it is',
       })
       .optional(),
+    /**
+     * A stream cut after its text started is continued on the next provider (README, "Mid-stream continuation").
+     * Off by default.
+     */
+    continue_on_cut: z.boolean().optional(),
   })
   .superRefine((r, ctx) => {
     if (r.provider !== undefined && r.providers !== undefined)
@@ -717,6 +722,7 @@ const FIELD_NAMES = [
   'provider',
   'providers',
   'strategy',
+  'continue_on_cut',
   'offline',
   'model_map',
   'app',

@@ -5,6 +5,7 @@ import type { ApiError } from '../errors.ts';
 import type { ClientContext, ClientFormat, HubRequest, ReplyContext } from './formats/hub/index.ts';
 import { type AttemptPlan, chatPlan, type Planner, type PlanTarget, type UploadBody } from './forward/index.ts';
 import type { ReplyTypes } from './forward/reply-type.ts';
+import { continuationHub } from './forward/continuation.ts';
 import type { QuirkTable } from './quirks.ts';
 
 /** A body spooled to disk as it arrived (multipart uploads): its text fields and a streamed body per attempt. */
@@ -28,6 +29,11 @@ export type PlanInput = {
   upload: SpooledBody | null;
   /** The provider/model quirks table of the config in force (quirks.ts). */
   quirks: QuirkTable;
+  /**
+   * The route continues cut streams (continue_on_cut): a stream goes through the hub even to a provider of the
+   * client's own format, so that a continuation can be stitched into it (forward/continuation.ts).
+   */
+  continueOnCut?: boolean;
 };
 
 export type FrontDoor = {
@@ -67,15 +73,19 @@ export class DoorPlanner implements Planner {
     private readonly input: PlanInput,
     private readonly untranslatable: ApiError | null,
     private readonly replyCtx: ReplyContext,
+    /** The answer so far, when this plans a continuation of a cut stream (forward/continuation.ts). */
+    private readonly prefix: string | null = null,
   ) {}
 
   plan(t: PlanTarget): AttemptPlan | string {
     const { door, input } = this;
     if (door.plan) return door.plan(t, input);
-    const native = door.nativePath(t, input.model, input.stream, input.ctx);
+    const throughHub = input.continueOnCut === true && input.stream && this.untranslatable === null;
+    const native = throughHub ? null : door.nativePath(t, input.model, input.stream, input.ctx);
     if (this.untranslatable && native === null) {
       return `${this.untranslatable.message.replace(/\.$/, '')}; provider "${t.name}" (type ${t.kind.type}) would need it translated`;
     }
-    return chatPlan(t, native, input.rawBody, input.hub, door.format, this.replyCtx, input.stream, input.quirks);
+    const hub = this.prefix === null ? input.hub : continuationHub(input.hub, this.prefix, t.kind.type);
+    return chatPlan(t, native, input.rawBody, hub, door.format, this.replyCtx, input.stream, input.quirks);
   }
 }

@@ -18,6 +18,8 @@ export type ResolvedCandidate = RouteCandidate & { config: ProviderConfig; label
 export type ResolvedRoute = Omit<RouteExplanation, 'candidates'> & {
   candidates: ResolvedCandidate[];
   choice: RouteChoice | null;
+  /** A matching rule has continue_on_cut: a stream cut after its text started is continued (forward/continuation.ts). */
+  continueOnCut: boolean;
 };
 
 /** Compiled routing for one config: glob matchers built once, routes cached per (app, model). */
@@ -103,9 +105,16 @@ export class Router {
     };
 
     let matched = 0;
+    let continueOnCut = false;
     this.config.routing.rules.forEach((rule, i) => {
       if (this.matchers[i]!(model)) {
         matched++;
+        if (rule.continue_on_cut === true && !continueOnCut) {
+          continueOnCut = true;
+          steps.push(
+            `rule ${i + 1} "${rule.pattern}" has continue_on_cut: a stream cut after its text started is continued on the next provider`,
+          );
+        }
         // A rule's providers in order: its primary, then its backups (routing.rules[].providers).
         const list = ruleProviders(rule);
         const strategy = rule.strategy;
@@ -155,6 +164,7 @@ export class Router {
       skipped,
       steps,
       choice: groups.length ? new RouteChoice(groups, model) : null,
+      continueOnCut,
     };
   }
 

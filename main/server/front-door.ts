@@ -11,6 +11,7 @@ import { DoorPlanner, type FrontDoor, type PlanInput, type SpooledBody } from '.
 import type { Engine } from '../proxy/engine.ts';
 import type { ClientContext, HubRequest } from '../proxy/formats/hub/index.ts';
 import { forwardWithFailover, HttpReplyTarget, sendFormatError } from '../proxy/forward/index.ts';
+import { StreamSeam } from '../proxy/forward/continuation.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
@@ -136,13 +137,26 @@ export async function handleFrontDoor(
       quirks: quirkTableFor(engine.config),
     };
     const replyCtx = { ...ctx, model, ...(hub ? { request: hub } : {}) };
+    // continue_on_cut: a stream cut after its text started is resumed on the next provider (forward/continuation.ts).
+    const continuing = route.continueOnCut && stream && hub !== null && !spooled && door.plan === undefined;
+    if (continuing) input.continueOnCut = true;
+    const target = new HttpReplyTarget(res, door.format, replyCtx, stream);
+    const seam = continuing ? (target.seam = new StreamSeam(res)) : null;
     // A route with a strategy: its candidates ordered for this request, and spent quotas skipped (proxy/strategy/).
     const size = requestSize(route, textBytes, hub?.max_completion_tokens ?? hub?.max_tokens);
     const outcome = await forwardWithFailover(
       {
         headers: req.headers,
-        target: new HttpReplyTarget(res, door.format, replyCtx, stream),
+        target,
         candidates: chooseCandidates(engine, route, size),
+        ...(seam
+          ? {
+              continuation: {
+                seam,
+                planner: (prefix: string) => new DoorPlanner(door, input, untranslatable, replyCtx, prefix),
+              },
+            }
+          : {}),
         model: route.model,
         ...(size ? { estimate: size.promptTokens, stream } : {}),
         session: () => stickyKeyOf(req.headers, json, hub?.messages[0]),

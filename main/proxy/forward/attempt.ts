@@ -252,7 +252,10 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
       const ms = this.provider.timeouts.idle_ms;
       this.timer = ms > 0 ? setTimeout(idleTimedOut, ms, this) : null;
     }
-    this.failing = isRetryableStatus(statusCode) || (this.key !== null && (statusCode === 401 || statusCode === 403));
+    this.failing =
+      isRetryableStatus(statusCode) ||
+      (this.key !== null && (statusCode === 401 || statusCode === 403)) ||
+      (statusCode >= 400 && this.a.target.continuing === true);
     if (this.failing) return;
     if (statusCode >= 200 && statusCode < 400) {
       const verdict = judgeReply(statusCode, responseHeaders, this.a.replies, this.plan.translate === undefined);

@@ -6,6 +6,7 @@ import { ApiError } from '../../errors.ts';
 import type { AttemptFailure, ProviderPool, ProviderRuntime } from '../provider-pool.ts';
 import type { ResolvedCandidate } from '../routing.ts';
 import { type AttemptResult, type ForwardProgress, UpstreamAttempt } from './attempt.ts';
+import type { StreamSeam } from './continuation.ts';
 import { resetAt } from '../strategy/quota.ts';
 import { type AttemptPlan, type Planner, type PlanTarget, RefusedField } from './plan.ts';
 import type { ReplyTypes } from './reply-type.ts';
@@ -37,6 +38,11 @@ export type ForwardRequest = {
    * the first message's hash), asked for only when a candidate has a pool; null: none.
    */
   session?: () => string | null;
+  /**
+   * A route with continue_on_cut (continuation.ts): the client's stream across attempts, and the planner of a request
+   * continuing an answer cut after `prefix`.
+   */
+  continuation?: { seam: StreamSeam; planner: (prefix: string) => Planner };
 };
 
 /** What the request log needs to know about how forwarding went. */
@@ -92,12 +98,17 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
   /** The request's session, asked for once when a key pool needs it (f.session). */
   let session: string | null | undefined;
 
-  for (let i = 0; i < f.candidates.length; i++) {
-    const cand = f.candidates[i]!;
+  /** The candidates, and the planner: both change when a cut stream is continued (f.continuation). */
+  let candidates = f.candidates;
+  let planner = f.planner;
+  const seam = f.continuation?.seam ?? null;
+
+  for (let i = 0; i < candidates.length; i++) {
+    const cand = candidates[i]!;
     const provider = pool.get(cand.provider);
     if (!provider) continue;
     const { kind, baseUrl, name } = provider;
-    const plan = planOrRefusal(f.planner, { kind, baseUrl, name, nativeFormats: provider.config.native_formats });
+    const plan = planOrRefusal(planner, { kind, baseUrl, name, nativeFormats: provider.config.native_formats });
     if (typeof plan === 'string' || plan instanceof ApiError) {
       const why = typeof plan === 'string' ? plan : plan.message;
       attempts.push({ provider: cand.provider, status: null, error: why, latency_ms: 0 });
@@ -168,6 +179,29 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
       continue;
     }
     if (result.kind === 'done') {
+      if (result.midStreamError && seam !== null && seam.cut) {
+        // Cut after its text started, and held back: continued on the next candidate, else the same provider again.
+        provider.recordFailure(
+          { retryable: true, status: null, kind: 'other', message: result.midStreamError },
+          latency,
+        );
+        seam.seams++;
+        const at = seam.text.length;
+        const next = candidates.slice(i + 1).find((c) => c.provider !== cand.provider)?.provider ?? cand.provider;
+        seam.log.push({ at, from: cand.provider, to: next });
+        attempts.push({
+          provider: cand.provider,
+          status: 200,
+          error: `cut mid-stream: ${result.midStreamError}; continued after ${at} characters of text (seam ${seam.seams}, continue_on_cut)`,
+          latency_ms: Math.round(latency),
+          ...dropped,
+        });
+        failedFirst ??= { provider: cand.provider, why: `cut mid-stream: ${result.midStreamError}` };
+        // No text yet (only its start, or reasoning): the request as it was, its answer stitched on.
+        planner = seam.text === '' ? f.planner : f.continuation!.planner(seam.text);
+        if (!candidates.slice(i + 1).some((c) => c.provider === cand.provider)) candidates = [...candidates, cand];
+        continue;
+      }
       attempts.push({
         provider: cand.provider,
         status: result.status,
@@ -221,6 +255,18 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
           ? unsupported
           : new ApiError('unsupported_endpoint', `${unsupported}.`)
         : allFailedError(f.model, attempts, lastFailure, tried);
+  if (seam !== null && seam.cut) {
+    // A cut answer no candidate could continue: its stream ends with the format's error event (the headers are sent).
+    seam.giveUp({
+      status: 502,
+      code: 'upstream_error',
+      type: 'upstream_error',
+      message: `The answer was cut mid-stream and could not be continued: ${error.message}`,
+    });
+    outcome.status = 502;
+    outcome.errorCode = 'upstream_error';
+    return outcome;
+  }
   outcome.status = error.status;
   outcome.errorCode = error.code;
   outcome.error = error;
