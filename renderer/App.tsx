@@ -5,6 +5,7 @@ import { ErrorLine } from './components/controls.tsx';
 import {
   LiveRegion,
   PAUSE_QUESTION,
+  OfflineBanner,
   PausedBanner,
   useFocusHeading,
   useHashGuard,
@@ -135,6 +136,7 @@ export function App() {
       </nav>
       <main>
         <PausedBanner onResume={() => void togglePause()} />
+        <OfflineBanner />
         <ErrorLine message={statusError} alert />
         {status?.config_error && (
           <div className="error">config.json has problems: {status.config_error.join('; ')}</div>

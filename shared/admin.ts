@@ -201,6 +201,11 @@ export type StatusResponse = {
    * whether it is up, and what an acknowledged change survives there; absent from older servers.
    */
   agent_store?: AgentStoreStatus;
+  /**
+   * Requests are being served by routing.offline's local providers because every provider of their route is out of
+   * reach (README, "Offline fallback"): since when, and what the last one said; null when not; absent from older servers.
+   */
+  offline?: { since: string; detail: string } | null;
 };
 
 export type AgentStoreStatus = StoreStatus & {

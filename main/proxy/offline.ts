@@ -69,24 +69,27 @@ export function offlineAdmission(
   };
 }
 
-/** Since when each engine has served offline (absent: it is not). */
-const servingOffline = new WeakMap<Engine, number>();
+/** Since when each engine has served offline, and the last header (absent: it is not). */
+const servingOffline = new WeakMap<Engine, { since: number; detail: string }>();
 
 /** A request was served offline (true) or by its route (false): the log says when that changes. */
 export function noteOffline(engine: Engine, offline: boolean, header: string): void {
-  const since = servingOffline.get(engine);
-  if (offline && since === undefined) {
-    servingOffline.set(engine, Date.now());
+  const state = servingOffline.get(engine);
+  if (offline && state === undefined) {
+    servingOffline.set(engine, { since: Date.now(), detail: header });
     logger.warn(`offline: every provider of a route is out of reach, ${header} (routing.offline)`);
-  } else if (!offline && since !== undefined) {
+  } else if (offline && state !== undefined) {
+    state.detail = header;
+  } else if (state !== undefined) {
     servingOffline.delete(engine);
     logger.info(
-      `back online: a route's provider answered again after ${Math.round((Date.now() - since) / 1000)} s offline`,
+      `back online: a route's provider answered again after ${Math.round((Date.now() - state.since) / 1000)} s offline`,
     );
   }
 }
 
-/** Whether the engine's last outage sent requests to the local providers, and since when (for the status). */
-export function offlineSince(engine: Engine): number | null {
-  return servingOffline.get(engine) ?? null;
+/** Whether requests are being served locally now, since when and the last one's mapping (GET /admin/v1/status). */
+export function offlineStatus(engine: Engine): { since: string; detail: string } | null {
+  const state = servingOffline.get(engine);
+  return state ? { since: new Date(state.since).toISOString(), detail: state.detail } : null;
 }

@@ -40,6 +40,7 @@ import type { Engine } from '../proxy/engine.ts';
 import { type ResolvedRoute, Router } from '../proxy/routing.ts';
 import { expectedOutput, type RequestSize } from '../proxy/strategy/choose.ts';
 import { explainDecisions } from '../proxy/strategy/explain.ts';
+import { offlineStatus } from '../proxy/offline.ts';
 import { ApiError, invalidRequest } from '../errors.ts';
 import { parseJsonBounded, readApiBody } from '../proxy/body.ts';
 import { VERSION } from '../version.ts';
@@ -218,6 +219,7 @@ export function adminRoutes(
       limits: await gatewayFor(e).limitsStatus(e.config, c.env.incoming),
       store: gatewayFor(e).storeStatus(),
       ...(agentStore ? { agent_store: agentStore() } : {}),
+      offline: offlineStatus(e),
     };
     return c.json(body);
   });

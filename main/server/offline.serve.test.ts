@@ -116,6 +116,9 @@ describe('offline fallback', () => {
     expect(entry.attempts.map((a) => a.provider)).toEqual(['anthropic', 'openrouter', 'ollama']);
     expect(entry.attempts[0]!.error).toMatch(/cannot connect|circuit open/);
     await expect.poll(() => sb.stderr() + sb.stdout()).toMatch(/offline: every provider of a route is out of reach/);
+    // The status says so (the UI's "offline: serving locally" banner reads it).
+    const status = (await (await sb.admin('/status')).json()) as { offline: { since: string; detail: string } | null };
+    expect(status.offline).toMatchObject({ detail: 'serving locally: claude-sonnet-4-6-20260101 -> qwen3-coder:30b' });
 
     // Recovery: the cloud comes back on the same ports; requests go to it again, no restart.
     anthropic = await startMockAnthropic({
@@ -126,6 +129,7 @@ describe('offline fallback', () => {
     openrouter = await startMockProvider({ name: 'cloud-openrouter', port: ports.openrouter });
     await expect.poll(async () => (await call()).provider, { timeout: 5000, interval: 200 }).toBe('anthropic');
     expect(await call()).toMatchObject({ text: 'From the cloud', route: 'rule:claude-*', offline: null });
+    expect(((await (await sb.admin('/status')).json()) as { offline: unknown }).offline).toBeNull();
   });
 
   it('a model the map does not cover is not served locally: the cloud error stands', async () => {

@@ -279,8 +279,13 @@ const ADMIN: Route[] = [
   admin('POST', '/config/backups/{backup}/restore', { resets: true, limitBytes: null }),
   admin('GET', '/logs?limit=5'),
   admin('GET', '/logs/stream'),
-  admin('GET', '/route?model={model}&app=code'),
-  admin('POST', '/route', { seeds: (w) => [{ model: 'via-openai-m', app: 'code', config: w.config }] }),
+  admin('GET', '/route?model={model}&app=code&prompt_tokens=2000&max_tokens=500'),
+  admin('POST', '/route', {
+    seeds: (w) => [
+      { model: 'via-openai-m', app: 'code', config: w.config },
+      { model: 'via-openai-m', config: w.config, prompt_tokens: 2000, max_tokens: 500 },
+    ],
+  }),
   admin('POST', '/pause', { seeds: () => [{ paused: false }, { paused: true }], resets: true }),
   admin('POST', '/providers/{provider}/test', { limitBytes: null }),
   admin('GET', '/providers/detect'),
