@@ -91,6 +91,17 @@ export const OfflineSchema = z.strictObject({
     )
     .refine((m) => Object.keys(m).length <= 100, 'maps more than 100 patterns')
     .default({}),
+  /**
+   * Each local model's context window in tokens: a request that does not fit is refused naming the model and the
+   * tokens (never truncated), and an Ollama provider is sent `num_ctx` for the request's size up to it.
+   */
+  context_windows: z
+    .record(
+      z.string().min(1, 'must name a local model').max(200, 'is longer than 200 characters'),
+      z.number().int().min(512, 'must be at least 512 tokens').max(10_000_000, 'must be at most 10,000,000 tokens'),
+    )
+    .refine((m) => Object.keys(m).length <= 100, 'names more than 100 models')
+    .optional(),
 });
 export type OfflineConfig = z.infer<typeof OfflineSchema>;
 
@@ -725,6 +736,7 @@ const FIELD_NAMES = [
   'continue_on_cut',
   'offline',
   'model_map',
+  'context_windows',
   'app',
   'model_override',
   'connect_ms',

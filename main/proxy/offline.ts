@@ -6,7 +6,8 @@
 // milliseconds), and a provider whose circuit opened is probed again by its breaker's half-open call and the health
 // checks; the first request a cloud provider answers is served by it again.
 import micromatch from 'micromatch';
-import type { ErrorCode } from '../errors.ts';
+import { ApiError, type ErrorCode } from '../errors.ts';
+import type { AttemptPlan, Planner, PlanTarget } from './forward/index.ts';
 import { logger } from '../observability/logger.ts';
 import type { Engine } from './engine.ts';
 import type { ForwardOutcome } from './forward/index.ts';
@@ -20,7 +21,18 @@ const OUTAGE: ReadonlySet<string> = new Set<ErrorCode>([
   'no_healthy_provider',
 ]);
 
-export type OfflinePlan = { candidates: ResolvedCandidate[]; model: string; header: string };
+export type OfflinePlan = {
+  candidates: ResolvedCandidate[];
+  model: string;
+  header: string;
+  /** The context an Ollama provider is told to use (options.num_ctx) for this request. */
+  numCtx: number;
+  /** The request does not fit the local model's context window: this error is answered instead (nothing is sent). */
+  refusal: ApiError | null;
+};
+
+/** The least num_ctx sent (Ollama's default, 4,096 in most builds, is what truncates agents' prompts silently). */
+export const MIN_NUM_CTX = 8192;
 
 /** The local model for `model` (null: no glob of the map matches it). */
 export function mapModel(map: Record<string, string>, model: string): string | null {
@@ -33,7 +45,12 @@ export function mapModel(map: Record<string, string>, model: string): string | n
  * Where a failed request goes offline (null: not enabled, not an outage, the route already was the local providers,
  * or no glob maps its model).
  */
-export function offlinePlan(engine: Engine, route: ResolvedRoute, outcome: ForwardOutcome): OfflinePlan | null {
+export function offlinePlan(
+  engine: Engine,
+  route: ResolvedRoute,
+  outcome: ForwardOutcome,
+  size: { promptTokens: number; outputTokens: number },
+): OfflinePlan | null {
   const off = engine.config.routing.offline;
   if (!off?.enabled || off.providers.length === 0) return null;
   if (outcome.error === null || !OUTAGE.has(outcome.error.code)) return null;
@@ -49,7 +66,24 @@ export function offlinePlan(engine: Engine, route: ResolvedRoute, outcome: Forwa
     candidates.push({ provider: name, reason: 'offline', config, label: 'offline' });
   }
   if (candidates.length === 0) return null;
-  return { candidates, model, header: `serving locally: ${ascii(route.model)} -> ${ascii(model)}` };
+  const needed = size.promptTokens + size.outputTokens;
+  const window = off.context_windows?.[model];
+  const refusal =
+    window !== undefined && needed > window
+      ? new ApiError(
+          'invalid_request',
+          `Every provider for model "${route.model}" is out of reach, and the request does not fit the local model "${model}" (routing.offline): about ${size.promptTokens.toLocaleString('en-US')} tokens of prompt and ${size.outputTokens.toLocaleString('en-US')} of expected output make ${needed.toLocaleString('en-US')}, over its context window of ${window.toLocaleString('en-US')} tokens (routing.offline.context_windows). Nothing was truncated or sent.`,
+          'Shorten the conversation (or lower max_tokens), map this model to a local model with a larger context window, or retry when the cloud is back.',
+        )
+      : null;
+  const wanted = Math.max(MIN_NUM_CTX, Math.ceil(needed / 1024) * 1024);
+  return {
+    candidates,
+    model,
+    header: `serving locally: ${ascii(route.model)} -> ${ascii(model)}`,
+    numCtx: window !== undefined ? Math.min(window, wanted) : wanted,
+    refusal,
+  };
 }
 
 /** A header value keeps printable ASCII only. */
@@ -92,4 +126,28 @@ export function noteOffline(engine: Engine, offline: boolean, header: string): v
 export function offlineStatus(engine: Engine): { since: string; detail: string } | null {
   const state = servingOffline.get(engine);
   return state ? { since: new Date(state.since).toISOString(), detail: state.detail } : null;
+}
+
+/**
+ * The local providers' plans: an Ollama provider's /api/chat body gets `options.num_ctx` for the request's size (unless
+ * the client set one), so Ollama's small default context does not truncate the conversation silently.
+ */
+export class OfflinePlanner implements Planner {
+  constructor(
+    private readonly inner: Planner,
+    private readonly numCtx: number,
+  ) {}
+
+  plan(t: PlanTarget): AttemptPlan | string {
+    const p = this.inner.plan(t);
+    if (typeof p === 'string' || t.kind.format !== 'ollama' || p.upload !== undefined) return p;
+    try {
+      const body = JSON.parse(p.body.toString('utf8')) as { options?: Record<string, unknown> };
+      if (body.options?.num_ctx !== undefined) return p;
+      body.options = { ...body.options, num_ctx: this.numCtx };
+      return { ...p, body: Buffer.from(JSON.stringify(body)) };
+    } catch {
+      return p;
+    }
+  }
 }

@@ -15,7 +15,8 @@ import { StreamSeam } from '../proxy/forward/continuation.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
-import { noteOffline, offlineAdmission, offlinePlan } from '../proxy/offline.ts';
+import { noteOffline, offlineAdmission, OfflinePlanner, offlinePlan } from '../proxy/offline.ts';
+import { expectedOutput } from '../proxy/strategy/choose.ts';
 import { sessionOf } from '../proxy/session-id.ts';
 import { stickyKeyOf } from '../proxy/strategy/sticky.ts';
 import {
@@ -167,7 +168,14 @@ export async function handleFrontDoor(
       engine.pool,
     );
     // Every provider of the route out of reach: the local providers of routing.offline, the model mapped (offline.ts).
-    const offline = offlinePlan(engine, route, outcome);
+    const offline = offlinePlan(engine, route, outcome, {
+      promptTokens: estimateTokens(textBytes),
+      outputTokens: expectedOutput(hub?.max_completion_tokens ?? hub?.max_tokens),
+    });
+    if (offline?.refusal) {
+      recordOutcome(entry, outcome); // the cloud's attempts stay in the log
+      throw offline.refusal;
+    }
     if (offline !== null) {
       const local = offline.model;
       const localInput: PlanInput = {
@@ -185,7 +193,7 @@ export async function handleFrontDoor(
           model: local,
           admission: offlineAdmission(admission, offline.header),
           ...(door.replies ? { replies: door.replies } : {}),
-          planner: new DoorPlanner(door, localInput, untranslatable, replyCtx),
+          planner: new OfflinePlanner(new DoorPlanner(door, localInput, untranslatable, replyCtx), offline.numCtx),
         },
         engine.pool,
       );

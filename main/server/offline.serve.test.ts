@@ -6,19 +6,20 @@ import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import { type MockAnthropic, startMockAnthropic } from '../../test/support/mock-anthropic.ts';
+import { type MockOllama, startMockOllama } from '../../test/support/mock-ollama.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
 import { type ServeProcess, startServe } from '../../test/support/serve-process.ts';
 
 let anthropic: MockAnthropic;
 let openrouter: MockProvider;
-let local: MockProvider;
+let local: MockOllama;
 let sb: ServeProcess;
 const SESSION = '0b3c1f7e-1111-4222-8333-944455556666';
 
 beforeAll(async () => {
   anthropic = await startMockAnthropic({ name: 'cloud-anthropic', behavior: { tokens: ['From', ' the', ' cloud'] } });
   openrouter = await startMockProvider({ name: 'cloud-openrouter' });
-  local = await startMockProvider({ name: 'local-llm', behavior: { tokens: ['Served', ' locally'] } });
+  local = await startMockOllama({ name: 'local-ollama', behavior: { tokens: ['Served', ' locally'] } });
   sb = await startServe({
     config: {
       listen_port: 11434,
@@ -26,7 +27,7 @@ beforeAll(async () => {
       providers: [
         { name: 'anthropic', type: 'anthropic', base_url: anthropic.baseUrl, api_key: 'sk-ant-cloud-key-0000' },
         { name: 'openrouter', base_url: openrouter.baseUrl, api_key: 'sk-or-cloud-key-0000' },
-        { name: 'ollama', base_url: local.baseUrl, api_key: '' },
+        { name: 'ollama', type: 'ollama', base_url: local.baseUrl, api_key: '' },
       ],
       routing: {
         default_provider: '',
@@ -38,6 +39,7 @@ beforeAll(async () => {
           enabled: true,
           providers: ['ollama'],
           model_map: { 'claude-sonnet-*': 'qwen3-coder:30b', 'claude-*': 'qwen3:8b' },
+          context_windows: { 'qwen3-coder:30b': 32768 },
         },
       },
       // A short cool-down: the circuits open during the outage and are probed again soon after.
@@ -100,7 +102,23 @@ describe('offline fallback', () => {
       route: 'offline',
       offline: 'serving locally: claude-sonnet-4-6-20260101 -> qwen3-coder:30b',
     });
-    expect(local.requests.at(-1)!.body.model).toBe('qwen3-coder:30b');
+    const sent = local.requests.at(-1)!;
+    expect(sent.url).toBe('/api/chat');
+    expect(sent.body.model).toBe('qwen3-coder:30b');
+    // Ollama is told a context for the request's size (never its small default), up to the model's window.
+    expect(sent.body.options.num_ctx).toBe(8192);
+
+    // A conversation that does not fit the local model's window is refused, saying which model and how many tokens.
+    const before = local.chatCount();
+    const big = await claude()
+      .messages.create({ ...params, messages: [{ role: 'user', content: 'x'.repeat(160_000) }] }, opts)
+      .catch((e: unknown) => e);
+    expect(big).toBeInstanceOf(Anthropic.BadRequestError);
+    const said = (big as InstanceType<typeof Anthropic.BadRequestError>).error as { error: { message: string } };
+    expect(said.error.message).toMatch(
+      /does not fit the local model "qwen3-coder:30b".*about 40,\d{3} tokens of prompt.*over its context window of 32,768 tokens/,
+    );
+    expect(local.chatCount()).toBe(before);
 
     // Streamed too: the SDK's stream sees a whole Anthropic message.
     const stream = claude().messages.stream(params, opts);
