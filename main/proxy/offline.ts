@@ -5,6 +5,7 @@
 // Recovery needs nothing: every request tries the route's providers first (a refused connection fails in
 // milliseconds), and a provider whose circuit opened is probed again by its breaker's half-open call and the health
 // checks; the first request a cloud provider answers is served by it again.
+import net from 'node:net';
 import micromatch from 'micromatch';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import type { AttemptPlan, Planner, PlanTarget } from './forward/index.ts';
@@ -103,23 +104,85 @@ export function offlineAdmission(
   };
 }
 
-/** Since when each engine has served offline, and the last header (absent: it is not). */
-const servingOffline = new WeakMap<Engine, { since: number; detail: string }>();
+/** How often a provider that could not be connected to is probed while serving offline (a TCP connect). */
+export const PROBE_INTERVAL_MS = 2000;
+/** A probe's connect gives up after this long. */
+export const PROBE_TIMEOUT_MS = 1500;
+/** The attempt errors that say a provider cannot be connected to (forward/classify.ts). */
+const UNREACHABLE = /^(cannot connect|connect timeout)/;
 
-/** A request was served offline (true) or by its route (false): the log says when that changes. */
-export function noteOffline(engine: Engine, offline: boolean, header: string): void {
-  const state = servingOffline.get(engine);
-  if (offline && state === undefined) {
-    servingOffline.set(engine, { since: Date.now(), detail: header });
-    logger.warn(`offline: every provider of a route is out of reach, ${header} (routing.offline)`);
-  } else if (offline && state !== undefined) {
+type OfflineState = {
+  since: number;
+  detail: string;
+  /** Providers that could not be connected to, by name, with their address: skipped until a probe connects. */
+  unreachable: Map<string, URL>;
+  timer: NodeJS.Timeout | null;
+};
+
+/** Each engine's offline state (absent: it is not serving offline). */
+const servingOffline = new WeakMap<Engine, OfflineState>();
+
+/**
+ * A request was served offline (true, with the route's failed attempts) or by its route (false): the log says when
+ * that changes. While offline, the route providers that could not be connected to (no network, DNS, refused, connect
+ * timeout) are skipped without waiting on them, and probed in the background every PROBE_INTERVAL_MS; each that
+ * accepts a connection is tried again by the next request.
+ */
+export function noteOffline(
+  engine: Engine,
+  offline: boolean,
+  header: string,
+  attempts: readonly { provider: string; error: string | null }[] = [],
+): void {
+  let state = servingOffline.get(engine);
+  if (offline) {
+    if (state === undefined) {
+      state = { since: Date.now(), detail: header, unreachable: new Map(), timer: null };
+      servingOffline.set(engine, state);
+      logger.warn(`offline: every provider of a route is out of reach, ${header} (routing.offline)`);
+    }
     state.detail = header;
+    for (const a of attempts) {
+      const url = engine.pool.get(a.provider)?.baseUrl;
+      if (url && a.error !== null && UNREACHABLE.test(a.error)) state.unreachable.set(a.provider, url);
+    }
+    if (state.unreachable.size > 0 && state.timer === null) {
+      const s = state;
+      s.timer = setInterval(() => probe(s), PROBE_INTERVAL_MS);
+      s.timer.unref();
+    }
   } else if (state !== undefined) {
+    if (state.timer !== null) clearInterval(state.timer);
     servingOffline.delete(engine);
     logger.info(
       `back online: a route's provider answered again after ${Math.round((Date.now() - state.since) / 1000)} s offline`,
     );
   }
+}
+
+/** One round of probes: each unreachable provider that accepts a TCP connection is no longer skipped. */
+function probe(state: OfflineState): void {
+  for (const [name, url] of state.unreachable) {
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const socket = net.connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port, timeout: PROBE_TIMEOUT_MS });
+    socket.once('connect', () => {
+      state.unreachable.delete(name);
+      logger.info(`offline: provider "${name}" accepts connections again; the next request tries it`);
+      socket.destroy();
+      if (state.unreachable.size === 0 && state.timer !== null) {
+        clearInterval(state.timer);
+        state.timer = null;
+      }
+    });
+    socket.once('timeout', () => socket.destroy());
+    socket.once('error', () => socket.destroy());
+  }
+}
+
+/** The providers skipped while offline (null: none): they could not be connected to, and no probe has connected since. */
+export function unreachableNow(engine: Engine): ReadonlyMap<string, URL> | null {
+  const state = servingOffline.get(engine);
+  return state && state.unreachable.size > 0 ? state.unreachable : null;
 }
 
 /** Whether requests are being served locally now, since when and the last one's mapping (GET /admin/v1/status). */

@@ -15,7 +15,7 @@ import { StreamSeam } from '../proxy/forward/continuation.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
-import { noteOffline, offlineAdmission, OfflinePlanner, offlinePlan } from '../proxy/offline.ts';
+import { noteOffline, offlineAdmission, OfflinePlanner, offlinePlan, unreachableNow } from '../proxy/offline.ts';
 import { expectedOutput } from '../proxy/strategy/choose.ts';
 import { sessionOf } from '../proxy/session-id.ts';
 import { stickyKeyOf } from '../proxy/strategy/sticky.ts';
@@ -161,6 +161,7 @@ export async function handleFrontDoor(
         model: route.model,
         ...(size ? { estimate: size.promptTokens, stream } : {}),
         session: () => stickyKeyOf(req.headers, json, hub?.messages[0]),
+        unreachable: unreachableNow(engine),
         ...(admission ? { admission } : {}),
         ...(door.replies ? { replies: door.replies } : {}),
         planner: new DoorPlanner(door, input, untranslatable, replyCtx),
@@ -198,7 +199,7 @@ export async function handleFrontDoor(
         engine.pool,
       );
       offlineOutcome.attempts = [...outcome.attempts, ...offlineOutcome.attempts];
-      if (offlineOutcome.error === null) noteOffline(engine, true, offline.header);
+      if (offlineOutcome.error === null) noteOffline(engine, true, offline.header, outcome.attempts);
       if (offlineOutcome.error !== null) {
         // The local providers failed too: the cloud's error, saying so.
         const cloud = outcome.error!;

@@ -43,6 +43,8 @@ export type ForwardRequest = {
    * continuing an answer cut after `prefix`.
    */
   continuation?: { seam: StreamSeam; planner: (prefix: string) => Planner };
+  /** While serving offline: providers that could not be connected to, skipped without a call (../offline.ts). */
+  unreachable?: ReadonlyMap<string, unknown> | null;
 };
 
 /** What the request log needs to know about how forwarding went. */
@@ -95,6 +97,8 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
   /** Candidates skipped because their quota was spent, and when the first of them opens again (epoch ms). */
   let spentCount = 0;
   let reopensFirst = Number.POSITIVE_INFINITY;
+  /** Candidates skipped as unreachable while offline (f.unreachable). */
+  let unreachableCount = 0;
   /** The request's session, asked for once when a key pool needs it (f.session). */
   let session: string | null | undefined;
 
@@ -113,6 +117,15 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
       const why = typeof plan === 'string' ? plan : plan.message;
       attempts.push({ provider: cand.provider, status: null, error: why, latency_ms: 0 });
       if (!(unsupported instanceof ApiError)) unsupported = plan; // the first refused field says the most
+      continue;
+    }
+    if (f.unreachable?.has(cand.provider)) {
+      // Offline (../offline.ts): it could not be connected to, and no background probe has connected since.
+      const error = 'skipped: cannot connect (offline; probed in the background until it accepts connections)';
+      attempts.push({ provider: cand.provider, status: null, error, latency_ms: 0 });
+      failedFirst ??= { provider: cand.provider, why: error };
+      lastFailure = { retryable: true, status: null, kind: 'connect', message: error, provider: cand.provider };
+      unreachableCount++;
       continue;
     }
     const quota = provider.quota;
@@ -254,7 +267,12 @@ export async function forwardWithFailover(f: ForwardRequest, pool: ProviderPool)
         ? unsupported instanceof ApiError
           ? unsupported
           : new ApiError('unsupported_endpoint', `${unsupported}.`)
-        : allFailedError(f.model, attempts, lastFailure, tried);
+        : tried === 0 && unreachableCount > 0
+          ? new ApiError(
+              'upstream_unreachable',
+              `No provider for model "${f.model}" can be connected to (${attempts.map((a) => `${a.provider}: ${a.error ?? `HTTP ${a.status}`}`).join('; ')}).`,
+            )
+          : allFailedError(f.model, attempts, lastFailure, tried);
   if (seam !== null && seam.cut) {
     // A cut answer no candidate could continue: its stream ends with the format's error event (the headers are sent).
     seam.giveUp({
