@@ -60,6 +60,13 @@ export function explainDecisions(
       const spent = quota.spent(size.promptTokens, now);
       if (spent !== null) skip = quota.describe(spent, size.promptTokens, now);
     }
+    const keys = rt?.keyPool ?? null;
+    if (
+      skip === null &&
+      keys !== null &&
+      keys.keys.every((k) => k.benchedUntil > now || k.quota.spent(0, now) !== null)
+    )
+      skip = `every key is benched (${keys.keys.map((k, n) => `key ${n + 1}: ${k.benchedWhy || 'quota spent'}`).join('; ')})`;
     if (skip === null && rt && rt.breaker.state === 'open') skip = 'its circuit is open after repeated failures';
     const action = skip !== null ? 'skip' : chosen ? 'backup' : 'call';
     if (action === 'call') chosen = true;
