@@ -228,7 +228,7 @@ export async function* chatInProcess(
         candidates: chooseCandidates(engine, route, size),
         model: route.model,
         ...(size ? { estimate: size.promptTokens, stream: true } : {}),
-        session: () => stickyKeyOf({}, null, hub.messages[0]),
+        ...(route.keyPools ? { session: () => stickyKeyOf({}, null, hub.messages[0]) } : {}),
         planner: new InProcessPlanner(hub, quirkTableFor(engine.config)),
       },
       engine.pool,

@@ -20,6 +20,8 @@ export type ResolvedRoute = Omit<RouteExplanation, 'candidates'> & {
   choice: RouteChoice | null;
   /** A matching rule has continue_on_cut: a stream cut after its text started is continued (forward/continuation.ts). */
   continueOnCut: boolean;
+  /** A candidate holds a key pool (api_keys): the request's session is then asked for (strategy/sticky.ts). */
+  keyPools: boolean;
 };
 
 /** Compiled routing for one config: glob matchers built once, routes cached per (app, model). */
@@ -165,6 +167,7 @@ export class Router {
       steps,
       choice: groups.length ? new RouteChoice(groups, model) : null,
       continueOnCut,
+      keyPools: candidates.some((c) => c.config.api_keys !== undefined),
     };
   }
 

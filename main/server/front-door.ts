@@ -160,7 +160,7 @@ export async function handleFrontDoor(
           : {}),
         model: route.model,
         ...(size ? { estimate: size.promptTokens, stream } : {}),
-        session: () => stickyKeyOf(req.headers, json, hub?.messages[0]),
+        ...(route.keyPools ? { session: () => stickyKeyOf(req.headers, json, hub?.messages[0]) } : {}),
         unreachable: unreachableNow(engine),
         ...(admission ? { admission } : {}),
         ...(door.replies ? { replies: door.replies } : {}),
