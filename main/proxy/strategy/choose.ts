@@ -68,7 +68,8 @@ export class RouteChoice {
           out[2 * i + 1] = p.output;
         }
       });
-    return (this.prices = out);
+    if (book) this.prices = out; // kept once a price table is known (none yet: asked again next time)
+    return out;
   }
 }
 
