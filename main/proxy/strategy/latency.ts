@@ -19,6 +19,8 @@ export const MIN_SPEED_TOKENS = 8;
 export const MIN_SPEED_MS = 20;
 /** The most models one provider keeps figures for (then the oldest are dropped). */
 const MAX_MODELS = 200;
+/** A model name longer than this is not measured (names are the client's: a figure per name is kept). */
+const MAX_MODEL_LENGTH = 256;
 
 class Figure {
   /** Milliseconds to the first byte of the answer (for a whole reply: to its end). */
@@ -60,6 +62,7 @@ export class LatencyBook {
     streamed: boolean,
     now: number,
   ): void {
+    if (model.length > MAX_MODEL_LENGTH) return;
     const streaming = durationMs - ttfbMs;
     const tps =
       streamed && completionTokens !== null && completionTokens >= MIN_SPEED_TOKENS && streaming >= MIN_SPEED_MS
