@@ -104,6 +104,42 @@ describeWithChromium('the config pages explain themselves', () => {
     await page.close();
   });
 
+  it("a rule's strategy and continue_on_cut and routing.offline survive a save; the strategy is chosen on the page (issue 37)", async () => {
+    const cfg = base() as Cfg & { routing: Record<string, unknown> };
+    const rules = cfg.routing.rules as unknown as Record<string, unknown>[];
+    rules[0] = { pattern: 'gpt-*', providers: ['alpha', 'beta'], strategy: 'cheapest', continue_on_cut: true };
+    cfg.routing.offline = { enabled: true, providers: ['beta'], model_map: { '*': 'local-model' } };
+    await sb.writeConfig(cfg);
+    await eventually(async () => {
+      const r = (await (await sb.admin('/status')).json()) as { routing: { rules: { strategy?: string }[] } };
+      expect(r.routing.rules[0]!.strategy).toBe('cheapest');
+    });
+    const page = await openUi(browser, sb, 'routing');
+    await page.getByTestId('rule-strategy-0').waitFor();
+    expect(await page.getByTestId('rule-strategy-0').inputValue()).toBe('cheapest');
+    expect(await page.getByTestId('rule-continue-0').isChecked()).toBe(true);
+    await page.getByTestId('rule-strategy-1').selectOption('fastest');
+    await page.getByTestId('save-routing').click();
+    await page.getByTestId('routing-saved').waitFor();
+    const saved = (await readConfig()) as unknown as { routing: { rules: unknown[]; offline: unknown } };
+    expect(saved.routing.rules[0]).toEqual({
+      pattern: 'gpt-*',
+      providers: ['alpha', 'beta'],
+      strategy: 'cheapest',
+      continue_on_cut: true,
+    });
+    expect(saved.routing.rules[1]).toEqual({ pattern: 'broken-*', provider: 'broken', strategy: 'fastest' });
+    expect(saved.routing.offline).toEqual({ enabled: true, providers: ['beta'], model_map: { '*': 'local-model' } });
+    // The tester says why each provider is where it is.
+    await page.getByTestId('tester-model').fill('gpt-4o');
+    await page.getByTestId('tester-run').click();
+    await page.getByTestId('tester-result').waitFor();
+    const lines = await page.getByTestId('tester-candidate').allTextContents();
+    expect(lines[0]).toMatch(/^alpha — called first: rule "gpt-\*" \(cheapest\)/);
+    expect(lines[1]).toMatch(/^beta — backup if the ones before fail/);
+    await page.close();
+  });
+
   it('an empty rule is refused; a rule edited in place to empty shows its error beside it until fixed (bug 6)', async () => {
     const page = await openUi(browser, sb, 'routing');
     await page.getByTestId('rule-0').waitFor();

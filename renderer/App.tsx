@@ -5,6 +5,7 @@ import { ErrorLine } from './components/controls.tsx';
 import {
   LiveRegion,
   PAUSE_QUESTION,
+  OfflineBanner,
   PausedBanner,
   TeamSaveNote,
   useFocusHeading,
@@ -137,6 +138,7 @@ export function App() {
       <main>
         <PausedBanner onResume={() => void togglePause()} />
         <TeamSaveNote />
+        <OfflineBanner />
         <ErrorLine message={statusError} alert />
         {status?.config_error && (
           <div className="error">config.json has problems: {status.config_error.join('; ')}</div>

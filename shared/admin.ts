@@ -76,7 +76,7 @@ export type RequestLogEntry = {
   key?: string | null;
   /** Store "redis": the instance that served it (SWITCHBOARD_INSTANCE, else host:port). Absent otherwise. */
   instance?: string | null;
-  /** What the secret guard found and did (README, "Secret guard"); absent when it found nothing or was off. */
+  /** What the secret guard found and did (docs/insight.md, "Secret guard"); absent when it found nothing or was off. */
   guard?: GuardRecord;
   /** The log id of the captured request this one replays (POST /admin/v1/replay); absent for any other request. */
   replay_of?: string;
@@ -100,6 +100,48 @@ export type RouteExplanation = {
   candidates: RouteCandidate[];
   skipped: RouteSkip[];
   steps: string[];
+  /** The admin API's answer: the order the candidates would be tried in now, each with why (RouteDecision). */
+  decisions?: RouteDecision[];
+};
+
+/** The request size the route tester explains decisions for (query or body fields; caps keep the figures sane). */
+export const RouteSizeSchema = z.object({
+  /** The prompt's tokens (default 1,000). */
+  prompt_tokens: z.coerce.number().int().min(0).max(10_000_000).optional(),
+  /** The request's max_tokens (default: none, so 1,024 expected). */
+  max_tokens: z.coerce.number().int().min(1).max(10_000_000).optional(),
+});
+export const DEFAULT_TESTER_PROMPT_TOKENS = 1000;
+
+/**
+ * The route tester's account of one candidate for a request of a given size (docs/routing.md, "Routing strategies"), in the
+ * order the candidates would be tried now: `call` (the first called), `backup` (called if those before fail), `skip`
+ * (not called: its quota is spent or its circuit is open), with `why` in a sentence and what the strategy read.
+ */
+export type RouteDecision = {
+  provider: string;
+  action: 'call' | 'backup' | 'skip';
+  why: string;
+  /** The strategy of the rule that listed it (null: a rule without one, an app rule or the default provider). */
+  strategy: 'ordered' | 'cheapest' | 'fastest' | 'balanced' | null;
+  /** This request's estimated price there (null: no price known, or the strategy reads none). */
+  estimated_cost_usd: number | null;
+  /** The expected time to answer it there (null: nothing measured recently, or the strategy reads none). */
+  expected_ms: number | null;
+  latency: {
+    source: 'traffic' | 'health_check';
+    ttfb_ms: number;
+    tokens_per_s: number | null;
+    samples: number;
+    age_s: number;
+  } | null;
+  quota: {
+    requests_left: number;
+    requests_limit: number;
+    tokens_left: number;
+    read_at: string | null;
+    blocked_until: string | null;
+  } | null;
 };
 
 /** Where a limit in force comes from (docs/gateway.md, "Limits"). */
@@ -173,6 +215,11 @@ export type StatusResponse = {
    * whether it is up, and what an acknowledged change survives there; absent from older servers.
    */
   agent_store?: AgentStoreStatus;
+  /**
+   * Requests are being served by routing.offline's local providers because every provider of their route is out of
+   * reach (docs/routing.md, "Offline fallback"): since when, and what the last one said; null when not; absent from older servers.
+   */
+  offline?: { since: string; detail: string } | null;
 };
 
 export type AgentStoreStatus = StoreStatus & {

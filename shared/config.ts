@@ -29,33 +29,95 @@ export const TimeoutsSchema = z.strictObject({
 });
 export type Timeouts = z.infer<typeof TimeoutsSchema>;
 
-export const ProviderSchema = z.strictObject({
-  name: z
-    .string()
-    .min(1, 'must not be empty')
-    .regex(/^[A-Za-z0-9._-]+$/, 'may use letters, digits, ".", "_" and "-" only (it appears in headers and logs)'),
-  base_url: httpUrl,
-  api_key: z.string().default(''),
-  enabled: z.boolean().default(true),
-  type: z.enum(PROVIDER_TYPES).optional(),
-  headers: z.record(z.string(), z.string()).optional(),
-  timeouts: TimeoutsSchema.partial().optional(),
+export const ProviderSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .min(1, 'must not be empty')
+      .regex(/^[A-Za-z0-9._-]+$/, 'may use letters, digits, ".", "_" and "-" only (it appears in headers and logs)'),
+    base_url: httpUrl,
+    api_key: z.string().default(''),
+    /**
+     * A pool of keys for the same account or several (docs/routing.md, "Key pools"): each may be `env:NAME`. A session is pinned
+     * to one key; a key answering 401, 403 or 429 is benched and its sessions move. Set this or api_key, not both.
+     */
+    api_keys: z
+      .array(
+        z
+          .string()
+          .min(1, 'must not be empty (a key, or "env:NAME")')
+          .max(4096, 'is longer than any API key (4,096 characters at most)'),
+      )
+      .min(1, 'must list at least one key (or leave api_keys out and set api_key)')
+      .max(64, 'lists more than 64 keys')
+      .optional(),
+    enabled: z.boolean().default(true),
+    type: z.enum(PROVIDER_TYPES).optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    timeouts: TimeoutsSchema.partial().optional(),
+    /**
+     * Wire formats the provider serves natively besides its type's own, whose requests then pass through to it
+     * untranslated (docs/formats.md, "Wire formats"). Today only "responses": POST <base_url>/responses (<base_url>/v1/responses
+     * for type ollama), as OpenRouter, Ollama, vLLM and LM Studio serve. Left out, only api.openai.com is taken to serve
+     * it; [] says this provider does not.
+     */
+    native_formats: z
+      .array(z.enum(NATIVE_FORMATS, { message: 'the only format a provider can declare today is "responses"' }))
+      .optional(),
+  })
+  .superRefine((p, ctx) => {
+    if (p.api_keys !== undefined && p.api_key !== '')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['api_keys'],
+        message: 'and api_key are both set: put every key in api_keys and leave api_key out (or "")',
+      });
+    if (p.api_keys !== undefined && new Set(p.api_keys).size !== p.api_keys.length)
+      ctx.addIssue({ code: 'custom', path: ['api_keys'], message: 'lists a key twice' });
+  });
+export type ProviderConfig = z.infer<typeof ProviderSchema>;
+
+/**
+ * Offline and outage fallback (docs/routing.md, "Offline fallback"): when every provider of a route fails as unreachable (cannot
+ * connect, DNS, timeout, circuit open, 5xx or 529), the request goes to these local providers, its model renamed by the
+ * first glob of `model_map` that matches it (a model no glob matches is not served locally).
+ */
+export const OfflineSchema = z.strictObject({
+  enabled: z.boolean().default(false),
+  providers: z.array(z.string().min(1, 'must name a provider')).max(16, 'lists more than 16 providers').default([]),
+  model_map: z
+    .record(
+      z.string().min(1, 'must be a glob on the model name').max(200, 'is longer than 200 characters'),
+      z.string().min(1, 'must name the local model').max(200, 'is longer than 200 characters'),
+    )
+    .refine((m) => Object.keys(m).length <= 100, 'maps more than 100 patterns')
+    .default({}),
   /**
-   * Wire formats the provider serves natively besides its type's own, whose requests then pass through to it
-   * untranslated (docs/formats.md, "Wire formats"). Today only "responses": POST <base_url>/responses (<base_url>/v1/responses
-   * for type ollama), as OpenRouter, Ollama, vLLM and LM Studio serve. Left out, only api.openai.com is taken to serve
-   * it; [] says this provider does not.
+   * Each local model's context window in tokens: a request that does not fit is refused naming the model and the
+   * tokens (never truncated), and an Ollama provider is sent `num_ctx` for the request's size up to it.
    */
-  native_formats: z
-    .array(z.enum(NATIVE_FORMATS, { message: 'the only format a provider can declare today is "responses"' }))
+  context_windows: z
+    .record(
+      z.string().min(1, 'must name a local model').max(200, 'is longer than 200 characters'),
+      z.number().int().min(512, 'must be at least 512 tokens').max(10_000_000, 'must be at most 10,000,000 tokens'),
+    )
+    .refine((m) => Object.keys(m).length <= 100, 'names more than 100 models')
     .optional(),
 });
-export type ProviderConfig = z.infer<typeof ProviderSchema>;
+export type OfflineConfig = z.infer<typeof OfflineSchema>;
+
+/**
+ * How a rule's providers are tried (docs/routing.md, "Routing strategies"): absent, in listed order as always; `ordered`, in
+ * listed order skipping a provider whose upstream rate-limit headers say its window is spent; `cheapest`, `fastest`
+ * and `balanced` reorder them per request (by price, by measured speed, by both), skipping spent ones too.
+ */
+export const STRATEGIES = ['ordered', 'cheapest', 'fastest', 'balanced'] as const;
+export type Strategy = (typeof STRATEGIES)[number];
 
 /**
  * A routing rule: a glob on the model name, and where its requests go: `providers`, an ordered list (the first is
  * the primary, the rest its backups, tried in order), or `provider`, one name (a list of one; older files, and what
- * the UI writes for a rule with one provider). Exactly one of the two.
+ * the UI writes for a rule with one provider). Exactly one of the two. `strategy` chooses among them per request.
  */
 export const RuleSchema = z
   .strictObject({
@@ -65,6 +127,17 @@ export const RuleSchema = z
       .array(z.string().min(1, 'must name a provider'))
       .min(1, 'must list at least one provider (the first is the primary, the rest its backups)')
       .optional(),
+    strategy: z
+      .enum(STRATEGIES, {
+        message:
+          'must be "ordered" (the list, skipping spent quotas), "cheapest", "fastest" or "balanced"; leave it out for the list as it is',
+      })
+      .optional(),
+    /**
+     * A stream cut after its text started is continued on the next provider (docs/routing.md, "Mid-stream continuation").
+     * Off by default.
+     */
+    continue_on_cut: z.boolean().optional(),
   })
   .superRefine((r, ctx) => {
     if (r.provider !== undefined && r.providers !== undefined)
@@ -373,7 +446,7 @@ export function effectiveStore(cfg: StoreConfig, envUrl: string | undefined): St
 /** The environment variables config.json's `env:NAME` values name: providers' keys, the gateway's JWT keys. */
 export function envReferences(config: Pick<Config, 'providers' | 'gateway'>): string[] {
   const values = [
-    ...config.providers.flatMap((p) => [p.api_key, ...Object.values(p.headers ?? {})]),
+    ...config.providers.flatMap((p) => [p.api_key, ...(p.api_keys ?? []), ...Object.values(p.headers ?? {})]),
     config.gateway.jwt?.secret,
     config.gateway.jwt?.public_key,
   ];
@@ -531,6 +604,7 @@ export const ConfigSchema = z
       .strictObject({
         default_provider: z.string().default(''),
         rules: z.array(RuleSchema).default([]),
+        offline: OfflineSchema.optional(),
       })
       .default({ default_provider: '', rules: [] }),
     app_rules: z.array(AppRuleSchema).default([]),
@@ -673,6 +747,7 @@ const FIELD_NAMES = [
   'name',
   'base_url',
   'api_key',
+  'api_keys',
   'enabled',
   'type',
   'headers',
@@ -681,6 +756,11 @@ const FIELD_NAMES = [
   'pattern',
   'provider',
   'providers',
+  'strategy',
+  'continue_on_cut',
+  'offline',
+  'model_map',
+  'context_windows',
   'app',
   'model_override',
   'connect_ms',

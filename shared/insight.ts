@@ -1,4 +1,4 @@
-// The config.json sections and admin API shapes of issue 38 (README, "Secret guard", "Request capture", "Replay and
+// The config.json sections and admin API shapes of issue 38 (docs/insight.md, "Secret guard", "Request capture", "Replay and
 // compare", "Where the tokens went"): the secret guard's policies, request capture, replays and token attribution.
 import { z } from 'zod';
 

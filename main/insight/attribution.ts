@@ -1,4 +1,4 @@
-// Where a request's input tokens went (README, "Where the tokens went"): a captured request's body split into system
+// Where a request's input tokens went (docs/insight.md, "Where the tokens went"): a captured request's body split into system
 // prompt, tool definitions (per tool, and per MCP server for tools named `mcp__<server>__<tool>`), tool results (per
 // tool), conversation, and the rest (the JSON around them, the request's parameters). Each part is estimated the way
 // limits estimate a request (its bytes / 4: main/proxy/limits.ts); when the provider reported the request's input

@@ -1,4 +1,4 @@
-// Request capture (README, "Request capture"): opt-in (config.json `capture`), the request and response bodies of the
+// Request capture (docs/insight.md, "Request capture"): opt-in (config.json `capture`), the request and response bodies of the
 // last model requests, one file per request log id in `captures/` beside config.json (folder 0700, files 0600,
 // written atomically). Nothing of a credential is stored: the client's credential headers are left out, and every
 // text (path, headers, bodies) goes through the scrubber (every configured key by value, and credential shapes:

@@ -7,6 +7,7 @@ import { type AttemptPlan, chatPlan, type Planner, type PlanTarget, type UploadB
 import type { ReplyTypes } from './forward/reply-type.ts';
 import { guardPolicy, RequestGuard } from './guard/index.ts';
 import type { Redaction } from './guard/redact.ts';
+import { continuationHub } from './forward/continuation.ts';
 import type { QuirkTable } from './quirks.ts';
 import type { Config } from '../../shared/config.ts';
 
@@ -38,6 +39,11 @@ export type PlanInput = {
   guardConfig: Config | null;
   /** The calling app (the guard's per-app policy). */
   app: string | null;
+  /**
+   * The route continues cut streams (continue_on_cut): a stream goes through the hub even to a provider of the
+   * client's own format, so that a continuation can be stitched into it (forward/continuation.ts).
+   */
+  continueOnCut?: boolean;
 };
 
 export type FrontDoor = {
@@ -77,6 +83,8 @@ export class DoorPlanner implements Planner {
     private readonly input: PlanInput,
     private readonly untranslatable: ApiError | null,
     private readonly replyCtx: ReplyContext,
+    /** The answer so far, when this plans a continuation of a cut stream (forward/continuation.ts). */
+    private readonly prefix: string | null = null,
   ) {}
 
   /** The secret guard of this request, made at the first candidate whose policy is not off. */
@@ -99,11 +107,13 @@ export class DoorPlanner implements Planner {
   private planFor(t: PlanTarget, input: PlanInput): AttemptPlan | string {
     const { door } = this;
     if (door.plan) return door.plan(t, input);
-    const native = door.nativePath(t, input.model, input.stream, input.ctx);
+    const throughHub = input.continueOnCut === true && input.stream && this.untranslatable === null;
+    const native = throughHub ? null : door.nativePath(t, input.model, input.stream, input.ctx);
     if (this.untranslatable && native === null) {
       return `${this.untranslatable.message.replace(/\.$/, '')}; provider "${t.name}" (type ${t.kind.type}) would need it translated`;
     }
-    return chatPlan(t, native, input.rawBody, input.hub, door.format, this.replyCtx, input.stream, input.quirks);
+    const hub = this.prefix === null ? input.hub : continuationHub(input.hub, this.prefix, t.kind.type);
+    return chatPlan(t, native, input.rawBody, hub, door.format, this.replyCtx, input.stream, input.quirks);
   }
 
   /** The request with its secrets replaced by placeholders: the body, and its hub form made again from it. */

@@ -8,6 +8,7 @@ import type { RequestLog } from '../observability/request-log.ts';
 import { ModelCatalog } from './models.ts';
 import { ProviderPool } from './provider-pool.ts';
 import { Router } from './routing.ts';
+import type { PriceBook } from './strategy/choose.ts';
 
 /** The budgets' check before a model request is forwarded (main/usage/budgets.ts): throws 402 budget_exceeded. */
 export interface BudgetGate {
@@ -42,6 +43,8 @@ export class Engine {
    * header is `<log id>.<this token>`; a client without the token cannot mark its requests as replays.
    */
   readonly replayToken = randomBytes(16).toString('hex');
+  /** Prices per million tokens, for the cheapest and balanced strategies (set by the usage room; null: none known). */
+  prices: PriceBook | null = null;
   private readonly forgetSecrets: () => void;
 
   constructor(

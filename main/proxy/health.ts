@@ -34,7 +34,9 @@ export class HealthChecker {
           const t0 = performance.now();
           try {
             const ids = await fetchModels(p, timeout_ms);
-            p.recordSuccess(performance.now() - t0);
+            const ms = performance.now() - t0;
+            p.recordSuccess(ms);
+            p.latency?.recordHealth(ms, Date.now()); // the speed of a model not measured yet (strategy/latency.ts)
             this.engine.models.record(p.name, ids, null); // the listings' copy, refreshed with the check
           } catch (err) {
             this.engine.models.record(p.name, null, (err as Error).message);

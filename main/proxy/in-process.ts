@@ -13,7 +13,8 @@ import { forwardWithFailover, hubForProvider } from './forward/index.ts';
 import type { AttemptPlan, ClientListener, Planner, PlanTarget, ReplySink, ReplyTarget } from './forward/index.ts';
 import { NO_USAGE, type SinkInit, type Usage, usageOfHub } from './forward/index.ts';
 import { type QuirkTable, quirkTableFor } from './quirks.ts';
-import { checkBudget, newLogEntry, recordOutcome, routeRequest } from './request.ts';
+import { stickyKeyOf } from './strategy/sticky.ts';
+import { checkBudget, chooseCandidates, newLogEntry, recordOutcome, requestSize, routeRequest } from './request.ts';
 
 /** Chunks queued for the reader past which the upstream read pauses until the reader catches up. */
 const HIGH_WATER = 256;
@@ -217,12 +218,17 @@ export async function* chatInProcess(
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) target.stop();
     const headers = { 'content-type': 'application/json', 'user-agent': `switchboard-agent (${opts.app})` };
+    const size = route.choice
+      ? requestSize(route, Buffer.byteLength(JSON.stringify(hub.messages)), hub.max_completion_tokens ?? hub.max_tokens)
+      : null;
     const done = forwardWithFailover(
       {
         headers,
         target,
-        candidates: route.candidates,
+        candidates: chooseCandidates(engine, route, size),
         model: route.model,
+        ...(size ? { estimate: size.promptTokens, stream: true } : {}),
+        ...(route.keyPools ? { session: () => stickyKeyOf({}, null, hub.messages[0]) } : {}),
         planner: new InProcessPlanner(hub, quirkTableFor(engine.config)),
       },
       engine.pool,

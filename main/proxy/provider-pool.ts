@@ -1,10 +1,19 @@
 // Runtime side of each configured provider: its upstream connection pool, circuit breaker and live status.
 import { Agent } from './undici-agent.ts';
 import type { ProviderState, ProviderStatus } from '../../shared/admin.ts';
-import { SECRET_HEADER_NAME, type Config, type ProviderConfig, type Timeouts } from '../../shared/config.ts';
+import {
+  SECRET_HEADER_NAME,
+  type Config,
+  type ProviderConfig,
+  ruleProviders,
+  type Timeouts,
+} from '../../shared/config.ts';
 import { redact } from '../observability/redact.ts';
 import { CircuitBreaker } from './breaker.ts';
 import { type ProviderKind, providerKind } from './providers/index.ts';
+import { KeyPool } from './strategy/key-pool.ts';
+import { LatencyBook } from './strategy/latency.ts';
+import { QuotaState } from './strategy/quota.ts';
 
 /** How a failed attempt is classed: only `retryable` ones move on to the next candidate and count for the breaker. */
 export type AttemptFailure = {
@@ -37,6 +46,14 @@ export class ProviderRuntime {
   lastOkAt = 0;
   /** Set by the pool: told when the provider goes down or comes back. */
   watcher: PoolWatcher | null = null;
+  /**
+   * What its rate-limit headers say is left (strategy/quota.ts), and how fast it answers (strategy/latency.ts): kept
+   * only while a rule with a strategy names the provider (null otherwise, and nothing is read or measured).
+   */
+  quota: QuotaState | null = null;
+  latency: LatencyBook | null = null;
+  /** Its api_keys (strategy/key-pool.ts), or null when it has one api_key. */
+  keyPool: KeyPool | null = null;
   private down = false;
   private agentKey = '';
 
@@ -61,6 +78,10 @@ export class ProviderRuntime {
     this.kind = providerKind(config);
     this.breaker.options = global.circuit_breaker;
     this.timeouts = { ...global.timeouts, ...config.timeouts };
+    const keys = config.api_keys;
+    if (keys === undefined || keys.length === 0) this.keyPool = null;
+    else if (this.keyPool === null) this.keyPool = new KeyPool(keys);
+    else this.keyPool.update(keys);
     const url = new URL(config.base_url);
     this.baseUrl = url;
     this.origin = url.origin;
@@ -85,6 +106,17 @@ export class ProviderRuntime {
     return this.agent;
   }
 
+  /** Keeps (or drops) the quota and latency figures strategies read; kept figures survive a reload. */
+  track(on: boolean): void {
+    if (on) {
+      this.quota ??= new QuotaState();
+      this.latency ??= new LatencyBook();
+    } else {
+      this.quota = null;
+      this.latency = null;
+    }
+  }
+
   /** The provider's key; `env:NAME` reads the environment variable NAME at use time. */
   key(): string {
     const k = this.config.api_key;
@@ -95,12 +127,16 @@ export class ProviderRuntime {
   /** What this provider sends that is secret: its key, and the values of its credential-like config headers. */
   *secrets(): Iterable<string> {
     yield this.key();
+    const pool = this.keyPool;
+    if (pool !== null) for (let i = 0; i < pool.keys.length; i++) yield pool.value(i);
     for (const [name, value] of Object.entries(this.config.headers ?? {}))
       if (SECRET_HEADER_NAME.test(name)) yield value.replace(/^(?:Bearer|Basic|Token)\s+/i, '');
   }
 
-  requestHeaders(): Record<string, string> {
-    return { ...this.config.headers, ...this.kind.authHeaders(this.key()) };
+  /** The headers every upstream call carries: config headers and the auth of `key` (default: api_key, else the pool's first). */
+  requestHeaders(key?: string): Record<string, string> {
+    const k = key ?? (this.keyPool !== null && this.config.api_key === '' ? this.keyPool.value(0) : this.key());
+    return { ...this.config.headers, ...this.kind.authHeaders(k) };
   }
 
   recordSuccess(latencyMs: number): void {
@@ -165,6 +201,13 @@ export class ProviderRuntime {
   }
 }
 
+/** The providers whose quota and speed are followed: those a routing rule with a strategy names. */
+function trackedProviders(config: Config): Set<string> {
+  const out = new Set<string>();
+  for (const r of config.routing.rules) if (r.strategy) for (const name of ruleProviders(r)) out.add(name);
+  return out;
+}
+
 /** All providers of the running config, kept across reloads so breakers and status survive an edit. */
 export class ProviderPool {
   private readonly byName = new Map<string, ProviderRuntime>();
@@ -179,6 +222,7 @@ export class ProviderPool {
 
   update(config: Config): void {
     const keep = new Set<string>();
+    const tracked = trackedProviders(config);
     for (const p of config.providers) {
       keep.add(p.name);
       const existing = this.byName.get(p.name);
@@ -188,6 +232,7 @@ export class ProviderPool {
         this.byName.set(p.name, rt);
         this.breakerLink?.(p.name, rt.breaker);
       }
+      this.byName.get(p.name)!.track(tracked.has(p.name));
     }
     for (const [name, rt] of this.byName) {
       if (!keep.has(name)) {

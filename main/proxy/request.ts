@@ -6,7 +6,9 @@ import { ApiError } from '../errors.ts';
 import { isoTime } from '../observability/iso-time.ts';
 import type { Engine } from './engine.ts';
 import type { ForwardOutcome } from './forward/index.ts';
-import type { ResolvedRoute, Router } from './routing.ts';
+import { estimateTokens } from './limits.ts';
+import type { ResolvedCandidate, ResolvedRoute, Router } from './routing.ts';
+import { chooseOrder, expectedOutput, type RequestSize } from './strategy/choose.ts';
 
 /**
  * A request's log entry. `stamped: false` leaves its id and time empty for stampLogEntry to fill in just before the
@@ -100,4 +102,30 @@ export function routeRequest(
   entry.routed_model = route.model;
   if (route.candidates.length === 0) throw instead ?? noRouteError(engine.router, route);
   return route;
+}
+
+/**
+ * What a route's strategies know of a request (null when its rules name no strategy: nothing is estimated): its
+ * prompt's tokens, estimated from its bytes as the limits estimate them, and the output expected of it.
+ */
+export function requestSize(
+  route: ResolvedRoute,
+  textBytes: number,
+  maxTokens: number | undefined,
+): RequestSize | null {
+  if (route.choice === null) return null;
+  return { promptTokens: estimateTokens(textBytes), outputTokens: expectedOutput(maxTokens) };
+}
+
+/** The candidates in the order the route's strategies give for this request (the cached list when it has none). */
+export function chooseCandidates(engine: Engine, route: ResolvedRoute, size: RequestSize | null): ResolvedCandidate[] {
+  const choice = route.choice;
+  if (choice === null || size === null) return route.candidates;
+  return chooseOrder(route.candidates, choice, {
+    pool: engine.pool,
+    book: engine.prices,
+    config: engine.config,
+    size,
+    now: Date.now(),
+  });
 }

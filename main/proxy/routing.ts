@@ -3,12 +3,26 @@ import micromatch from 'micromatch';
 import type { RouteCandidate, RouteExplanation, RouteSkip } from '../../shared/admin.ts';
 import { type AppRule, type Config, type ProviderConfig, ruleProviders } from '../../shared/config.ts';
 import { bareAppName } from './apps/os-process.ts';
+import { mapModel } from './offline.ts';
+import { RouteChoice, type StrategyGroup } from './strategy/choose.ts';
 
 /** Globs: `*` matches any run of characters (slashes too, so a lone `*` matches every model); case-insensitive. */
 const GLOB_OPTIONS = { bash: true, nocase: true } as const;
 
-export type ResolvedCandidate = RouteCandidate & { config: ProviderConfig };
-export type ResolvedRoute = Omit<RouteExplanation, 'candidates'> & { candidates: ResolvedCandidate[] };
+/**
+ * A candidate with its provider's config; `label` is what x-switchboard-route and the request log say when it serves
+ * (its reason, and the strategy that chose it: "rule:claude-*; strategy=cheapest"), absent when that is the reason.
+ */
+export type ResolvedCandidate = RouteCandidate & { config: ProviderConfig; label?: string };
+/** A route; `choice` holds its rules' strategies (null when none has one: the candidates are tried as listed). */
+export type ResolvedRoute = Omit<RouteExplanation, 'candidates'> & {
+  candidates: ResolvedCandidate[];
+  choice: RouteChoice | null;
+  /** A matching rule has continue_on_cut: a stream cut after its text started is continued (forward/continuation.ts). */
+  continueOnCut: boolean;
+  /** A candidate holds a key pool (api_keys): the request's session is then asked for (strategy/sticky.ts). */
+  keyPools: boolean;
+};
 
 /** Compiled routing for one config: glob matchers built once, routes cached per (app, model). */
 export class Router {
@@ -81,23 +95,39 @@ export class Router {
       steps.push(`app "${app}" has no app rule`);
     }
 
-    const add = (name: string, reason: string) => {
+    const groups: StrategyGroup[] = [];
+    const add = (name: string, reason: string, label?: string) => {
       if (seen.has(name)) return;
       seen.add(name);
       const p = this.providers.get(name);
       if (!p) skipped.push({ provider: name, reason: `${reason}, but no provider has this name` });
       else if (!p.enabled) skipped.push({ provider: name, reason: `${reason}, but it is disabled (enabled: false)` });
-      else candidates.push({ provider: name, reason, config: p });
+      else
+        candidates.push(label ? { provider: name, reason, config: p, label } : { provider: name, reason, config: p });
     };
 
     let matched = 0;
+    let continueOnCut = false;
     this.config.routing.rules.forEach((rule, i) => {
       if (this.matchers[i]!(model)) {
         matched++;
+        if (rule.continue_on_cut === true && !continueOnCut) {
+          continueOnCut = true;
+          steps.push(
+            `rule ${i + 1} "${rule.pattern}" has continue_on_cut: a stream cut after its text started is continued on the next provider`,
+          );
+        }
         // A rule's providers in order: its primary, then its backups (routing.rules[].providers).
         const list = ruleProviders(rule);
-        steps.push(`rule ${i + 1} "${rule.pattern}" matches → ${list.join(', then ')}`);
-        for (const name of list) add(name, `rule:${rule.pattern}`);
+        const strategy = rule.strategy;
+        steps.push(
+          `rule ${i + 1} "${rule.pattern}" matches → ${list.join(strategy ? ', ' : ', then ')}${strategy ? ` (strategy ${strategy})` : ''}`,
+        );
+        const from = candidates.length;
+        const reason = `rule:${rule.pattern}`;
+        const label = strategy ? `${reason}; strategy=${strategy}` : undefined;
+        for (const name of list) add(name, reason, label);
+        if (strategy) groups.push({ strategy, rule: i, pattern: rule.pattern, from, to: candidates.length });
       }
     });
     if (matched === 0) {
@@ -117,6 +147,16 @@ export class Router {
       steps.push('routing.default_provider is not set');
     }
 
+    const off = this.config.routing.offline;
+    if (off?.enabled && off.providers.length) {
+      const local = mapModel(off.model_map, model);
+      steps.push(
+        local === null
+          ? `routing.offline is on, but no glob of its model_map matches "${model}": not served locally in an outage`
+          : `if every provider above is out of reach (cannot connect, timeout, circuit open, 5xx/529): routing.offline → ${off.providers.join(', then ')} as "${local}"`,
+      );
+    }
+
     return {
       requested_model: requestedModel,
       model,
@@ -125,6 +165,9 @@ export class Router {
       candidates,
       skipped,
       steps,
+      choice: groups.length ? new RouteChoice(groups, model) : null,
+      continueOnCut,
+      keyPools: candidates.some((c) => c.config.api_keys !== undefined),
     };
   }
 

@@ -8,10 +8,12 @@ import type {
   ConfigRestoreResult,
   ConfigSaveResult,
   RequestLogEntry,
+  RouteDecision,
   RouteExplanation,
   StatusResponse,
   AgentStoreStatus,
 } from '../../shared/admin.ts';
+import { DEFAULT_TESTER_PROMPT_TOKENS, RouteSizeSchema } from '../../shared/admin.ts';
 import {
   configWarnings,
   effectiveStore,
@@ -19,6 +21,7 @@ import {
   isMaskedRedisPassword,
   maskKey,
   maskRedisPassword,
+  type Config,
   parseConfig,
   restoreRedisPassword,
   SECRET_HEADER_NAME,
@@ -37,6 +40,9 @@ import { ConfigError, type ConfigStore } from '../config/store.ts';
 import { gatewayFor } from '../gateway/gateway.ts';
 import type { Engine } from '../proxy/engine.ts';
 import { type ResolvedRoute, Router } from '../proxy/routing.ts';
+import { expectedOutput, type RequestSize } from '../proxy/strategy/choose.ts';
+import { explainDecisions } from '../proxy/strategy/explain.ts';
+import { offlineStatus } from '../proxy/offline.ts';
 import { ApiError, invalidRequest } from '../errors.ts';
 import { parseJsonBounded, readApiBody } from '../proxy/body.ts';
 import { VERSION } from '../version.ts';
@@ -86,6 +92,11 @@ function secretsOf(config: unknown): Map<string, Secret> {
     if (!p || typeof p !== 'object') continue;
     const name = typeof p.name === 'string' ? p.name : '';
     at(`providers.${name}.api_key`, p as Record<string, unknown>, 'api_key');
+    const pool = (p as { api_keys?: unknown }).api_keys;
+    if (Array.isArray(pool))
+      pool.forEach((_, i) =>
+        at(`providers.${name}.api_keys.${i}`, pool as unknown as Record<string, unknown>, String(i)),
+      );
     if (p.headers && typeof p.headers === 'object')
       for (const h of Object.keys(p.headers))
         if (SECRET_HEADER_NAME.test(h)) at(`providers.${name}.headers.${h}`, p.headers as Record<string, unknown>, h);
@@ -217,6 +228,7 @@ export function adminRoutes(
       limits: await gatewayFor(e).limitsStatus(e.config, c.env.incoming),
       store: gatewayFor(e).storeStatus(),
       ...(agentStore ? { agent_store: agentStore() } : {}),
+      offline: offlineStatus(e),
     };
     return c.json(body);
   });
@@ -361,10 +373,37 @@ export function adminRoutes(
     }),
   );
 
-  /** A route explained as the API answers it, with each candidate's circuit in the running engine. */
-  const explained = (route: ResolvedRoute, app: string | null) => {
+  /** The request size the tester explains for: prompt_tokens and max_tokens from the query or the body. */
+  const sizeOf = (input: unknown) => {
+    const parsed = RouteSizeSchema.safeParse(input ?? {});
+    if (!parsed.success)
+      throw new ApiError(
+        'invalid_request',
+        `prompt_tokens and max_tokens must be whole numbers (prompt_tokens 0 to 10,000,000, max_tokens 1 to 10,000,000): ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}.`,
+        'Leave them out for a 1,000-token prompt without max_tokens.',
+      );
+    return {
+      promptTokens: parsed.data.prompt_tokens ?? DEFAULT_TESTER_PROMPT_TOKENS,
+      outputTokens: expectedOutput(parsed.data.max_tokens),
+    };
+  };
+
+  /**
+   * A route explained as the API answers it, with each candidate's circuit in the running engine and the decisions:
+   * the order the candidates would be tried in now for a request of `size`, each with why (strategy/explain.ts).
+   */
+  const explained = (route: ResolvedRoute, app: string | null, config: Config, size: RequestSize) => {
     const e = engine();
-    const explanation: RouteExplanation & { circuits: Record<string, string> } = {
+    const decisions: RouteDecision[] = explainDecisions(
+      { pool: e.pool, book: e.prices, config },
+      route,
+      size,
+      Date.now(),
+    );
+    const explanation: RouteExplanation & {
+      circuits: Record<string, string>;
+      request: { prompt_tokens: number; expected_output_tokens: number };
+    } = {
       requested_model: route.requested_model,
       model: route.model,
       app,
@@ -375,6 +414,8 @@ export function adminRoutes(
       circuits: Object.fromEntries(
         route.candidates.map((cand) => [cand.provider, e.pool.get(cand.provider)?.breaker.state ?? 'closed']),
       ),
+      request: { prompt_tokens: size.promptTokens, expected_output_tokens: size.outputTokens },
+      decisions,
     };
     return explanation;
   };
@@ -388,7 +429,8 @@ export function adminRoutes(
         'Call /admin/v1/route?model=<name>&app=<app>.',
       );
     const app = c.req.query('app') || null;
-    return c.json(explained(engine().router.resolve(model, app), app));
+    const size = sizeOf({ prompt_tokens: c.req.query('prompt_tokens'), max_tokens: c.req.query('max_tokens') });
+    return c.json(explained(engine().router.resolve(model, app), app, engine().config, size));
   });
 
   /**
@@ -397,7 +439,13 @@ export function adminRoutes(
    * saved or changed.
    */
   admin.post('/route', async (c) => {
-    const body = (await lenientJson(c)) as { model?: unknown; app?: unknown; config?: unknown } | null;
+    const body = (await lenientJson(c)) as {
+      model?: unknown;
+      app?: unknown;
+      config?: unknown;
+      prompt_tokens?: unknown;
+      max_tokens?: unknown;
+    } | null;
     if (!body || typeof body !== 'object' || Array.isArray(body))
       throw new ApiError(
         'invalid_request',
@@ -423,7 +471,9 @@ export function adminRoutes(
         parsed.problems,
       );
     const app = typeof body.app === 'string' && body.app !== '' ? body.app : null;
-    return c.json(explained(new Router(parsed.config, store.file).resolve(body.model, app), app));
+    const size = sizeOf({ prompt_tokens: body.prompt_tokens, max_tokens: body.max_tokens });
+    const route = new Router(parsed.config, store.file).resolve(body.model, app);
+    return c.json(explained(route, app, parsed.config, size));
   });
 
   // --- Routes the desktop UI needs (issue 6) ---

@@ -12,17 +12,23 @@ import { DoorPlanner, type FrontDoor, type PlanInput, type SpooledBody } from '.
 import type { Engine } from '../proxy/engine.ts';
 import type { ClientContext, HubRequest } from '../proxy/formats/hub/index.ts';
 import { forwardWithFailover, HttpReplyTarget, sendFormatError } from '../proxy/forward/index.ts';
+import { StreamSeam } from '../proxy/forward/continuation.ts';
 import { type AppIdentity, identifyApp } from '../proxy/identify-app.ts';
 import { estimateTokens, type Admission } from '../proxy/limits.ts';
 import { guardAlwaysOff, noteGuard, redactedForCapture } from '../proxy/guard/index.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
 import type { ResolvedRoute } from '../proxy/routing.ts';
+import { noteOffline, offlineAdmission, OfflinePlanner, offlinePlan, unreachableNow } from '../proxy/offline.ts';
+import { expectedOutput } from '../proxy/strategy/choose.ts';
 import { sessionOf } from '../proxy/session-id.ts';
+import { stickyKeyOf } from '../proxy/strategy/sticky.ts';
 import {
   checkBudget,
   checkNotPaused,
+  chooseCandidates,
   newLogEntry,
   recordOutcome,
+  requestSize,
   routeRequest,
   stampLogEntry,
 } from '../proxy/request.ts';
@@ -186,18 +192,89 @@ export async function handleFrontDoor(
     };
     const replyCtx = { ...ctx, model, ...(hub ? { request: hub } : {}) };
     const planner = new DoorPlanner(door, input, untranslatable, replyCtx);
+    // continue_on_cut: a stream cut after its text started is resumed on the next provider (forward/continuation.ts).
+    const continuing = route.continueOnCut && stream && hub !== null && !spooled && door.plan === undefined;
+    if (continuing) input.continueOnCut = true;
+    const target = new HttpReplyTarget(res, door.format, replyCtx, stream);
+    const seam = continuing ? (target.seam = new StreamSeam(res)) : null;
+    // A route with a strategy: its candidates ordered for this request, and spent quotas skipped (proxy/strategy/).
+    const size = requestSize(route, textBytes, hub?.max_completion_tokens ?? hub?.max_tokens);
     const outcome = await forwardWithFailover(
       {
         headers: req.headers,
-        target: new HttpReplyTarget(res, door.format, replyCtx, stream),
-        candidates: route.candidates,
+        target,
+        candidates: chooseCandidates(engine, route, size),
+        ...(seam
+          ? {
+              continuation: {
+                seam,
+                planner: (prefix: string) => new DoorPlanner(door, input, untranslatable, replyCtx, prefix),
+              },
+            }
+          : {}),
         model: route.model,
+        ...(size ? { estimate: size.promptTokens, stream } : {}),
+        ...(route.keyPools ? { session: () => stickyKeyOf(req.headers, json, hub?.messages[0]) } : {}),
+        unreachable: unreachableNow(engine),
         ...(admission ? { admission } : {}),
         ...(door.replies ? { replies: door.replies } : {}),
         planner,
       },
       engine.pool,
     );
+    // Every provider of the route out of reach: the local providers of routing.offline, the model mapped (offline.ts).
+    const offline = offlinePlan(engine, route, outcome, {
+      promptTokens: estimateTokens(textBytes),
+      outputTokens: expectedOutput(hub?.max_completion_tokens ?? hub?.max_tokens),
+    });
+    if (offline?.refusal) {
+      recordOutcome(entry, outcome); // the cloud's attempts stay in the log
+      throw offline.refusal;
+    }
+    if (offline !== null) {
+      const local = offline.model;
+      const localInput: PlanInput = {
+        ...input,
+        hub: { ...input.hub, model: local },
+        model: local,
+        rawBody:
+          door.modelInBody && !spooled ? Buffer.from(JSON.stringify({ ...(json as object), model: local })) : rawBody,
+      };
+      const offlineOutcome = await forwardWithFailover(
+        {
+          headers: req.headers,
+          target: new HttpReplyTarget(res, door.format, replyCtx, stream),
+          candidates: offline.candidates,
+          model: local,
+          admission: offlineAdmission(admission, offline.header),
+          ...(door.replies ? { replies: door.replies } : {}),
+          planner: new OfflinePlanner(new DoorPlanner(door, localInput, untranslatable, replyCtx), offline.numCtx),
+        },
+        engine.pool,
+      );
+      offlineOutcome.attempts = [...outcome.attempts, ...offlineOutcome.attempts];
+      if (offlineOutcome.error === null) noteOffline(engine, true, offline.header, outcome.attempts);
+      if (offlineOutcome.error !== null) {
+        // The local providers failed too: the cloud's error, saying so.
+        const cloud = outcome.error!;
+        const e = new ApiError(
+          cloud.code,
+          `${cloud.message} Offline fallback (routing.offline, model "${local}") failed too: ${offlineOutcome.error.message}`,
+          cloud.action,
+        );
+        Object.assign(e.headers, cloud.headers);
+        offlineOutcome.error = e;
+        offlineOutcome.status = e.status;
+        offlineOutcome.errorCode = e.code;
+      }
+      recordOutcome(entry, offlineOutcome);
+      if (offlineOutcome.error) {
+        if (admission) Object.assign(offlineOutcome.error.headers, admission.headers);
+        sendFormatError(res, door.format, offlineOutcome.error);
+      }
+      return;
+    }
+    if (outcome.error === null) noteOffline(engine, false, '');
     recordOutcome(entry, outcome);
     if (planner.guard?.record) noteGuard(engine, entry, planner.guard.record);
     if (outcome.error) {

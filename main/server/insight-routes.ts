@@ -1,4 +1,4 @@
-// The admin API of issue 38 (README, "Request capture", "Replay and compare", "Where the tokens went"): a captured
+// The admin API of issue 38 (docs/insight.md, "Request capture", "Replay and compare", "Where the tokens went"): a captured
 // request's bodies; replays of one to other providers and models, sent through this server's own front door over
 // loopback HTTP (the same translation path as the original, logged and counted as any request, marked as replays);
 // and where the input tokens of the captured requests went (per session, app and day). Mounted under /admin/v1

@@ -2,6 +2,7 @@
 // gateway's endpoints, the agents' in-process calls) becomes one priced UsageRecord; the budgets are checked before
 // forwarding (engine.budgets); providers going down and back and failover become notifications (the pool's watcher).
 // The admin routes (main/server/usage-routes.ts) and the desktop shell reach it through the app (main/app.ts).
+import { priceBook } from './price-book.ts';
 import type { RequestLogEntry } from '../../shared/admin.ts';
 import type { Config } from '../../shared/config.ts';
 import type { UsageRange, UsageRecord, UsageRequests, UsageSummary } from '../../shared/usage.ts';
@@ -100,6 +101,7 @@ export class UsageService implements PoolWatcher {
       },
     };
     engine.budgets = this.gate;
+    engine.prices = priceBook; // the cheapest and balanced strategies' prices
     engine.pool.watch(this);
     // This instance's requests. With store "redis" they are also added to the team's rollups in Redis (attachTeam),
     // from which every instance's summaries and budgets are read: no instance reads the others' requests.
@@ -267,6 +269,7 @@ export class UsageService implements PoolWatcher {
     await this.team?.close();
     const engine = this.o.engine;
     if (engine.budgets === this.gate) engine.budgets = null;
+    if (engine.prices === priceBook) engine.prices = null;
     if (engine.pool.watcher === this) engine.pool.watch(null);
     services.delete(engine);
     await this.store.close();

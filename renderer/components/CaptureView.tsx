@@ -1,5 +1,5 @@
-// The log drawer's captured bodies (README, "Request capture"): the request as pretty JSON, the answer as its text
-// and tool calls (a stream reassembled) with the raw reply, Copy as curl; and Replay (README, "Replay and compare"):
+// The log drawer's captured bodies (docs/insight.md, "Request capture"): the request as pretty JSON, the answer as its text
+// and tool calls (a stream reassembled) with the raw reply, Copy as curl; and Replay (docs/insight.md, "Replay and compare"):
 // the request sent again to one to three provider/model pairs at once, each answer beside the original's with a word
 // diff of the two texts, its tokens, status and latency.
 import { useEffect, useState } from 'react';

@@ -40,6 +40,19 @@ export function TeamSaveNote() {
   );
 }
 
+/** Shown on every page while requests are served by routing.offline's local providers (docs/routing.md, "Offline fallback"). */
+export function OfflineBanner() {
+  const offline = useApp((s) => s.status?.offline ?? null);
+  if (!offline) return null;
+  return (
+    <div className="banner offline" data-testid="offline-banner" role="status">
+      <strong>offline: serving locally.</strong> Every provider of a route is out of reach since{' '}
+      {new Date(offline.since).toLocaleTimeString()}; requests go to your local models ({offline.detail}). They go back
+      to the cloud as soon as it answers.
+    </div>
+  );
+}
+
 /** The question asked before routing is paused. */
 export const PAUSE_QUESTION =
   'Pause routing? Every model request (from every app) will get 503 routing_paused until you resume it.';

@@ -1,4 +1,4 @@
-// Settings' secret guard and request capture sections (README, "Secret guard" and "Request capture"): the guard's
+// Settings' secret guard and request capture sections (docs/insight.md, "Secret guard" and "Request capture"): the guard's
 // policy for cloud providers, and capture's switch and limits. The per-provider and per-app policies and capture's app
 // list are kept as they are in config.json (shown, edited there). Saves config.json like the other sections.
 import { useEffect, useState } from 'react';

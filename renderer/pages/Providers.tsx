@@ -208,7 +208,9 @@ export function ProvidersPage() {
               <dl className="facts">
                 <dt>Key</dt>
                 <dd className="mono nowrap" data-testid={`provider-key-${p.name}`}>
-                  {p.api_key || '(none)'}
+                  {p.api_keys?.length
+                    ? `${p.api_keys.length} keys, sticky per session (api_keys: ${p.api_keys.join(', ')})`
+                    : p.api_key || '(none)'}
                 </dd>
                 <dt>Circuit</dt>
                 <dd className="small" data-testid={`provider-circuit-${p.name}`}>

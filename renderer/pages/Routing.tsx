@@ -23,12 +23,45 @@ const FIELDS: FieldRule[] = [
   { path: /^routing\.default_provider$/, key: () => 'default-provider', label: 'Default provider' },
 ];
 
-/** A rule as the page edits it: its pattern and its providers in order (primary first). */
-type DraftRule = { pattern: string; chain: string[] };
-const toDraft = (r: RoutingRule): DraftRule => ({ pattern: r.pattern, chain: ruleProviders(r) });
+/**
+ * A rule as the page edits it: its pattern and its providers in order (primary first), and its other fields
+ * (`strategy`, `continue_on_cut`: docs/routing.md "Routing strategies", "Mid-stream continuation") kept as they are.
+ */
+type RuleExtra = Omit<RoutingRule, 'pattern' | 'provider' | 'providers'>;
+type DraftRule = { pattern: string; chain: string[]; extra?: RuleExtra };
+const toDraft = (r: RoutingRule): DraftRule => {
+  const { pattern, provider: _one, providers: _list, ...extra } = r;
+  return Object.keys(extra).length > 0
+    ? { pattern, chain: ruleProviders(r), extra }
+    : { pattern, chain: ruleProviders(r) };
+};
 /** As config.json holds it: `provider` for one, `providers` for several (an empty pick stays, for the schema to say). */
-const fromDraft = (r: DraftRule): RoutingRule =>
-  r.chain.length === 1 ? { pattern: r.pattern, provider: r.chain[0]! } : { pattern: r.pattern, providers: r.chain };
+const fromDraft = (r: DraftRule): RoutingRule => ({
+  ...(r.chain.length === 1
+    ? { pattern: r.pattern, provider: r.chain[0]! }
+    : { pattern: r.pattern, providers: r.chain }),
+  ...r.extra,
+});
+/** The strategy select's choices: none (as listed), or one of the strategies. */
+const STRATEGY_CHOICES = [
+  ['', 'as listed'],
+  ['ordered', 'ordered, skip spent quotas'],
+  ['cheapest', 'cheapest'],
+  ['fastest', 'fastest'],
+  ['balanced', 'balanced'],
+] as const;
+/** A rule's extra fields with `strategy` set (or removed for ''). */
+const withStrategy = (extra: RuleExtra | undefined, v: string): RuleExtra | undefined => {
+  const { strategy: _old, ...rest } = extra ?? {};
+  const next: RuleExtra = v === '' ? rest : { ...rest, strategy: v as NonNullable<RuleExtra['strategy']> };
+  return Object.keys(next).length > 0 ? next : undefined;
+};
+/** A rule's extra fields with `continue_on_cut` on (or removed). */
+const withContinue = (extra: RuleExtra | undefined, on: boolean): RuleExtra | undefined => {
+  const { continue_on_cut: _old, ...rest } = extra ?? {};
+  const next: RuleExtra = on ? { ...rest, continue_on_cut: true } : rest;
+  return Object.keys(next).length > 0 ? next : undefined;
+};
 
 export function RoutingPage() {
   const api = useApi();
@@ -58,7 +91,8 @@ export function RoutingPage() {
   }, [doc]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const apply = (next: ConfigInput) => {
-    next.routing = { default_provider: defaultProvider, rules: rules.map(fromDraft) };
+    // routing.offline and any other routing field are kept as they are.
+    next.routing = { ...next.routing, default_provider: defaultProvider, rules: rules.map(fromDraft) };
   };
   const dirty =
     doc !== null &&
@@ -154,6 +188,27 @@ export function RoutingPage() {
                 errors={fieldErrors}
                 onChange={(chain) => change(i, { chain })}
               />
+              <select
+                aria-label={`How rule ${i + 1} chooses among its providers`}
+                value={r.extra?.strategy ?? ''}
+                onChange={(e) => change(i, { extra: withStrategy(r.extra, e.target.value) })}
+                data-testid={`rule-strategy-${i}`}
+              >
+                {STRATEGY_CHOICES.map(([v, label]) => (
+                  <option key={v} value={v}>
+                    {label}
+                  </option>
+                ))}
+              </select>
+              <label className="small">
+                <input
+                  type="checkbox"
+                  checked={r.extra?.continue_on_cut === true}
+                  onChange={(e) => change(i, { extra: withContinue(r.extra, e.target.checked) })}
+                  data-testid={`rule-continue-${i}`}
+                />{' '}
+                continue a cut stream
+              </label>
               <span className="actions">
                 <button
                   aria-label={`Move rule ${i + 1} up`}
@@ -295,11 +350,18 @@ export function RoutingPage() {
                 : ' — with the rules as saved'}
             </p>
             <ol>
-              {explained.candidates.map((c) => (
-                <li key={c.provider} data-testid="tester-candidate">
-                  <strong>{c.provider}</strong> — {c.reason}
-                </li>
-              ))}
+              {explained.decisions?.some((d) => d.strategy !== null || d.action === 'skip')
+                ? // A strategy or a skipped provider: the order it gives now, each with why (docs/routing.md, "Routing strategies").
+                  explained.decisions.map((d) => (
+                    <li key={d.provider} data-testid="tester-candidate">
+                      <strong>{d.provider}</strong> — {d.why}
+                    </li>
+                  ))
+                : explained.candidates.map((c) => (
+                    <li key={c.provider} data-testid="tester-candidate">
+                      <strong>{c.provider}</strong> — {c.reason}
+                    </li>
+                  ))}
             </ol>
             {explained.candidates.length === 0 && <p className="error">No provider can serve this model.</p>}
             {explained.skipped.length > 0 && (

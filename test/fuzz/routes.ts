@@ -290,8 +290,13 @@ const ADMIN: Route[] = [
       { log_id: '00000000-0000-4000-8000-000000000000', targets: [{ provider: 'p-openai', model: 'via-openai-m' }] },
     ],
   }),
-  admin('GET', '/route?model={model}&app=code'),
-  admin('POST', '/route', { seeds: (w) => [{ model: 'via-openai-m', app: 'code', config: w.config }] }),
+  admin('GET', '/route?model={model}&app=code&prompt_tokens=2000&max_tokens=500'),
+  admin('POST', '/route', {
+    seeds: (w) => [
+      { model: 'via-openai-m', app: 'code', config: w.config },
+      { model: 'via-openai-m', config: w.config, prompt_tokens: 2000, max_tokens: 500 },
+    ],
+  }),
   admin('POST', '/pause', { seeds: () => [{ paused: false }, { paused: true }], resets: true }),
   admin('POST', '/providers/{provider}/test', { limitBytes: null }),
   admin('GET', '/providers/detect'),

@@ -21,7 +21,16 @@
 //   Anthropic does, with a call of that tool taking this input.
 import http from 'node:http';
 import type { CommonBehavior, MockHttp, MockServer, RecordedHttpRequest } from './mock-http.ts';
-import { callsOf, MockState, parseBodyText, sendJsonText, splitInto, startMockHttp, writeStream } from './mock-http.ts';
+import {
+  callsOf,
+  MockState,
+  parseBodyText,
+  sendJsonText,
+  setReplyHeaders,
+  splitInto,
+  startMockHttp,
+  writeStream,
+} from './mock-http.ts';
 
 /** The shared knobs (chat requests: POST /v1/messages; models default ['claude-mock']), and: */
 export type MockAnthropicBehavior = CommonBehavior & {
@@ -246,6 +255,9 @@ export async function startMockAnthropic(opts: MockAnthropicOptions = {}): Promi
       return sendError(res, 400, 'invalid_request_error', 'anthropic-version: header is required');
 
     const b = state.behavior;
+    if (isMessages) setReplyHeaders(res, b);
+    if (isMessages && b.rejectKeys?.includes(apiKey))
+      return sendError(res, 401, 'authentication_error', 'invalid x-api-key (mock)');
     if (state.failing(b, isMessages)) {
       const e = anthropicError(b.status!);
       return sendError(res, b.status!, e.type, b.errorMessage?.(req.headers) ?? e.message);

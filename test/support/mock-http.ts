@@ -175,7 +175,23 @@ export type CommonBehavior = {
   errorMessage?: (headers: http.IncomingHttpHeaders) => string;
   /** With status: this text/html page, made from the request's headers, instead of the error JSON (mock-provider). */
   errorPage?: (headers: http.IncomingHttpHeaders) => string;
+  /** Headers added to every chat reply, failed or not (e.g. x-ratelimit-remaining-requests: "0"). */
+  replyHeaders?: Record<string, string>;
+  /** Keys refused with 401 (a revoked key), read from Authorization: Bearer or x-api-key. */
+  rejectKeys?: string[];
 };
+
+/** The key a request carries: x-api-key, else Authorization's Bearer token. */
+export function requestKey(headers: http.IncomingHttpHeaders): string | undefined {
+  const x = headers['x-api-key'];
+  if (typeof x === 'string' && x !== '') return x;
+  return /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '')?.[1];
+}
+
+/** Sets a behaviour's replyHeaders on the reply (before writeHead, which merges them). */
+export function setReplyHeaders(res: http.ServerResponse, b: CommonBehavior): void {
+  for (const [name, value] of Object.entries(b.replyHeaders ?? {})) res.setHeader(name, value);
+}
 
 /** The tool calls a behaviour answers with: toolCalls, else toolCall alone, else none. */
 export function callsOf(b: CommonBehavior): { name: string; arguments: object }[] {

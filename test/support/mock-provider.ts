@@ -19,7 +19,17 @@
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { CommonBehavior, MockHttp, MockServer, RecordedHttpRequest } from './mock-http.ts';
-import { callsOf, finished, MockState, parseBodyText, sendJsonText, startMockHttp, writeStream } from './mock-http.ts';
+import {
+  callsOf,
+  finished,
+  MockState,
+  parseBodyText,
+  requestKey,
+  sendJsonText,
+  setReplyHeaders,
+  startMockHttp,
+  writeStream,
+} from './mock-http.ts';
 
 /**
  * The shared knobs (`status`: an OpenAI error body {error:{message,type,param,code}}; a streamed tool call splits
@@ -270,6 +280,12 @@ export async function startMockProvider(opts: MockProviderOptions = {}): Promise
     headers: http.IncomingHttpHeaders,
   ): void => {
     if (finished(res)) return;
+    if (isChat) setReplyHeaders(res, p.behavior);
+    const key = requestKey(headers);
+    if (isChat && key !== undefined && p.behavior.rejectKeys?.includes(key)) {
+      const e = openAiError(401);
+      return sendJson(res, 401, errorJson(e.message, e.type, e.code));
+    }
     if (failing) return answerError(res, p, headers);
     if (!isChat) return sendJson(res, 200, p.modelsBody);
     if (body === null || typeof body !== 'object') {

@@ -172,7 +172,7 @@ export async function startServe(opts: ServeOptions = {}): Promise<ServeProcess>
 export function configFor(
   providers: Record<string, string>,
   extra: {
-    rules?: { pattern: string; provider: string }[];
+    rules?: { pattern: string; provider?: string; providers?: string[]; [k: string]: unknown }[];
     default_provider?: string;
     app_rules?: unknown[];
     [k: string]: unknown;

@@ -10,6 +10,7 @@ import { redact } from '../../observability/redact.ts';
 import { UpstreamStreamError, type WireError } from '../formats/hub/index.ts';
 import type { AttemptFailure, ProviderRuntime } from '../provider-pool.ts';
 import type { ResolvedCandidate } from '../routing.ts';
+import type { QuotaState } from '../strategy/quota.ts';
 import { classify, errorTextOf, isRetryableStatus } from './classify.ts';
 import { upstreamHeaders } from './headers.ts';
 import { type AttemptPlan, droppedHeader } from './plan.ts';
@@ -102,6 +103,10 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     private readonly provider: ProviderRuntime,
     private readonly cand: ResolvedCandidate,
     private readonly attemptNo: number,
+    /** The rate-limit state its reply's headers update (a tracked provider's: strategy/quota.ts), or null. */
+    private readonly quota: QuotaState | null = null,
+    /** A key of the provider's pool for this attempt: a 401 or 403 then fails over to the next key instead of answering. */
+    private readonly key: string | null = null,
   ) {
     this.clientLeft = a.target.gone;
     // An upload's body is streamed: undici's first-byte timer, which does not run out while the body is still being
@@ -127,7 +132,13 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
           origin: provider.origin,
           path: provider.basePath + plan.path,
           method: 'POST',
-          headers: upstreamHeaders(this.a.headers, provider, length, !upload && plan.translate !== undefined),
+          headers: upstreamHeaders(
+            this.a.headers,
+            provider,
+            length,
+            !upload && plan.translate !== undefined,
+            this.key ?? undefined,
+          ),
           body: this.bodyStream ?? plan.body,
           headersTimeout: this.ownTimers ? 0 : provider.timeouts.first_byte_ms,
           bodyTimeout: this.ownTimers ? 0 : provider.timeouts.idle_ms,
@@ -186,7 +197,7 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     const usage = this.sink?.usage();
     const p = this.a.progress;
     p.provider = this.cand.provider;
-    p.route = this.cand.reason;
+    p.route = this.cand.label ?? this.cand.reason;
     p.status = finalStatus;
     p.promptTokens = usage?.prompt ?? null;
     p.completionTokens = usage?.completion ?? null;
@@ -235,12 +246,16 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
   ): void {
     this.status = statusCode;
     this.headers = responseHeaders;
+    if (this.quota !== null) this.quota.read(responseHeaders, statusCode, Date.now());
     if (this.ownTimers) {
       if (this.timer !== null) clearTimeout(this.timer);
       const ms = this.provider.timeouts.idle_ms;
       this.timer = ms > 0 ? setTimeout(idleTimedOut, ms, this) : null;
     }
-    this.failing = isRetryableStatus(statusCode);
+    this.failing =
+      isRetryableStatus(statusCode) ||
+      (this.key !== null && (statusCode === 401 || statusCode === 403)) ||
+      (statusCode >= 400 && this.a.target.continuing === true);
     if (this.failing) return;
     if (statusCode >= 200 && statusCode < 400) {
       const verdict = judgeReply(statusCode, responseHeaders, this.a.replies, this.plan.translate === undefined);
@@ -275,7 +290,7 @@ export class UpstreamAttempt implements Dispatcher.DispatchHandler, ClientListen
     const admitted = this.a.admission?.headers;
     if (admitted) for (const name in admitted) extra[name] = admitted[name]!;
     extra['x-switchboard-provider'] = this.cand.provider;
-    extra['x-switchboard-route'] = this.cand.reason;
+    extra['x-switchboard-route'] = this.cand.label ?? this.cand.reason;
     extra['x-switchboard-attempts'] = String(this.attemptNo);
     if (this.plan.dropped) extra['x-switchboard-dropped'] = droppedHeader(this.plan.dropped);
     return extra;

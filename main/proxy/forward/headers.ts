@@ -52,6 +52,8 @@ export function upstreamHeaders(
   provider: ProviderRuntime,
   length: number,
   translated: boolean,
+  /** A key of the provider's pool chosen for this attempt (strategy/key-pool.ts); default its api_key. */
+  key?: string,
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const name in incoming) {
@@ -63,7 +65,7 @@ export function upstreamHeaders(
   out['content-length'] = String(length);
   out['accept-encoding'] = 'identity';
   if (!out['content-type']) out['content-type'] = 'application/json';
-  return Object.assign(out, provider.requestHeaders());
+  return Object.assign(out, provider.requestHeaders(key));
 }
 
 /** The provider's reply headers for the client (hop-by-hop and cookies dropped), with ours added. */

@@ -5,12 +5,15 @@ import type { ApiError } from '../../errors.ts';
 import type { ClientFormat, ReplyContext } from '../formats/hub/index.ts';
 import { PassthroughErrorSink, PassthroughSink, TranslatingStreamSink } from './http-sinks.ts';
 import { translatingErrorSink, translatingJsonSink } from './http-sinks.ts';
+import { ContinuableStreamSink, type StreamSeam } from './continuation.ts';
 import type { AttemptPlan } from './plan.ts';
 import type { ClientListener, ReplySink, ReplyTarget, SinkInit } from './target.ts';
 
 /** A class, bound once per request: no per-request closures on the hot path (see docs/ARCHITECTURE.md). */
 export class HttpReplyTarget implements ReplyTarget {
   private listener: ClientListener | null = null;
+  /** Set for a route with continue_on_cut (continuation.ts): its translated streams can be continued after a cut. */
+  seam: StreamSeam | null = null;
   private readonly onClose: () => void;
   private readonly onDrain: () => void;
 
@@ -22,6 +25,10 @@ export class HttpReplyTarget implements ReplyTarget {
   ) {
     this.onClose = this.closed.bind(this);
     this.onDrain = this.drained.bind(this);
+  }
+
+  get continuing(): boolean {
+    return this.seam?.cut === true;
   }
 
   get gone(): boolean {
@@ -62,6 +69,8 @@ export class HttpReplyTarget implements ReplyTarget {
             plan.ends ? { format: plan.ends, stream: this.stream } : undefined,
           );
     if (init.status >= 400) return translatingErrorSink(res, init, t.errorMessage, this.client);
+    if (this.stream && t.decoder && t.encoder && this.seam !== null)
+      return new ContinuableStreamSink(this.seam, init, t.decoder(), t.encoder);
     if (this.stream && t.decoder && t.encoder) return new TranslatingStreamSink(res, init, t.decoder(), t.encoder());
     return translatingJsonSink(res, init, t.json);
   }

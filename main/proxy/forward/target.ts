@@ -62,4 +62,6 @@ export interface ReplyTarget {
   listen(listener: ClientListener | null): void;
   /** The sink that turns this attempt's reply into the client's, as the plan says. */
   sink(init: SinkInit, plan: AttemptPlan): ReplySink;
+  /** A cut stream is being continued (continuation.ts): any status of 400 or more fails the attempt over. */
+  readonly continuing?: boolean;
 }

@@ -1,4 +1,4 @@
-// The secret guard of one request (README, "Secret guard"): made by the front door only when some provider's policy
+// The secret guard of one request (docs/insight.md, "Secret guard"): made by the front door only when some provider's policy
 // is not "off" (guardAlwaysOff), it scans the request's bytes once, at the first candidate whose policy is not off,
 // and answers each candidate's plan: as it is (no secret, or "warn"), with the secrets replaced by placeholders and
 // restored in the answer ("redact"), or refused ("block": the candidate is skipped, and the client gets 400
@@ -71,7 +71,7 @@ export function toolResultTexts(hub: HubRequest | null): string[] {
 
 /**
  * A body as request capture stores it: every secret the guard finds replaced by its placeholder, whatever the policy
- * (README, "Request capture": a capture never holds what the guard would find; a replay sends the placeholders).
+ * (docs/insight.md, "Request capture": a capture never holds what the guard would find; a replay sends the placeholders).
  */
 export function redactedForCapture(body: Buffer, hub: HubRequest | null): Buffer {
   const found = scanSecrets(body, toolResultTexts(hub));

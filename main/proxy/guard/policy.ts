@@ -1,4 +1,4 @@
-// Which secret-guard policy applies to a request for one provider (README, "Secret guard"): a local provider is
+// Which secret-guard policy applies to a request for one provider (docs/insight.md, "Secret guard"): a local provider is
 // exempt unless `secret_guard.providers` names it; for a cloud provider, the app's entry or the provider's entry
 // replaces `default`, and when both are set the stricter applies.
 import ipaddr from 'ipaddr.js';
