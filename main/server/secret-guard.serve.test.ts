@@ -28,6 +28,10 @@ function config(guard: unknown, model = 'claude-opus-4-8'): Record<string, unkno
         { pattern: 'claude-*', provider: 'cloud' },
         { pattern: 'local-*', provider: 'local' },
         { pattern: 'chain-*', providers: ['cloud', 'local'] } as unknown as { pattern: string; provider: string },
+        { pattern: 'cont-*', providers: ['cloud', 'local'], continue_on_cut: true } as unknown as {
+          pattern: string;
+          provider: string;
+        },
       ],
       providers: [
         { name: 'cloud', type: 'anthropic', base_url: cloud.baseUrl, api_key: 'sk-ant-cloud-key-0001', enabled: true },
@@ -132,6 +136,23 @@ describe('secret guard (serve, a real Claude Code request)', () => {
     expect(guard.action).toBe('redacted');
     expect(guard.found.map((f) => f.rule).sort()).toEqual(['aws-access-key-id', 'private-key']);
     expect(JSON.stringify(entries)).not.toContain(AWS);
+  });
+
+  it('redact on a route that continues cut streams (continue_on_cut): the streamed answer is restored too', async () => {
+    await useConfig({ default: 'redact' });
+    const first = await send('cont-model', false);
+    expect(first.status).toBe(200);
+    const awsPh = [...new Set(lastBody(cloud).match(PLACEHOLDER))].find((p) =>
+      p.startsWith('[REDACTED_AWS_ACCESS_KEY_ID_'),
+    )!;
+    expect(awsPh).toBeTruthy();
+    cloud.setBehavior({ tokens: ['The key is ', awsPh.slice(0, 9), awsPh.slice(9), '.'], toolCalls: undefined });
+    const streamed = await client()
+      .messages.stream({ ...(fixture.body as object), model: 'cont-model', stream: true } as never)
+      .finalMessage();
+    const text = streamed.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    expect(text).toBe(`The key is ${AWS}.`);
+    cloud.setBehavior({});
   });
 
   it("block: 400 secret_detected in Anthropic's error shape, naming what was found, never the value", async () => {

@@ -69,7 +69,10 @@ export class HttpReplyTarget implements ReplyTarget {
             plan.ends ? { format: plan.ends, stream: this.stream } : undefined,
           );
     if (init.status >= 400) return translatingErrorSink(res, init, t.errorMessage, this.client);
-    if (this.stream && t.decoder && t.encoder && this.seam !== null)
+    // A request the secret guard redacted is not continued on a cut: its answer must pass the guard's restore, which
+    // the seam (writing to the client directly, across attempts) does not; it ends as a cut stream does without
+    // continue_on_cut.
+    if (this.stream && t.decoder && t.encoder && this.seam !== null && !plan.rewriteReply)
       return new ContinuableStreamSink(this.seam, init, t.decoder(), t.encoder);
     if (this.stream && t.decoder && t.encoder) return new TranslatingStreamSink(res, init, t.decoder(), t.encoder());
     return translatingJsonSink(res, init, t.json);
