@@ -11,7 +11,7 @@ import { shutDownAfterAll } from '../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../test/support/mock-provider.ts';
 import type { ServeProcess } from '../test/support/serve-process.ts';
 import { seriousViolations, violationsText } from './axe.ts';
-import { describeWithChromium, launchBrowser, screenshot, serveWithUi } from './harness.ts';
+import { describeWithChromium, launchBrowser, screenshot, serveWithUi, uiLink } from './harness.ts';
 
 let browser: Browser;
 let mock: MockProvider;
@@ -35,7 +35,7 @@ describeWithChromium('a new user: first run to a routed request from the UI alon
       actions.push(what);
       await fn();
     };
-    const link = /UI: (\S+)/.exec(sb.stdout())![1]!;
+    const link = uiLink(sb);
     const page: Page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await act('open the /ui link serve printed', () => page.goto(link));
     // The Overview says there is nothing to route to, and what to do next.

@@ -1,5 +1,6 @@
 // e2e support: the system Chromium via playwright-core, a `serve` with the freshly built UI, screenshots.
 import fs from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -63,10 +64,23 @@ export async function createAgentInUi(page: Page, name: string): Promise<void> {
   await page.getByTestId('agent-row').filter({ hasText: name }).waitFor();
 }
 
+/**
+ * The UI link as a person gets it from `serve`'s banner (its stdout): on a terminal the link carries the token; piped
+ * (as here, or under systemd) the banner names the token file and says to open `/ui/?token=<that token>` (issue 36).
+ */
+export function uiLink(sb: ServeProcess): string {
+  const out = sb.stdout();
+  const link = /UI: (\S+)/.exec(out)?.[1];
+  if (!link) throw new Error(`serve printed no UI link:\n${out}`);
+  if (link.includes('?token=')) return link;
+  const file = /sign in with the token in (\S+?);/.exec(out)?.[1];
+  if (!file) throw new Error(`serve's UI line names neither a token link nor a token file:\n${out}`);
+  return `${link}?token=${readFileSync(file, 'utf8').trim()}`;
+}
+
 /** Opens /ui with the token link `serve` printed (read from its stdout, as a person would). */
 export async function openUi(browser: Browser, sb: ServeProcess, page = 'providers'): Promise<Page> {
-  const link = /UI: (\S+)/.exec(sb.stdout())?.[1];
-  if (!link) throw new Error(`serve printed no UI link:\n${sb.stdout()}`);
+  const link = uiLink(sb);
   const p = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   p.on('pageerror', (err) => process.stderr.write(`page error: ${err.message}\n`));
   await p.goto(`${link}#/${page}`);
