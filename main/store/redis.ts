@@ -228,7 +228,18 @@ type ScopeBlock = {
   lastAdmit: number;
   renewedAt: number;
   pending: Promise<void> | null;
+  /** Whether the last fetch brought a block (else the scope is near a limit: one round trip per request). */
+  granting: boolean;
 };
+
+/** Whether Redis could grant a block at all: each capped limit 16 blocks of two (slots: 16 of one) when unused. */
+function blockPossible(caps: LimitCaps, est: number): boolean {
+  return (
+    (caps.rpm === 0 || caps.rpm >= 32) &&
+    (caps.concurrency === 0 || caps.concurrency >= 16) &&
+    (caps.tpm === 0 || caps.tpm >= 32 * est)
+  );
+}
 
 export class RedisLimits implements SharedLimits {
   private readonly r: Redis & Scripts;
@@ -316,6 +327,7 @@ export class RedisLimits implements SharedLimits {
         lastAdmit: 0,
         renewedAt: Date.now(),
         pending: null,
+        granting: true,
       };
       this.blocks.set(scope, b);
       this.tick();
@@ -323,8 +335,10 @@ export class RedisLimits implements SharedLimits {
     for (;;) {
       const local = this.fromBlock(scope, b, caps, est);
       if (local) return local;
-      if (!b.pending) break;
-      await b.pending; // another request is fetching a block: it may have room for this one too
+      // Another request is fetching a block: it may have room for this one too. Not waited for when no block can
+      // come (near a limit every request is its own round trip, as without blocks: a wait would eat store.timeout_ms).
+      if (!b.pending || !b.granting || !blockPossible(caps, est)) break;
+      await b.pending;
     }
     return this.fetch(scope, b, caps, est, leaseMs, id);
   }
@@ -400,6 +414,7 @@ export class RedisLimits implements SharedLimits {
         string,
       ];
       const counts = { requests, tokens, inFlight, resetMs };
+      b.granting = mode === 1;
       if (mode === 1) {
         // A block of x requests (x·estimate tokens), the reservation now y slots; this request takes the first.
         b.ws = ws;
