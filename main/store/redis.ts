@@ -333,7 +333,7 @@ export class RedisLimits implements SharedLimits {
       this.tick();
     }
     for (;;) {
-      const local = this.fromBlock(scope, b, caps, est);
+      const local = this.fromBlock(scope, b, caps, est, id);
       if (local) return local;
       // Another request is fetching a block: it may have room for this one too. Not waited for when no block can
       // come (near a limit every request is its own round trip, as without blocks: a wait would eat store.timeout_ms).
@@ -344,7 +344,7 @@ export class RedisLimits implements SharedLimits {
   }
 
   /** Admits within the scope's block when it has room (a request, its estimate, a free slot), without Redis. */
-  private fromBlock(scope: string, b: ScopeBlock, caps: LimitCaps, est: number): LimitVerdict | null {
+  private fromBlock(scope: string, b: ScopeBlock, caps: LimitCaps, est: number, id: string): LimitVerdict | null {
     const now = Date.now();
     if (b.ws === '' || now >= b.validUntil || b.reqLeft < 1) return null;
     if (caps.tpm > 0 && b.tokLeft < est) return null;
@@ -356,7 +356,7 @@ export class RedisLimits implements SharedLimits {
     const s = b.seen;
     return {
       ok: true,
-      lease: { scope, id: BLOCK + randomUUID(), windowStart: Number(b.ws), estimatedTokens: est },
+      lease: { scope, id: BLOCK + id, windowStart: Number(b.ws), estimatedTokens: est },
       requests: s.requests - b.reqLeft,
       tokens: Math.max(0, s.tokens - b.tokLeft),
       inFlight: s.inFlight,
