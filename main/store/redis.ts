@@ -343,6 +343,13 @@ export class RedisLimits implements SharedLimits {
     return this.fetch(scope, b, caps, est, leaseMs, id);
   }
 
+  /** An admission from the scope's block, answered at once; null when it needs Redis (no block, or no room in it). */
+  tryBlock(scope: string, caps: LimitCaps, est: number, id: string): LimitVerdict | null {
+    const b = this.blocks.get(scope);
+    if (!b || b.caps !== `${caps.rpm}/${caps.tpm}/${caps.concurrency}/${caps.windowMs}`) return null;
+    return this.fromBlock(scope, b, caps, est, id);
+  }
+
   /** Admits within the scope's block when it has room (a request, its estimate, a free slot), without Redis. */
   private fromBlock(scope: string, b: ScopeBlock, caps: LimitCaps, est: number, id: string): LimitVerdict | null {
     const now = Date.now();
