@@ -86,7 +86,9 @@ afterAll(async () => {
 
 describe('a slow Redis (DEBUG SLEEP 3) under load', () => {
   it(`costs a rate-limited key's requests at most the ${TIMEOUT_MS} ms timeout once per trip (p99 within timeout + 50 ms), and the instances return to Redis after`, async () => {
-    await makeKey('busy', { rpm: 1_000_000, tpm: 0, concurrency: 1_000 });
+    // A concurrency cap under 16 keeps every admission a round trip (far from every limit an instance admits from a
+    // block leased from Redis, main/store/redis.ts, and a stall is felt only when the block runs out).
+    await makeKey('busy', { rpm: 1_000_000, tpm: 0, concurrency: 12 });
     const results: { status: number; ms: number; started: number }[] = [];
     let stop = false;
     const worker = async (s: ServeProcess) => {

@@ -115,7 +115,8 @@ describe('fail-open Redis store', () => {
     const a = openRedisState({ kind: 'redis', url: redis.url, prefix, timeout_ms: 50, trip_after: 3, probe_ms: 100 });
     const other = new Redis(redis.url, { maxRetriesPerRequest: 0 });
     other.on('error', () => {});
-    const wide: LimitCaps = { rpm: 0, tpm: 0, concurrency: 100, windowMs: 60_000 };
+    // An RPM under 32 keeps every admission a round trip (no block: redis.ts's MAX_BLOCK), which is what is timed.
+    const wide: LimitCaps = { rpm: 30, tpm: 0, concurrency: 100, windowMs: 60_000 };
     try {
       await until(() => a.status().up);
       expect((await a.limits.admit('key:s', wide, 0, 30_000)).ok).toBe(true);

@@ -58,13 +58,21 @@ async function background<T>(conn: RedisConnection, remote: () => Promise<T>, lo
 class FailOpenLimits implements SharedLimits {
   constructor(
     private readonly conn: RedisConnection,
-    private readonly remote: SharedLimits,
+    private readonly remote: SharedLimits & {
+      tryBlock?(scope: string, caps: LimitCaps, est: number, id: string): LimitVerdict | null;
+    },
     private readonly local: EmbeddedLimits,
   ) {}
 
   admit(scope: string, caps: LimitCaps, est: number, leaseMs: number): Promise<LimitVerdict> {
     if (!this.conn.usable()) return Promise.resolve(this.admitLocally(scope, caps, est, leaseMs));
     const id = randomUUID();
+    // From this instance's block (./redis.ts): no round trip, so no budget to race.
+    const quick = this.remote.tryBlock?.(scope, caps, est, id);
+    if (quick) {
+      if (quick.ok) this.local.hold(quick.lease, caps.windowMs, leaseMs);
+      return Promise.resolve(quick);
+    }
     const call = this.remote.admit(scope, caps, est, leaseMs, id);
     return this.conn.budgeted(call).then(
       (v) => {
