@@ -259,7 +259,7 @@ export class RedisConnection {
       refusalsLogged.add(this.safeUrl);
       logger.warn(
         { store: this.safeUrl, error: message },
-        `Redis refused the credentials of ${where} (${this.safeUrl}): fix them there. ` +
+        `${this.words.what}: Redis refused the credentials of ${where} (${this.safeUrl}): fix them there. ` +
           'Until then the gateway counts limits locally and, with agents on Redis, the agent API answers 503',
       );
       return;
