@@ -4,7 +4,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NOW, rec, useUsageStore } from './records.test-helper.ts';
+import { NOW, useUsageStore } from '../../test/support/usage-store.ts';
+import { rec } from './records.test-helper.ts';
 import { keyOf } from './rollups.ts';
 import { summarize } from './summary.ts';
 import { snapshotFile, type UsageStore } from './store.ts';
