@@ -1,6 +1,7 @@
-// A request log entry as requests.jsonl holds it (one JSON object a line), checked before the engine takes the file's
-// tail back into its log at start (main/observability/log-tail.ts): a line of another shape (a hand edit, a torn
-// write, an older version's entry missing a field it must have) is skipped, never shown half. Its own file, so the
+// A request log entry as it is read back from outside this process, checked before it is shown or counted: the tail of
+// requests.jsonl at start (main/observability/log-tail.ts) and the team's request stream on Redis
+// (main/store/team-log.ts). A line or message of another shape (a hand edit, a torn write, another version's entry
+// missing a field it must have, a foreign writer) is skipped, never shown half. Its own file, so the
 // start does not build the admin API's schemas (shared/admin.ts); built on first use (requestLogEntrySchema), so a
 // start without a requests.jsonl builds nothing.
 import { z } from 'zod';
@@ -17,7 +18,7 @@ function build() {
   });
 
   return z.object({
-    id: z.string().min(1),
+    id: z.string().min(1).max(100),
     time: z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'must be an ISO 8601 time'),
     method: z.string(),
     path: z.string(),
@@ -41,6 +42,8 @@ function build() {
     cache_write_1h_tokens: count.optional(),
     reasoning_tokens: count.optional(),
     session: z.string().max(128).nullable().optional(),
+    key: z.string().max(64).nullable().optional(),
+    instance: z.string().max(128).nullable().optional(),
     guard: z
       .object({
         policy: z.enum(['warn', 'redact', 'block']),
@@ -60,10 +63,15 @@ export function requestLogEntrySchema(): EntrySchema {
   return (schema ??= build());
 }
 
-/** The schema's output is the entry type itself: a field added to one and not the other fails to compile here. */
+/**
+ * The schema's output is the entry type itself, field for field: a field added to one and not the other fails to
+ * compile here (an optional field missing from the schema would otherwise be stripped from every entry read back).
+ */
 const same: [z.infer<EntrySchema>] extends [RequestLogEntry]
   ? [RequestLogEntry] extends [z.infer<EntrySchema>]
     ? true
     : never
   : never = true;
 void same;
+const sameFields: [Exclude<keyof RequestLogEntry, keyof z.infer<EntrySchema>>] extends [never] ? true : never = true;
+void sameFields;

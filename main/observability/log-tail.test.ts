@@ -79,4 +79,21 @@ describe('the tail of requests.jsonl (read back at start)', () => {
     expect(log.recent().map((e) => e.id)).toEqual(['id-1', 'id-2', 'id-4', 'id-3']);
     expect(log.recentByStart().map((e) => e.id)).toEqual(['id-1', 'id-2', 'id-3', 'id-4']);
   });
+
+  it("keeps every field an entry has: the gateway's key, the team's instance, the guard's record, a replay's origin", async () => {
+    tmp = await makeTempDir('sb-log-tail');
+    const file = path.join(tmp.dir, 'requests.jsonl');
+    const full: RequestLogEntry = {
+      ...entry(1),
+      session: 's-1',
+      key: 'alice',
+      instance: 'host-a:11434',
+      guard: { policy: 'redact', action: 'redacted', found: [{ rule: 'aws-access-key-id', count: 1 }] },
+      replay_of: 'id-0',
+      captured: true,
+    };
+    await fs.writeFile(file, jsonl([full]));
+    const tail = await readLogTail(file, 10);
+    expect(tail.entries).toEqual([full]);
+  });
 });

@@ -12,7 +12,8 @@
 // the store is Redis.
 import type { Redis } from 'ioredis';
 import type { RequestLogEntry } from '../../shared/admin.ts';
-import { TEAM_LOG_FIELDS, TeamLogEntrySchema } from '../../shared/team.ts';
+import { requestLogEntrySchema } from '../../shared/request-log-schema.ts';
+import { TEAM_LOG_FIELDS } from '../../shared/team.ts';
 import { logger } from '../observability/logger.ts';
 import type { RequestLog, TeamLogView } from '../observability/request-log.ts';
 
@@ -180,7 +181,7 @@ export class TeamLog implements TeamLogView {
     }
     let parsed;
     try {
-      parsed = TeamLogEntrySchema.safeParse(JSON.parse(json ?? ''));
+      parsed = requestLogEntrySchema().safeParse(JSON.parse(json ?? ''));
     } catch {
       parsed = null;
     }
@@ -189,7 +190,7 @@ export class TeamLog implements TeamLogView {
         logger.warn(`team log: skipped stream message ${id} of ${this.key}: not a request log entry`);
       return null;
     }
-    return { instance, entry: parsed.data as RequestLogEntry };
+    return { instance, entry: parsed.data };
   }
 
   /**
