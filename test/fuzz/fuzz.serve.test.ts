@@ -59,6 +59,7 @@ describe(`fuzz (seed ${SEED})`, () => {
     const after = await residentBytes(world.serve.child.pid!);
     const bound = baselineRss * MEMORY_RATIO + MEMORY_SLACK_BYTES;
     const mb = (n: number) => `${Math.round(n / 1048576)} MB`;
+    console.log(`fuzz: RSS ${mb(after)} after the run, baseline ${mb(baselineRss)}, bound ${mb(bound)}`);
     expect(after, `RSS ${mb(after)} after the run, baseline ${mb(baselineRss)}, bound ${mb(bound)}`).toBeLessThan(
       bound,
     );
