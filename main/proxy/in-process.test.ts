@@ -5,7 +5,9 @@ import { parseConfig } from '../../shared/config.ts';
 import { RequestLog } from '../observability/request-log.ts';
 import { type CutProvider, startCutProvider } from '../../test/support/cut-provider.ts';
 import { type MockAnthropic, startMockAnthropic } from '../../test/support/mock-anthropic.ts';
+import { type MockOllama, startMockOllama } from '../../test/support/mock-ollama.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
+import { freePort } from '../../test/support/ports.ts';
 import { Engine } from './engine.ts';
 import { foldChunks, type HubChunk, UpstreamStreamError } from './formats/hub/index.ts';
 import { chatInProcess } from './in-process.ts';
@@ -236,5 +238,85 @@ describe('chatInProcess', () => {
       process.off('warning', onWarning);
       a.setBehavior({});
     }
+  });
+});
+
+// Offline fallback for the agents' own calls (issue 37's routing.offline): an HTTP client's request and an agent's
+// model call take the same way to the local providers when the cloud is out of reach.
+describe('chatInProcess offline (routing.offline)', () => {
+  let local: MockOllama;
+  let cloud: MockProvider;
+  let offlineEngine: Engine;
+  let cloudPort = 0;
+  beforeAll(async () => {
+    local = await startMockOllama({ name: 'local', behavior: { tokens: ['Served', ' locally'] } });
+    cloud = await startMockProvider({ name: 'cloud', behavior: { tokens: ['From', ' the', ' cloud'] } });
+    cloudPort = await freePort(); // nothing listens there: the cloud's second provider refuses connections
+    const r = parseConfig({
+      providers: [
+        { name: 'cloud', base_url: cloud.baseUrl, api_key: 'sk-cloud-0000' },
+        { name: 'cloud-backup', base_url: `http://127.0.0.1:${cloudPort}/v1`, api_key: 'sk-cloud-1111' },
+        { name: 'ollama', type: 'ollama', base_url: local.baseUrl, api_key: '' },
+      ],
+      routing: {
+        default_provider: '',
+        rules: [{ pattern: 'claude-*', providers: ['cloud', 'cloud-backup'] }],
+        offline: {
+          enabled: true,
+          providers: ['ollama'],
+          model_map: { 'claude-*': 'qwen3-coder:30b' },
+          context_windows: { 'qwen3-coder:30b': 16384 },
+        },
+      },
+    });
+    if (!r.ok) throw new Error('bad config');
+    offlineEngine = new Engine(r.config, '/tmp/config.json', new RequestLog(10));
+  });
+  afterAll(async () => {
+    await offlineEngine.close();
+    await local.close();
+    await cloud.close();
+  });
+
+  const ask = async (content = 'hi') => {
+    const chunks: HubChunk[] = [];
+    for await (const c of chatInProcess(
+      offlineEngine,
+      { model: 'claude-sonnet-4-6', messages: [{ role: 'user', content }] },
+      { app: 'switchboard-agent' },
+    ))
+      chunks.push(c);
+    return foldChunks(chunks).choices[0]!.message.content;
+  };
+
+  it('is served by the cloud while it answers, and by the local model through the map when the cloud is out of reach', async () => {
+    expect(await ask()).toBe('From the cloud');
+    expect(local.chatCount()).toBe(0);
+
+    await cloud.close(); // network loss: both cloud providers refuse connections
+    expect(await ask()).toBe('Served locally');
+    const sent = local.requests.at(-1)!;
+    expect(sent.url).toBe('/api/chat');
+    expect(sent.body.model).toBe('qwen3-coder:30b');
+    expect(sent.body.options.num_ctx).toBe(8192); // never Ollama's small default
+    const entry = offlineEngine.requestLog.recent(1)[0]!;
+    expect(entry).toMatchObject({ app: 'switchboard-agent', provider: 'ollama', route: 'offline', status: 200 });
+    expect(entry.attempts.map((a) => a.provider)).toEqual(['cloud', 'cloud-backup', 'ollama']);
+    expect(entry.attempts[0]!.error).toMatch(/^cannot connect/);
+
+    // A conversation that does not fit the local model's window is refused, never truncated; nothing is sent.
+    const before = local.chatCount();
+    await expect(ask('x'.repeat(80_000))).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/does not fit the local model "qwen3-coder:30b".*context window of 16,384 tokens/),
+    });
+    expect(local.chatCount()).toBe(before);
+
+    // The local providers failing too: the cloud's error, saying that the fallback failed as well.
+    local.setBehavior({ status: 500 });
+    await expect(ask()).rejects.toMatchObject({
+      message: expect.stringMatching(/Offline fallback \(routing\.offline, model "qwen3-coder:30b"\) failed too/),
+    });
+    local.setBehavior({ tokens: ['Served', ' locally'] });
   });
 });

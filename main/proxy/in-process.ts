@@ -9,10 +9,13 @@ import type { Engine } from './engine.ts';
 import { UpstreamStreamError } from './formats/hub/index.ts';
 import type { HubChunk, HubRequest, StreamDecoder, WireError } from './formats/hub/index.ts';
 import { providerFormat } from './formats/index.ts';
-import { forwardWithFailover, hubForProvider } from './forward/index.ts';
+import { type ForwardOutcome, type ForwardRequest, forwardWithFailover, hubForProvider } from './forward/index.ts';
 import type { AttemptPlan, ClientListener, Planner, PlanTarget, ReplySink, ReplyTarget } from './forward/index.ts';
 import { NO_USAGE, type SinkInit, type Usage, usageOfHub } from './forward/index.ts';
+import { estimateTokens } from './limits.ts';
+import { noteOffline, offlineOutcome, OfflinePlanner, offlinePlan, unreachableNow } from './offline.ts';
 import { type QuirkTable, quirkTableFor } from './quirks.ts';
+import { expectedOutput } from './strategy/choose.ts';
 import { stickyKeyOf } from './strategy/sticky.ts';
 import { checkBudget, chooseCandidates, newLogEntry, recordOutcome, requestSize, routeRequest } from './request.ts';
 
@@ -196,10 +199,50 @@ class RefusalSink implements ReplySink {
 
 export type InProcessOptions = { app: string; signal?: AbortSignal };
 
+/** One forwarding of the call into `target`, the caller's abort wired to it before the first attempt starts. */
+function forwardInto(
+  engine: Engine,
+  target: InProcessTarget,
+  f: Omit<ForwardRequest, 'headers' | 'target'>,
+  opts: InProcessOptions,
+): { done: Promise<ForwardOutcome>; unwire: () => void } {
+  const onAbort = () => target.stop();
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal?.aborted) target.stop();
+  const headers = { 'content-type': 'application/json', 'user-agent': `switchboard-agent (${opts.app})` };
+  const done = forwardWithFailover({ ...f, headers, target }, engine.pool);
+  // When every candidate failed, nothing was delivered: end the queue so the reader stops and sees the error.
+  void done.then(() => target.end());
+  return { done, unwire: () => opts.signal?.removeEventListener('abort', onAbort) };
+}
+
+/**
+ * The chunks of one forwarding as they come; its outcome is put in `out` once it is over, whether the reader read to
+ * the end, left early or met a mid-stream failure.
+ */
+async function* relay(
+  target: InProcessTarget,
+  run: { done: Promise<ForwardOutcome>; unwire: () => void },
+  out: { outcome: ForwardOutcome | null },
+): AsyncGenerator<HubChunk> {
+  try {
+    for (;;) {
+      const batch = await target.next();
+      if (batch === null) break;
+      for (const chunk of batch) yield chunk;
+    }
+  } finally {
+    run.unwire();
+    target.stop(); // a reader that left the loop early stops the upstream call (no-op once it has ended)
+    out.outcome = await run.done;
+  }
+}
+
 /**
  * Streams a chat completion for `req` (hub form) through routing as app `opts.app`. Throws ApiError when no
  * provider can take it, all fail before the first byte, or the provider refuses the request; throws
- * UpstreamStreamError on a mid-stream failure. Aborting `opts.signal` cancels the upstream call at once.
+ * UpstreamStreamError on a mid-stream failure. Aborting `opts.signal` cancels the upstream call at once. When every
+ * provider of the route is out of reach, routing.offline's local providers serve it, as they do an HTTP client's.
  */
 export async function* chatInProcess(
   engine: Engine,
@@ -209,45 +252,72 @@ export async function* chatInProcess(
   const started = performance.now();
   const entry = newLogEntry('(in-process) /v1/chat/completions');
   Object.assign(entry, { app: opts.app, app_source: 'header', requested_model: req.model, stream: true });
-  const target = new InProcessTarget();
-  const onAbort = () => target.stop();
+  const out: { outcome: ForwardOutcome | null } = { outcome: null };
   try {
     const route = routeRequest(engine, req.model, opts.app, entry);
     checkBudget(engine, opts.app);
     const hub: HubRequest = { ...req, model: route.model, stream: true, stream_options: { include_usage: true } };
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    if (opts.signal?.aborted) target.stop();
-    const headers = { 'content-type': 'application/json', 'user-agent': `switchboard-agent (${opts.app})` };
-    const size = route.choice
-      ? requestSize(route, Buffer.byteLength(JSON.stringify(hub.messages)), hub.max_completion_tokens ?? hub.max_tokens)
-      : null;
-    const done = forwardWithFailover(
-      {
-        headers,
-        target,
-        candidates: chooseCandidates(engine, route, size),
-        model: route.model,
-        ...(size ? { estimate: size.promptTokens, stream: true } : {}),
-        ...(route.keyPools ? { session: () => stickyKeyOf({}, null, hub.messages[0]) } : {}),
-        planner: new InProcessPlanner(hub, quirkTableFor(engine.config)),
-      },
-      engine.pool,
-    );
-    // When every candidate failed, nothing was delivered: end the queue so the reader stops and sees the error.
-    void done.then(() => target.end());
-    let outcome;
+    const quirks = quirkTableFor(engine.config);
+    const bytes = Buffer.byteLength(JSON.stringify(hub.messages));
+    const maxTokens = hub.max_completion_tokens ?? hub.max_tokens;
+    const size = route.choice ? requestSize(route, bytes, maxTokens) : null;
+    let target = new InProcessTarget();
     try {
-      for (;;) {
-        const batch = await target.next();
-        if (batch === null) break;
-        for (const chunk of batch) yield chunk;
-      }
+      yield* relay(
+        target,
+        forwardInto(
+          engine,
+          target,
+          {
+            candidates: chooseCandidates(engine, route, size),
+            model: route.model,
+            ...(size ? { estimate: size.promptTokens, stream: true } : {}),
+            ...(route.keyPools ? { session: () => stickyKeyOf({}, null, hub.messages[0]) } : {}),
+            unreachable: unreachableNow(engine),
+            planner: new InProcessPlanner(hub, quirks),
+          },
+          opts,
+        ),
+        out,
+      );
+      // Every provider of the route out of reach, nothing delivered: the local providers of routing.offline.
+      const cloud = out.outcome!;
+      const offline = opts.signal?.aborted
+        ? null
+        : offlinePlan(engine, route, cloud, {
+            promptTokens: estimateTokens(bytes),
+            outputTokens: expectedOutput(maxTokens),
+          });
+      if (offline?.refusal) throw offline.refusal;
+      if (offline) {
+        target = new InProcessTarget();
+        const local = { outcome: null as ForwardOutcome | null };
+        try {
+          yield* relay(
+            target,
+            forwardInto(
+              engine,
+              target,
+              {
+                candidates: offline.candidates,
+                model: offline.model,
+                planner: new OfflinePlanner(
+                  new InProcessPlanner({ ...hub, model: offline.model }, quirks),
+                  offline.numCtx,
+                ),
+              },
+              opts,
+            ),
+            local,
+          );
+        } finally {
+          out.outcome = offlineOutcome(engine, offline, cloud, local.outcome!);
+        }
+      } else if (cloud.error === null) noteOffline(engine, false, '');
     } finally {
-      opts.signal?.removeEventListener('abort', onAbort);
-      target.stop(); // a reader that left the loop early stops the upstream call (no-op once it has ended)
-      outcome = await done;
-      recordOutcome(entry, outcome);
+      if (out.outcome) recordOutcome(entry, out.outcome);
     }
+    const outcome = out.outcome!;
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
     if (outcome.error) throw outcome.error;
     if (target.refusal) {

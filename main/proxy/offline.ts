@@ -87,6 +87,34 @@ export function offlinePlan(
   };
 }
 
+/**
+ * The outcome of a request served offline: the cloud's attempts first, then the local providers'; when the local
+ * providers failed too, the cloud's error, saying so. Notes the switch to serving locally when they answered.
+ */
+export function offlineOutcome(
+  engine: Engine,
+  plan: OfflinePlan,
+  cloud: ForwardOutcome,
+  local: ForwardOutcome,
+): ForwardOutcome {
+  local.attempts = [...cloud.attempts, ...local.attempts];
+  if (local.error === null) {
+    noteOffline(engine, true, plan.header, cloud.attempts);
+    return local;
+  }
+  const first = cloud.error!;
+  const e = new ApiError(
+    first.code,
+    `${first.message} Offline fallback (routing.offline, model "${plan.model}") failed too: ${local.error.message}`,
+    first.action,
+  );
+  Object.assign(e.headers, first.headers);
+  local.error = e;
+  local.status = e.status;
+  local.errorCode = e.code;
+  return local;
+}
+
 /** A header value keeps printable ASCII only. */
 function ascii(s: string): string {
   return s.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);

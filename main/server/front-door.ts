@@ -18,7 +18,14 @@ import { estimateTokens, type Admission } from '../proxy/limits.ts';
 import { guardAlwaysOff, noteGuard, redactedForCapture } from '../proxy/guard/index.ts';
 import { quirkTableFor } from '../proxy/quirks.ts';
 import type { ResolvedRoute } from '../proxy/routing.ts';
-import { noteOffline, offlineAdmission, OfflinePlanner, offlinePlan, unreachableNow } from '../proxy/offline.ts';
+import {
+  noteOffline,
+  offlineAdmission,
+  offlineOutcome,
+  OfflinePlanner,
+  offlinePlan,
+  unreachableNow,
+} from '../proxy/offline.ts';
 import { expectedOutput } from '../proxy/strategy/choose.ts';
 import { sessionOf } from '../proxy/session-id.ts';
 import { stickyKeyOf } from '../proxy/strategy/sticky.ts';
@@ -240,7 +247,7 @@ export async function handleFrontDoor(
         rawBody:
           door.modelInBody && !spooled ? Buffer.from(JSON.stringify({ ...(json as object), model: local })) : rawBody,
       };
-      const offlineOutcome = await forwardWithFailover(
+      const localOutcome = await forwardWithFailover(
         {
           headers: req.headers,
           target: new HttpReplyTarget(res, door.format, replyCtx, stream),
@@ -252,25 +259,11 @@ export async function handleFrontDoor(
         },
         engine.pool,
       );
-      offlineOutcome.attempts = [...outcome.attempts, ...offlineOutcome.attempts];
-      if (offlineOutcome.error === null) noteOffline(engine, true, offline.header, outcome.attempts);
-      if (offlineOutcome.error !== null) {
-        // The local providers failed too: the cloud's error, saying so.
-        const cloud = outcome.error!;
-        const e = new ApiError(
-          cloud.code,
-          `${cloud.message} Offline fallback (routing.offline, model "${local}") failed too: ${offlineOutcome.error.message}`,
-          cloud.action,
-        );
-        Object.assign(e.headers, cloud.headers);
-        offlineOutcome.error = e;
-        offlineOutcome.status = e.status;
-        offlineOutcome.errorCode = e.code;
-      }
-      recordOutcome(entry, offlineOutcome);
-      if (offlineOutcome.error) {
-        if (admission) Object.assign(offlineOutcome.error.headers, admission.headers);
-        sendFormatError(res, door.format, offlineOutcome.error);
+      const served = offlineOutcome(engine, offline, outcome, localOutcome);
+      recordOutcome(entry, served);
+      if (served.error) {
+        if (admission) Object.assign(served.error.headers, admission.headers);
+        sendFormatError(res, door.format, served.error);
       }
       return;
     }

@@ -2,10 +2,15 @@
 // connections) → the next Claude Code-shaped /v1/messages call is served by the local mock through routing.offline's
 // model map, in Anthropic's format (the official SDK parses it, streamed and not), with x-switchboard-route: offline
 // and x-switchboard-offline; while offline the unreachable cloud is skipped and probed in the background; when it
-// comes back, requests go to it again without a restart.
+// comes back, requests go to it again without a restart. An agent's model calls (in-process, through the same routes)
+// are served locally too.
 import Anthropic from '@anthropic-ai/sdk';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestLogEntry } from '../../shared/admin.ts';
+import { call as apiCall, createKey } from '../../test/support/agent-api.ts';
 import { type MockAnthropic, startMockAnthropic } from '../../test/support/mock-anthropic.ts';
 import { type MockOllama, startMockOllama } from '../../test/support/mock-ollama.ts';
 import { type MockProvider, startMockProvider } from '../../test/support/mock-provider.ts';
@@ -15,13 +20,18 @@ let anthropic: MockAnthropic;
 let openrouter: MockProvider;
 let local: MockOllama;
 let sb: ServeProcess;
+let dir = '';
+let agentKey = '';
 const SESSION = '0b3c1f7e-1111-4222-8333-944455556666';
 
 beforeAll(async () => {
   anthropic = await startMockAnthropic({ name: 'cloud-anthropic', behavior: { tokens: ['From', ' the', ' cloud'] } });
   openrouter = await startMockProvider({ name: 'cloud-openrouter' });
   local = await startMockOllama({ name: 'local-ollama', behavior: { tokens: ['Served', ' locally'] } });
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-offline-'));
+  agentKey = await createKey(path.join(dir, 'config.json'));
   sb = await startServe({
+    dir,
     config: {
       listen_port: 11434,
       log_requests: true,
@@ -52,6 +62,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sb?.stop();
   await Promise.all([anthropic, openrouter, local].map((m) => m?.close()));
+  if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
 const claude = () => new Anthropic({ baseURL: sb.url, apiKey: 'any', maxRetries: 0 });
@@ -142,6 +153,22 @@ describe('offline fallback', () => {
     // The status says so (the UI's "offline: serving locally" banner reads it).
     const status = (await (await sb.admin('/status')).json()) as { offline: { since: string; detail: string } | null };
     expect(status.offline).toMatchObject({ detail: 'serving locally: claude-sonnet-4-6-20260101 -> qwen3-coder:30b' });
+
+    // An agent's model call (in-process, through the same route) is served locally too, its log entry saying so.
+    const api = `${sb.url}/api/v1`;
+    const made = await apiCall(`${api}/agents`, agentKey, 'POST', { name: 'offline-agent', model: params.model });
+    expect(made.status).toBe(201);
+    const run = await apiCall(`${api}/agents/${made.body.id}/run?wait=true&timeout_s=20`, agentKey, 'POST', {
+      message: 'Summarise README.md',
+    });
+    expect(run.body).toMatchObject({ done: true, status: 'completed', result: 'Served locally' });
+    const agentLogs = ((await (await sb.admin('/logs?limit=5')).json()) as { data: RequestLogEntry[] }).data;
+    expect(agentLogs.find((e) => e.path.startsWith('(in-process)'))).toMatchObject({
+      provider: 'ollama',
+      route: 'offline',
+      status: 200,
+    });
+    expect(local.requests.at(-1)!.body.model).toBe('qwen3-coder:30b');
 
     // Recovery: the cloud comes back on the same ports; requests go to it again, no restart.
     anthropic = await startMockAnthropic({
