@@ -11,7 +11,7 @@ import type { HubChunk, HubRequest, StreamDecoder, WireError } from './formats/h
 import { providerFormat } from './formats/index.ts';
 import { type ForwardOutcome, type ForwardRequest, forwardWithFailover, hubForProvider } from './forward/index.ts';
 import type { AttemptPlan, ClientListener, Planner, PlanTarget, ReplySink, ReplyTarget } from './forward/index.ts';
-import { NO_USAGE, type SinkInit, type Usage, usageOfHub } from './forward/index.ts';
+import { finishDecoding, NO_USAGE, type SinkInit, type Usage, usageOfHub } from './forward/index.ts';
 import { estimateTokens } from './limits.ts';
 import { noteOffline, offlineOutcome, OfflinePlanner, offlinePlan, unreachableNow } from './offline.ts';
 import { type QuirkTable, quirkTableFor } from './quirks.ts';
@@ -138,13 +138,7 @@ class HubStreamSink implements ReplySink {
   }
 
   end(): void {
-    const rest = this.decoder.push(this.text.end());
-    try {
-      this.deliver([...rest, ...this.decoder.end()]);
-    } catch (err) {
-      if (err instanceof UpstreamStreamError) this.deliver([...rest, ...err.chunks]);
-      throw err;
-    }
+    finishDecoding(this.decoder, this.text, (chunks) => this.deliver(chunks));
     this.target.end();
   }
 

@@ -10,10 +10,9 @@
 import type { ServerResponse } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import type { HubChunk, HubRequest, StreamDecoder, StreamEncoder, WireError } from '../formats/hub/index.ts';
-import { UpstreamStreamError } from '../formats/hub/index.ts';
 import type { ProviderType } from '../../../shared/config.ts';
 import { usageOfHub } from './usage-text.ts';
-import { NO_USAGE, type ReplySink, type SinkInit, type Usage } from './target.ts';
+import { finishDecoding, NO_USAGE, type ReplySink, type SinkInit, type Usage } from './target.ts';
 
 /** The most seams one reply may have (then a cut ends it with the error event). */
 export const MAX_SEAMS = 3;
@@ -96,15 +95,7 @@ export class ContinuableStreamSink implements ReplySink {
   }
 
   end(): void {
-    const rest = this.decoder.push(this.text.end());
-    let last: HubChunk[];
-    try {
-      last = this.decoder.end();
-    } catch (err) {
-      if (err instanceof UpstreamStreamError) this.write([...rest, ...err.chunks]);
-      throw err;
-    }
-    this.write([...rest, ...last]);
+    finishDecoding(this.decoder, this.text, (chunks) => this.write(chunks));
     const seam = this.seam;
     seam.cut = false;
     if (!seam.headersSent) {

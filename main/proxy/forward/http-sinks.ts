@@ -8,7 +8,7 @@ import { END_EVENT, isWholeJson, StreamEndWatch } from '../formats/stream-end.ts
 import type { ClientFormat, HubChunk, ReplyContext, StreamDecoder, StreamEncoder } from '../formats/hub/index.ts';
 import type { WireError } from '../formats/hub/index.ts';
 import { replyHeaders } from './headers.ts';
-import { NO_USAGE, type ReplySink, type SinkInit, type Usage } from './target.ts';
+import { finishDecoding, NO_USAGE, type ReplySink, type SinkInit, type Usage } from './target.ts';
 import { usageFromText, usageOfHub } from './usage-text.ts';
 
 const TAIL_BYTES = 4096;
@@ -322,16 +322,8 @@ export class TranslatingStreamSink implements ReplySink {
   }
 
   end(): void {
-    const rest = this.decoder.push(this.text.end());
-    let last: HubChunk[];
-    try {
-      last = this.decoder.end();
-    } catch (err) {
-      // Chunks decoded before the failure still reach the client, then the failure is raised.
-      if (err instanceof UpstreamStreamError) this.write([...rest, ...err.chunks]);
-      throw err;
-    }
-    this.write([...rest, ...last]);
+    // Chunks decoded before a cut still reach the client, then the failure is raised.
+    finishDecoding(this.decoder, this.text, (chunks) => this.write(chunks));
     if (!this.committed) this.commit();
     this.res.end(this.encoder.end());
   }

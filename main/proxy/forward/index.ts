@@ -17,5 +17,5 @@ export { replyHeaders } from './headers.ts';
 export { redact } from '../../observability/redact.ts';
 export { HttpReplyTarget, sendFormatError } from './http-target.ts';
 export type { ClientListener, ReplySink, ReplyTarget, SinkInit, Usage } from './target.ts';
-export { NO_USAGE } from './target.ts';
+export { finishDecoding, NO_USAGE } from './target.ts';
 export { usageFromText, usageOfHub } from './usage-text.ts';

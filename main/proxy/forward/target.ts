@@ -1,7 +1,8 @@
 // What forwarding writes a reply to: a small reply-target interface (undici's dispatcher/handler split), with one
 // implementation for a client on an HTTP connection (http-target.ts) and one for the agents' in-process model calls.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { WireError } from '../formats/hub/index.ts';
+import type { StringDecoder } from 'node:string_decoder';
+import { type HubChunk, type StreamDecoder, UpstreamStreamError, type WireError } from '../formats/hub/index.ts';
 import type { AttemptPlan } from './plan.ts';
 
 /** A reply's token counts in the hub's sense (prompt includes cache reads and writes, completion reasoning); null: not said. */
@@ -64,4 +65,25 @@ export interface ReplyTarget {
   sink(init: SinkInit, plan: AttemptPlan): ReplySink;
   /** A cut stream is being continued (continuation.ts): any status of 400 or more fails the attempt over. */
   readonly continuing?: boolean;
+}
+
+/**
+ * A translating sink's end of the upstream body: the decoder's last chunks are given to `write`; when the stream was
+ * cut (the decoder raises UpstreamStreamError), the chunks decoded before the cut are given first, then it is raised.
+ * One way for every sink that decodes a provider's stream (http-sinks.ts, continuation.ts, the in-process target).
+ */
+export function finishDecoding(
+  decoder: StreamDecoder,
+  text: StringDecoder,
+  write: (chunks: HubChunk[]) => unknown,
+): void {
+  const rest = decoder.push(text.end());
+  let last: HubChunk[];
+  try {
+    last = decoder.end();
+  } catch (err) {
+    if (err instanceof UpstreamStreamError) write([...rest, ...err.chunks]);
+    throw err;
+  }
+  write([...rest, ...last]);
 }
