@@ -53,7 +53,10 @@ function config() {
     health_check: { interval_ms: 0, timeout_ms: 2000 },
     circuit_breaker: { failure_threshold: 2, cooldown_ms: 60_000 },
     gateway: { enabled: true },
-    store: { kind: 'redis', url: redis.url, prefix: PREFIX },
+    // A generous budget per Redis call: these tests are about sharing, not a slow Redis (test/team-resilience.serve.test.ts
+    // is). With the default 50 ms, a loaded test machine trips the breaker and the instances count alone (fail-open):
+    // 54-77 of 90 admitted against an RPM of 30 when two other test files ran beside it.
+    store: { kind: 'redis', url: redis.url, prefix: PREFIX, timeout_ms: 2_000 },
     // The mock reports 5 + 5 tokens: $0.01 a request at these prices; "spender" may spend $0.03 a day.
     prices: [{ provider: 'a', input: 1000, output: 1000 }],
     budgets: [{ key: 'spender', period: 'day', limit_usd: 0.03, enforce: true }],

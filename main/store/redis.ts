@@ -22,29 +22,29 @@ import type { LimitName } from '../../shared/config.ts';
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
-/** KEYS: counters hash, leases zset. ARGV: windowMs, rpm, tpm, concurrency, estimate, lease id, leaseMs. */
-const ADMIT = `${NOW}
-local windowMs = tonumber(ARGV[1])
-local rpm, tpm, conc, est = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
-local leaseMs = tonumber(ARGV[7])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-local h = redis.call('HMGET', KEYS[1], 'ws', 'req', 'tok')
+/**
+ * Lua, shared by the batch script's admission and block operations: the window's counters of `hk` read (a window past its end starts afresh) and
+ * the expired leases of `zk` dropped. Needs hk, zk, windowMs and now; sets ws, req, tok.
+ */
+const READ_WINDOW = `redis.call('ZREMRANGEBYSCORE', zk, '-inf', now)
+local h = redis.call('HMGET', hk, 'ws', 'req', 'tok')
 local ws, req, tok = tonumber(h[1]), tonumber(h[2]) or 0, tonumber(h[3]) or 0
-if (not ws) or now - ws >= windowMs then ws, req, tok = now, 0, 0 end
-local inflight = redis.call('ZCARD', KEYS[2])
-local over = ''
+if (not ws) or now - ws >= windowMs then ws, req, tok = now, 0, 0 end`;
+
+/**
+ * Lua, shared by the batch script's admission and block operations: one request admitted against the caps, or not. Sets over ('' when admitted:
+ * counted, its lease `id` added to `zk` for leaseMs; else the limit it is over) and updates req, tok, inflight.
+ */
+const ADMIT_ONE = `local over = ''
 if tpm > 0 and est > tpm then over = 'never_fits'
 elseif rpm > 0 and req + 1 > rpm then over = 'rpm'
 elseif tpm > 0 and tok + est > tpm then over = 'tpm'
 elseif conc > 0 and inflight + 1 > conc then over = 'concurrency' end
 if over == '' then
   req, tok, inflight = req + 1, tok + est, inflight + 1
-  redis.call('ZADD', KEYS[2], now + leaseMs, ARGV[6])
-  redis.call('PEXPIRE', KEYS[2], leaseMs * 2)
-end
-redis.call('HSET', KEYS[1], 'ws', string.format('%d', ws), 'req', req, 'tok', tok)
-redis.call('PEXPIRE', KEYS[1], windowMs * 2)
-return {over == '' and 1 or 0, over, req, tok, inflight, ws + windowMs - now, string.format('%d', ws)}`;
+  redis.call('ZADD', zk, now + leaseMs, id)
+  redis.call('PEXPIRE', zk, leaseMs * 2)
+end`;
 
 /** KEYS: leases zset. ARGV: lease id, leaseMs. 1 when renewed, 0 when it had expired (and was reclaimed). */
 const RENEW = `${NOW}
@@ -57,22 +57,13 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
 return 1`;
 
-/** KEYS: counters hash, leases zset. ARGV: lease id, window start, estimate, actual tokens (-1: unknown). */
-const SETTLE = `redis.call('ZREM', KEYS[2], ARGV[1])
-local actual = tonumber(ARGV[4])
-if actual >= 0 and redis.call('HGET', KEYS[1], 'ws') == ARGV[2] then
-  local tok = (tonumber(redis.call('HGET', KEYS[1], 'tok')) or 0) - tonumber(ARGV[3]) + actual
-  if tok < 0 then tok = 0 end
-  redis.call('HSET', KEYS[1], 'tok', tok)
-end
-return 1`;
-
 /**
  * The admissions and releases of one event-loop turn in one script run (issue 36: each command and each write that
  * wakes Redis costs; a request's admission and settle were two of each). KEYS: each operation's counters hash and leases
  * zset, in order. ARGV: the count, then per operation `a` windowMs rpm tpm concurrency estimate id leaseMs (an
- * admission: ADMIT's arguments) or `s` id windowStart estimate actual (a release: SETTLE's), run in the order sent, as
- * the single scripts would be. Answers ADMIT's seven values for each admission, in order. An operation `b` is a block
+ * admission) or `s` id windowStart estimate actual (a release; actual -1: unknown), run in the order sent. Answers
+ * seven values for each admission, in order: admitted (1/0), the limit it is over (''), requests, tokens, in flight,
+ * ms to the window's reset, the window's start. An operation `b` is a block
  * (see RedisLimits): windowMs rpm tpm concurrency estimate want id lastWindowStart unusedRequests unusedTokens
  * reservation size inUse rescore leaseMs maxBlock; it answers one value (want 0: 2) or eight: 1, the block's
  * requests, the reservation's new size, then requests tokens inFlight resetMs windowStart; or 0, ok, over, then the
@@ -89,21 +80,9 @@ for i = 1, tonumber(ARGV[1]) do
     local rpm, tpm, conc, est = tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]), tonumber(ARGV[a + 5])
     local id, leaseMs = ARGV[a + 6], tonumber(ARGV[a + 7])
     a = a + 8
-    redis.call('ZREMRANGEBYSCORE', zk, '-inf', now)
-    local h = redis.call('HMGET', hk, 'ws', 'req', 'tok')
-    local ws, req, tok = tonumber(h[1]), tonumber(h[2]) or 0, tonumber(h[3]) or 0
-    if (not ws) or now - ws >= windowMs then ws, req, tok = now, 0, 0 end
+    ${READ_WINDOW}
     local inflight = redis.call('ZCARD', zk)
-    local over = ''
-    if tpm > 0 and est > tpm then over = 'never_fits'
-    elseif rpm > 0 and req + 1 > rpm then over = 'rpm'
-    elseif tpm > 0 and tok + est > tpm then over = 'tpm'
-    elseif conc > 0 and inflight + 1 > conc then over = 'concurrency' end
-    if over == '' then
-      req, tok, inflight = req + 1, tok + est, inflight + 1
-      redis.call('ZADD', zk, now + leaseMs, id)
-      redis.call('PEXPIRE', zk, leaseMs * 2)
-    end
+    ${ADMIT_ONE}
     redis.call('HSET', hk, 'ws', string.format('%d', ws), 'req', req, 'tok', tok)
     redis.call('PEXPIRE', hk, windowMs * 2)
     local n = #out
@@ -120,10 +99,7 @@ for i = 1, tonumber(ARGV[1]) do
     local size, inUse, rescore = tonumber(ARGV[a + 12]), tonumber(ARGV[a + 13]), tonumber(ARGV[a + 14])
     local leaseMs, maxN = tonumber(ARGV[a + 15]), tonumber(ARGV[a + 16])
     a = a + 17
-    redis.call('ZREMRANGEBYSCORE', zk, '-inf', now)
-    local h = redis.call('HMGET', hk, 'ws', 'req', 'tok')
-    local ws, req, tok = tonumber(h[1]), tonumber(h[2]) or 0, tonumber(h[3]) or 0
-    if (not ws) or now - ws >= windowMs then ws, req, tok = now, 0, 0 end
+    ${READ_WINDOW}
     if oldWs == string.format('%d', ws) then
       req = math.max(0, req - retReq)
       tok = math.max(0, tok - retTok)
@@ -156,16 +132,7 @@ for i = 1, tonumber(ARGV[1]) do
       else
         resize(size, inUse)
         inflight = inflight - (size - inUse)
-        local over = ''
-        if tpm > 0 and est > tpm then over = 'never_fits'
-        elseif rpm > 0 and req + 1 > rpm then over = 'rpm'
-        elseif tpm > 0 and tok + est > tpm then over = 'tpm'
-        elseif conc > 0 and inflight + 1 > conc then over = 'concurrency' end
-        if over == '' then
-          req, tok, inflight = req + 1, tok + est, inflight + 1
-          redis.call('ZADD', zk, now + leaseMs, id)
-          redis.call('PEXPIRE', zk, leaseMs * 2)
-        end
+        ${ADMIT_ONE}
         out[n + 1], out[n + 2], out[n + 3] = 0, over == '' and 1 or 0, over
       end
       out[n + 4], out[n + 5], out[n + 6], out[n + 7], out[n + 8] = req, tok, inflight, ws + windowMs - now, string.format('%d', ws)
@@ -186,9 +153,7 @@ end
 return out`;
 
 type Scripts = {
-  sbAdmit(...args: (string | number)[]): Promise<[number, string, number, number, number, number, string]>;
   sbRenew(...args: (string | number)[]): Promise<number>;
-  sbSettle(...args: (string | number)[]): Promise<number>;
   sbLimitBatch(...args: (string | number)[]): Promise<(number | string)[]>;
 };
 
@@ -249,10 +214,8 @@ export class RedisLimits implements SharedLimits {
 
   constructor(private readonly conn: RedisConnection) {
     const r = conn.client as Redis & Partial<Scripts>;
-    if (!r.sbAdmit) {
-      r.defineCommand('sbAdmit', { numberOfKeys: 2, lua: ADMIT });
+    if (!r.sbRenew) {
       r.defineCommand('sbRenew', { numberOfKeys: 1, lua: RENEW });
-      r.defineCommand('sbSettle', { numberOfKeys: 2, lua: SETTLE });
       r.defineCommand('sbLimitBatch', { lua: BATCH }); // its first argument: how many keys
     }
     this.r = r as Redis & Scripts;
