@@ -158,9 +158,10 @@ describeWithChromium('capture, replay and where the tokens went', () => {
       providers: { name: string }[];
       routing: { rules: unknown[] };
       secret_guard: { default: string; providers: Record<string, string>; apps: Record<string, string> };
-      capture: { enabled: boolean; apps: string[] };
+      capture: { enabled: boolean; apps: string[]; max_requests: number };
     };
     const read = () => JSON.parse(readFileSync(sb.configPath, 'utf8')) as Saved;
+    const before = read() as Partial<Saved>;
     const page = await openUi(browser, sb, 'settings');
     const section = page.getByTestId('guard-capture-settings');
     await section.waitFor();
@@ -201,7 +202,8 @@ describeWithChromium('capture, replay and where the tokens went', () => {
     expect(saved.secret_guard.apps).toEqual({ 'Cursor.app': 'redact' });
     expect(saved.capture).toMatchObject({ enabled: true, apps: ['zed'] });
     // Every other field kept.
-    expect(saved.secret_guard.default).toBe('redact');
+    expect(saved.secret_guard.default).toBe(before.secret_guard?.default ?? 'warn');
+    expect(saved.capture.max_requests).toBe(before.capture?.max_requests ?? 200);
     expect(saved.providers.map((p) => p.name)).toEqual(['an', 'oa']);
     expect(saved.routing.rules.length).toBe(1);
     expect(((await (await sb.admin('/config')).json()) as { config: Saved }).config.capture.apps).toEqual(['zed']);
