@@ -140,12 +140,117 @@ describeWithChromium('capture, replay and where the tokens went', () => {
     expect(saved.capture).toMatchObject({ enabled: true, max_requests: 50 });
     await page.getByTestId('capture-days').fill('-1');
     await page.getByTestId('save-guard-capture').click();
-    // Refused in words beside the section; config.json keeps its days.
-    await section.getByTestId('form-error').waitFor();
-    expect(await section.getByTestId('form-error').textContent()).toMatch(/capture\.days/);
+    // Refused in words beside the field; config.json keeps its days.
+    await section.getByTestId('field-error-capture-days').waitFor();
+    expect(await section.getByTestId('field-error-capture-days').textContent()).toBe('The days must be more than 0.');
+    expect(await page.getByTestId('capture-days').getAttribute('aria-invalid')).toBe('true');
     expect((JSON.parse(readFileSync(sb.configPath, 'utf8')) as { capture: { days?: number } }).capture.days).not.toBe(
       -1,
     );
+    // Fixed, the error goes at once (checked again as it is typed).
+    await page.getByTestId('capture-days').fill('7');
+    await section.getByTestId('field-error-capture-days').waitFor({ state: 'detached' });
+    await page.close();
+  });
+
+  it('Settings: per-provider and per-app guard policies and the captured apps are edited, saved and applied', async () => {
+    type Saved = {
+      providers: { name: string }[];
+      routing: { rules: unknown[] };
+      secret_guard: { default: string; providers: Record<string, string>; apps: Record<string, string> };
+      capture: { enabled: boolean; apps: string[]; max_requests: number };
+    };
+    const read = () => JSON.parse(readFileSync(sb.configPath, 'utf8')) as Saved;
+    const before = read() as Partial<Saved>;
+    const page = await openUi(browser, sb, 'settings');
+    const section = page.getByTestId('guard-capture-settings');
+    await section.waitFor();
+    await eventually(async () => expect(await page.getByTestId('capture-enabled').isChecked()).toBe(true));
+    // Only configured providers are offered; each provider once.
+    const newProvider = page.getByTestId('guard-provider-new');
+    expect(await newProvider.locator('option').allTextContents()).toEqual(['an', 'oa']);
+    await newProvider.selectOption('an');
+    await page.getByTestId('guard-provider-new-policy').selectOption('block');
+    await page.getByTestId('guard-provider-add').click();
+    expect(await page.getByTestId('guard-provider-name-0').inputValue()).toBe('an');
+    expect(await newProvider.locator('option').allTextContents()).toEqual(['oa']);
+    // Per app: the apps seen in traffic are offered (the Claude Code requests above), free text too.
+    const seen = await page
+      .locator('#guard-seen-apps option')
+      .evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+    expect(seen.length).toBeGreaterThan(0);
+    await page.getByTestId('guard-app-new').fill('Cursor.app');
+    await page.getByTestId('guard-app-new-policy').selectOption('redact');
+    await page.getByTestId('guard-app-add').click();
+    await page.getByTestId('guard-app-row-0').waitFor();
+    // The same app again (names ignore case and .app) is refused at the field.
+    await page.getByTestId('guard-app-new').fill('cursor');
+    await page.getByTestId('guard-app-add').click();
+    expect(await page.getByTestId('field-error-guard-app-add').textContent()).toContain('already has a policy');
+    await page.getByTestId('guard-app-new').fill('');
+    // Capture: only the apps listed.
+    await page.getByTestId('capture-only-apps').check();
+    await page.getByTestId('capture-app-new').fill('zed');
+    await page.getByTestId('capture-app-add').click();
+    expect(await page.getByTestId('capture-app-0').inputValue()).toBe('zed');
+    await page.getByTestId('save-guard-capture').click();
+    await page.getByTestId('guard-capture-saved').waitFor();
+    await section.scrollIntoViewIfNeeded();
+    await screenshot(page, 'insight-guard-capture-settings');
+    const saved = read();
+    expect(saved.secret_guard.providers).toEqual({ an: 'block' });
+    expect(saved.secret_guard.apps).toEqual({ 'Cursor.app': 'redact' });
+    expect(saved.capture).toMatchObject({ enabled: true, apps: ['zed'] });
+    // Every other field kept.
+    expect(saved.secret_guard.default).toBe(before.secret_guard?.default ?? 'warn');
+    expect(saved.capture.max_requests).toBe(before.capture?.max_requests ?? 200);
+    expect(saved.providers.map((p) => p.name)).toEqual(['an', 'oa']);
+    expect(saved.routing.rules.length).toBe(1);
+    expect(((await (await sb.admin('/config')).json()) as { config: Saved }).config.capture.apps).toEqual(['zed']);
+
+    // Applied: a request from zed is captured, one from cursor is not.
+    const send = async (app: string) => {
+      const res = await fetch(`${sb.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-switchboard-app': app },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: `hi from ${app}` }] }),
+      });
+      expect(res.status).toBe(200);
+      await res.text();
+    };
+    await send('cursor');
+    await send('zed');
+    type Entry = { id: string; app: string | null; captured?: true };
+    const newest = async () => ((await (await sb.admin('/logs?limit=2')).json()) as { data: Entry[] }).data;
+    await eventually(async () => {
+      const zed = (await newest()).find((e) => e.app === 'zed');
+      expect(zed?.captured).toBe(true);
+      expect((await sb.admin(`/logs/${zed!.id}/body`)).status).toBe(200);
+    });
+    const cursor = (await newest()).find((e) => e.app === 'cursor')!;
+    expect(cursor.captured).toBeUndefined();
+    expect((await sb.admin(`/logs/${cursor.id}/body`)).status).toBe(404);
+
+    // A bad value is said at its field (an app name over 128 characters), and config.json is left as it was.
+    await page.getByTestId('capture-app-0').fill('z'.repeat(129));
+    await page.getByTestId('save-guard-capture').click();
+    const error = section.getByTestId('field-error-capture-app-0');
+    await error.waitFor();
+    expect(await error.textContent()).toBe('The app name must be at most 128 characters.');
+    expect(await page.getByTestId('capture-app-0').getAttribute('aria-invalid')).toBe('true');
+    expect(read().capture.apps).toEqual(['zed']);
+    // "Only these apps" with none listed is refused (an empty list would mean every app).
+    await page.getByTestId('capture-app-remove-0').click();
+    await page.getByTestId('save-guard-capture').click();
+    expect(await section.getByTestId('field-error-capture-apps').textContent()).toContain('Add at least one app');
+    // Rows removed and "all apps": saved as empty tables.
+    await page.getByTestId('capture-all-apps').check();
+    await page.getByTestId('guard-provider-remove-0').click();
+    await page.getByTestId('guard-app-remove-0').click();
+    await page.getByTestId('save-guard-capture').click();
+    await page.getByTestId('guard-capture-saved').waitFor();
+    expect(read().secret_guard).toMatchObject({ providers: {}, apps: {} });
+    expect(read().capture.apps).toEqual([]);
     await page.close();
   });
 });

@@ -50,8 +50,11 @@ describeWithChromium('the window and its pages: pause, focus, announcements, axe
         rules: [{ pattern: 'gpt-*', provider: 'alpha' }],
         app_rules: [{ app: 'cursor', default_provider: 'alpha', model_override: 'gpt-4o-mini' }],
       },
-    ) as { providers: unknown[] };
+    ) as { providers: unknown[]; secret_guard?: unknown; capture?: unknown };
     config.providers.push({ name: 'off', base_url: 'http://127.0.0.1:9/v1', enabled: false });
+    // Settings' guard and capture sections with rows (their tables and app list are checked by axe too).
+    config.secret_guard = { providers: { alpha: 'block' }, apps: { zed: 'redact' } };
+    config.capture = { enabled: false, apps: ['cursor'] };
     // Connect's tool cards read HOME: a Claude Code that is installed (its settings folder) and not connected yet.
     const home = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-a11y-home-'));
     await fs.mkdir(path.join(home, '.claude'));

@@ -1,6 +1,6 @@
 // The config schema's cross-field checks and its warnings (issue 15, bug 3).
 import { describe, expect, it } from 'vitest';
-import { ConfigSchema, configWarnings } from './config.ts';
+import { ConfigSchema, configWarnings, parseConfig } from './config.ts';
 
 const providers = [
   { name: 'a', base_url: 'http://127.0.0.1:1/v1' },
@@ -86,5 +86,25 @@ describe('configWarnings', () => {
   it('says nothing when every named provider is enabled', () => {
     const cfg = ConfigSchema.parse({ providers, routing: { default_provider: 'a', rules: [] } });
     expect(configWarnings(cfg)).toEqual([]);
+  });
+});
+
+describe('secret_guard and capture names', () => {
+  it('says what is wrong with a name in a policy table (not "Invalid key in record") and quotes the name', () => {
+    const long = 'x'.repeat(129);
+    const r = parseConfig({
+      secret_guard: { apps: { '': 'warn', [long]: 'block' } },
+      capture: { apps: [''], days: -1 },
+    });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.problems).toEqual(
+      expect.arrayContaining([
+        { path: 'secret_guard.apps.', value: '', message: 'must not be empty' },
+        { path: `secret_guard.apps.${long}`, value: long, message: 'must be at most 128 characters' },
+        { path: 'capture.apps[0]', value: '', message: 'must not be empty' },
+        { path: 'capture.days', value: -1, message: 'must be more than 0' },
+      ]),
+    );
   });
 });

@@ -874,6 +874,11 @@ export function describeConfigIssues(issues: readonly z.core.$ZodIssue[], input:
           : `must be ${article(issue.expected)} ${issue.expected}`;
     } else if (issue.code === 'invalid_value' && 'values' in issue) {
       message = `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    } else if (issue.code === 'invalid_key') {
+      // A record's key (a name in secret_guard.providers or .apps): what is wrong with the name, and the name.
+      message = issue.issues[0]?.message ?? message;
+      problems.push({ path: formatPath(issue.path), value: issue.path.at(-1), message });
+      continue;
     }
     problems.push({ path: formatPath(issue.path), value, message });
   }

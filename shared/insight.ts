@@ -11,7 +11,7 @@ export type GuardPolicy = (typeof GUARD_POLICIES)[number];
 const policy = z.enum(GUARD_POLICIES);
 /** Provider and app names are config.json's own; at most 200 entries each (a count cap: the table is config). */
 const policyTable = z
-  .record(z.string().min(1).max(128), policy)
+  .record(z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters'), policy)
   .refine((t) => Object.keys(t).length <= 200, { message: 'must list at most 200 names' });
 
 /**
@@ -43,10 +43,22 @@ export const CAPTURE_DEFAULTS = { enabled: false, apps: [] as string[], max_requ
 export const CaptureConfigSchema = z.strictObject({
   enabled: z.boolean().default(CAPTURE_DEFAULTS.enabled),
   /** Only these apps (matched as app rules match: case, path and .exe/.app ignored); empty: every app. */
-  apps: z.array(z.string().min(1).max(128)).max(100).default([]),
-  max_requests: z.number().int().min(1).max(100_000).default(CAPTURE_DEFAULTS.max_requests),
-  max_mb: z.number().positive().max(100_000).default(CAPTURE_DEFAULTS.max_mb),
-  days: z.number().positive().max(3650).default(CAPTURE_DEFAULTS.days),
+  apps: z
+    .array(z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters'))
+    .max(100, 'must list at most 100 apps')
+    .default([]),
+  max_requests: z
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(100_000, 'must be at most 100000')
+    .default(CAPTURE_DEFAULTS.max_requests),
+  max_mb: z
+    .number()
+    .positive('must be more than 0')
+    .max(100_000, 'must be at most 100000')
+    .default(CAPTURE_DEFAULTS.max_mb),
+  days: z.number().positive('must be more than 0').max(3650, 'must be at most 3650').default(CAPTURE_DEFAULTS.days),
 });
 export type CaptureConfig = z.infer<typeof CaptureConfigSchema>;
 
