@@ -90,6 +90,10 @@ describeWithChromium('the offline fallback on the Routing page', () => {
     );
     expect(await page.getByTestId('offline-window-0').getAttribute('aria-invalid')).toBe('true');
     expect((await routing()).offline).toBeUndefined();
+    // Switched off, the section's parts stay shown while one of them is wrong: the error is not hidden.
+    await page.getByTestId('offline-enabled').uncheck();
+    expect(await page.getByTestId('field-error-offline-window-0').isVisible()).toBe(true);
+    await page.getByTestId('offline-enabled').check();
     await page.getByTestId('offline-window-0').fill('32768');
     await page.getByTestId('field-error-offline-window-0').waitFor({ state: 'detached' });
 

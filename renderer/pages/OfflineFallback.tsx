@@ -27,6 +27,8 @@ export function OfflineFallback({
   const setRow = (i: number, patch: Partial<OfflineDraft['map'][number]>) =>
     set({ map: draft.map.map((r, k) => (k === i ? { ...r, ...patch } : r)) });
   const models = windowModels(draft);
+  // Its parts show while it is on, and while one of them has an error (switched off with a window still wrong).
+  const open = draft.enabled || Object.keys(errors).some((k) => k.startsWith('offline-'));
 
   return (
     <div className="card offline" data-testid="offline-section">
@@ -46,7 +48,7 @@ export function OfflineFallback({
         />{' '}
         Serve requests from local models when the cloud is out of reach
       </label>
-      {draft.enabled && (
+      {open && (
         <>
           <h4 id="offline-providers-heading">Local providers</h4>
           <p className="hint">
