@@ -108,3 +108,24 @@ describe('secret_guard and capture names', () => {
     );
   });
 });
+
+describe('routing.offline', () => {
+  const offline = (o: Record<string, unknown>) =>
+    ConfigSchema.safeParse({ providers, routing: { default_provider: 'a', rules: [], offline: o } });
+  const issues = (o: Record<string, unknown>) => {
+    const r = offline(o);
+    return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  };
+
+  it('needs a local provider when enabled, and each one a provider of the list', () => {
+    expect(issues({ enabled: true, providers: [] })).toEqual([
+      'routing.offline.providers: must name at least one provider when the offline fallback is enabled',
+    ]);
+    expect(issues({ enabled: true, providers: ['a', 'nope'] })).toEqual([
+      'routing.offline.providers.1: names no provider; use one of: a, b',
+    ]);
+    // Off, it may be empty (kept for later); a disabled provider is a provider.
+    expect(issues({ enabled: false, providers: [] })).toEqual([]);
+    expect(issues({ enabled: true, providers: ['b'], model_map: { '*': 'qwen3:8b' } })).toEqual([]);
+  });
+});

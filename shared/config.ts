@@ -678,6 +678,16 @@ export const ConfigSchema = z
       if (r.providers) r.providers.forEach((name, j) => checkRef(name, ['routing', 'rules', i, 'providers', j], false));
       else if (r.provider !== undefined) checkRef(r.provider, ['routing', 'rules', i, 'provider'], false);
     });
+    // The offline fallback's local providers (docs/routing.md, "Offline fallback"): at least one when it is on, each a
+    // provider of the list (a name no provider has would never serve).
+    const offline = cfg.routing.offline;
+    if (offline?.enabled && offline.providers.length === 0)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['routing', 'offline', 'providers'],
+        message: 'must name at least one provider when the offline fallback is enabled',
+      });
+    offline?.providers.forEach((name, j) => checkRef(name, ['routing', 'offline', 'providers', j], false));
     cfg.app_rules.forEach(
       (r, i) =>
         r.default_provider !== undefined && checkRef(r.default_provider, ['app_rules', i, 'default_provider'], false),

@@ -1,5 +1,6 @@
 // Routing: ordered rules, editable in place (reorder, add, remove), the default provider, and a tester that explains
-// the route of the rules on screen, saved or not. Unsaved edits are marked; errors and warnings sit beside the rule.
+// the route of the rules on screen, saved or not, and the offline fallback (routing.offline: OfflineFallback.tsx), saved
+// with them. Unsaved edits are marked; errors and warnings sit beside the rule or field.
 import { useEffect, useMemo, useState } from 'react';
 import type { RouteExplanation } from '../../shared/admin.ts';
 import { type ConfigInput, type ProviderConfig, type RoutingRule, ruleProviders } from '../../shared/config.ts';
@@ -12,6 +13,8 @@ import { Problems } from '../components/Problems.tsx';
 import { failureText } from '../store/config.ts';
 import { useApi, useAppStore } from '../store/react.ts';
 import { checkConfig, useConfig, useConfigSave, useUnsaved } from './config-hooks.ts';
+import { OfflineFallback } from './OfflineFallback.tsx';
+import { offlineConfig, offlineDraft, offlineFields, type OfflineDraft, rowErrors } from './offline-draft.ts';
 
 const FIELDS: FieldRule[] = [
   { path: /^routing\.rules\[(\d+)\]\.pattern$/, key: (m) => `rule-${m[1]}-pattern`, label: 'Pattern' },
@@ -69,9 +72,19 @@ export function RoutingPage() {
   const { doc, cfg, providerNames } = useConfig();
   const savedRules = useMemo(() => (cfg.routing?.rules ?? []).map(toDraft), [doc]); // eslint-disable-line react-hooks/exhaustive-deps
   const savedDefault = cfg.routing?.default_provider ?? '';
+  const savedOffline = useMemo(() => offlineDraft(cfg.routing?.offline), [doc]); // eslint-disable-line react-hooks/exhaustive-deps
   const [rules, setRules] = useState<DraftRule[]>([]);
   const [defaultProvider, setDefaultProvider] = useState('');
-  const { problems, fieldErrors, revalidate, saved: savedAs, save: saveConfig } = useConfigSave(FIELDS, 'Routing');
+  const [offline, setOffline] = useState<OfflineDraft>(savedOffline);
+  /** The model map's rows that config.json cannot hold (a glob twice, none), found on Save. */
+  const [offlineRows, setOfflineRows] = useState<Record<string, string>>({});
+  const {
+    problems,
+    fieldErrors,
+    revalidate,
+    saved: savedAs,
+    save: saveConfig,
+  } = useConfigSave([...FIELDS, ...offlineFields(offline)], 'Routing');
   const [saved, setSaved] = useState(false);
   const [newRule, setNewRule] = useState({ pattern: '', provider: '' });
   const [addErrors, setAddErrors] = useState<Record<string, string>>({});
@@ -86,26 +99,37 @@ export function RoutingPage() {
   useEffect(() => {
     setRules(savedRules);
     setDefaultProvider(savedDefault);
+    setOffline(savedOffline);
+    setOfflineRows({});
     setDraftOf(doc);
     // Reset the draft whenever the stored config changes.
   }, [doc]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const apply = (next: ConfigInput) => {
-    // routing.offline and any other routing field are kept as they are.
-    next.routing = { ...next.routing, default_provider: defaultProvider, rules: rules.map(fromDraft) };
+    // Any other routing field is kept as it is; routing.offline is left out when it was and nothing is set.
+    const { offline: before, ...rest } = next.routing ?? {};
+    const off = offlineConfig(offline, before);
+    next.routing = {
+      ...rest,
+      default_provider: defaultProvider,
+      rules: rules.map(fromDraft),
+      ...(off !== undefined ? { offline: off } : {}),
+    };
   };
-  const dirty =
-    doc !== null &&
-    draftOf === doc &&
-    JSON.stringify({ rules, defaultProvider }) !== JSON.stringify({ rules: savedRules, defaultProvider: savedDefault });
+  const drafts = { rules, defaultProvider, offline };
+  const savedDrafts = { rules: savedRules, defaultProvider: savedDefault, offline: savedOffline };
+  const dirty = doc !== null && draftOf === doc && JSON.stringify(drafts) !== JSON.stringify(savedDrafts);
   useUnsaved('routing', dirty);
   // An error goes as soon as its value is fixed; the warnings are those of the rules on screen.
-  useEffect(() => revalidate(apply), [rules, defaultProvider]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => revalidate(apply), [rules, defaultProvider, offline]); // eslint-disable-line react-hooks/exhaustive-deps
+  useEffect(() => {
+    if (Object.keys(offlineRows).length > 0) setOfflineRows(rowErrors(offline));
+  }, [offline]); // eslint-disable-line react-hooks/exhaustive-deps
   const warnings = useMemo(() => {
     const next = store.getState().currentConfig();
     apply(next);
     return checkConfig(next).warnings;
-  }, [rules, defaultProvider, doc]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [rules, defaultProvider, offline, doc]); // eslint-disable-line react-hooks/exhaustive-deps
   const warningsAt = (path: string) => warnings.filter((w) => w.path === path);
   const warningsOfRule = (i: number) => warnings.filter((w) => w.path.startsWith(`routing.rules[${i}].`));
   const fixOf = (name: string) => disabledFix(name, (cfg.providers ?? []) as ProviderConfig[]);
@@ -135,7 +159,16 @@ export function RoutingPage() {
     setNewRule({ pattern: '', provider: '' });
   };
 
-  const save = async () => setSaved(await saveConfig(apply));
+  const save = async () => {
+    const rowsWrong = rowErrors(offline);
+    setOfflineRows(rowsWrong);
+    if (Object.keys(rowsWrong).length > 0) {
+      setSaved(false);
+      store.getState().announce('Not saved. Fix the fields marked in red.');
+      return;
+    }
+    setSaved(await saveConfig(apply));
+  };
 
   const explain = async () => {
     if (testModel.trim() === '') return setTestError('Type a model name to explain, e.g. gpt-4o.');
@@ -143,7 +176,7 @@ export function RoutingPage() {
     apply(config);
     const r = await api.explainRoute({ model: testModel.trim(), app: testApp.trim() || null, config });
     if (r.ok) {
-      setExplained({ ...r.data, rulesShown: JSON.stringify({ rules, defaultProvider }) });
+      setExplained({ ...r.data, rulesShown: JSON.stringify(drafts) });
       setTestError(null);
       const chain = r.data.candidates.map((c) => c.provider).join(', then ');
       store
@@ -288,7 +321,19 @@ export function RoutingPage() {
       </label>
       <FieldError field="default-provider" errors={fieldErrors} />
       <RuleWarnings warnings={warningsAt('routing.default_provider')} testId="default-provider-warning" fix={fixOf} />
-      <Problems messages={problems} announced />
+      <OfflineFallback
+        draft={offline}
+        providers={cfg.providers ?? []}
+        errors={{ ...fieldErrors, ...offlineRows }}
+        onChange={(next) => {
+          setOffline(next);
+          setSaved(false);
+        }}
+      />
+      <Problems
+        messages={Object.keys(offlineRows).length > 0 ? ['Fix the fields marked in red.'] : problems}
+        announced
+      />
       <div className="row">
         <button onClick={() => void save()} data-testid="save-routing" disabled={!dirty}>
           Save routing
@@ -298,6 +343,8 @@ export function RoutingPage() {
             onClick={() => {
               setRules(savedRules);
               setDefaultProvider(savedDefault);
+              setOffline(savedOffline);
+              setOfflineRows({});
             }}
             data-testid="discard-routing"
           >
@@ -345,7 +392,7 @@ export function RoutingPage() {
             <p>
               Model <span className="mono">{explained.model}</span>
               {explained.app_rule ? ` (app rule for ${explained.app_rule.app})` : ''}
-              {explained.rulesShown !== JSON.stringify({ rules: savedRules, defaultProvider: savedDefault })
+              {explained.rulesShown !== JSON.stringify(savedDrafts)
                 ? ' — with the edits on screen, not saved yet'
                 : ' — with the rules as saved'}
             </p>

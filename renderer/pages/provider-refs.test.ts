@@ -94,3 +94,33 @@ describe('provider references in failover chains (routing.rules[].providers)', (
     expect(parseConfig(removed).ok).toBe(true);
   });
 });
+
+describe('provider references in the offline fallback (routing.offline.providers)', () => {
+  const withOffline = (): ConfigInput => ({
+    providers: [
+      { name: 'cloud', base_url: 'https://api.example.com/v1' },
+      { name: 'ollama', type: 'ollama', base_url: 'http://127.0.0.1:11435' },
+      { name: 'lmstudio', base_url: 'http://localhost:1234/v1' },
+    ],
+    routing: {
+      default_provider: 'cloud',
+      rules: [],
+      offline: { enabled: true, providers: ['ollama', 'lmstudio'], model_map: { '*': 'qwen3:8b' } },
+    },
+  });
+  it('finds, renames in place (order kept) and removes; the last one gone turns the fallback off', () => {
+    const cfg = withOffline();
+    expect(providerRefs(cfg, 'ollama')).toEqual(['the offline fallback']);
+    cfg.providers![1]!.name = 'local';
+    renameProviderRefs(cfg, 'ollama', 'local');
+    expect(cfg.routing!.offline!.providers).toEqual(['local', 'lmstudio']);
+    expect(parseConfig(cfg).ok).toBe(true);
+    cfg.providers = cfg.providers!.filter((p) => p.name !== 'local');
+    removeProviderRefs(cfg, 'local');
+    expect(cfg.routing!.offline).toMatchObject({ enabled: true, providers: ['lmstudio'] });
+    cfg.providers = cfg.providers.filter((p) => p.name !== 'lmstudio');
+    removeProviderRefs(cfg, 'lmstudio');
+    expect(cfg.routing!.offline).toMatchObject({ enabled: false, providers: [] });
+    expect(parseConfig(cfg).ok).toBe(true);
+  });
+});
