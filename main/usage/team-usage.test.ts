@@ -135,6 +135,9 @@ describe('usage of a team on Redis', () => {
     const b = await instance('b', `${temp.dir}/1b`);
     serve(a, { app: 'cursor', key: 'alice' });
     serve(a, { app: 'aider', key: 'bob' });
+    // a's entries are in the team's request stream before b serves its one, so "newest first" below is b's, then a's
+    // (both flushed at once, the order in the stream was whichever write reached Redis first: it failed once on CI).
+    await a.log.flush();
     serve(b, { app: 'cursor', key: 'alice' });
     // Each instance sends its own every flush (here 50 ms; FLUSH_MS, 500 ms, in a running Switchboard); a reader sends
     // its own before reading.
@@ -154,7 +157,7 @@ describe('usage of a team on Redis', () => {
     expect(a.usage.summary('today').totals.requests).toBe(2);
     expect(b.usage.summary('today').totals.requests).toBe(1);
     // The raw records of the team, newest first, through the request stream (each instance's entries added).
-    await Promise.all([a.log.flush(), b.log.flush()]);
+    await b.log.flush();
     const { data } = await b.usage.requests(10, null);
     expect(data.map((r) => [r.instance, r.key])).toEqual([
       ['b', 'alice'],
