@@ -418,7 +418,7 @@ function KeysFields({
   return (
     <fieldset className="key-pool" data-testid="provider-keys">
       <legend>API key</legend>
-      <label className="row">
+      <label className="row key-mode">
         <input
           type="radio"
           name="key-mode"
@@ -427,18 +427,18 @@ function KeysFields({
           aria-describedby={draft.pool && several ? 'key-mode-hint' : undefined}
           onChange={() => setDraft((d) => switchKeys(d, false))}
           data-testid="key-mode-one"
-        />{' '}
-        one key
+        />
+        <span>one key</span>
       </label>
-      <label className="row">
+      <label className="row key-mode">
         <input
           type="radio"
           name="key-mode"
           checked={draft.pool}
           onChange={() => setDraft((d) => switchKeys(d, true))}
           data-testid="key-mode-pool"
-        />{' '}
-        a pool of keys (several keys of this provider, used in turn; each conversation stays on one key)
+        />
+        <span>a pool of keys (several keys of this provider, used in turn; each conversation stays on one key)</span>
       </label>
       {draft.pool && several && (
         <p className="hint" id="key-mode-hint">
