@@ -129,3 +129,18 @@ describe('routing.offline', () => {
     expect(issues({ enabled: true, providers: ['b'], model_map: { '*': 'qwen3:8b' } })).toEqual([]);
   });
 });
+
+describe('providers[].api_keys', () => {
+  const pool = (api_keys: string[]) =>
+    ConfigSchema.safeParse({ providers: [{ name: 'p', base_url: 'http://127.0.0.1:1/v1', api_keys }] });
+
+  it('refuses a key listed twice in full', () => {
+    const r = pool(['sk-pool-same-key-1111', 'sk-pool-same-key-1111']);
+    expect(r.success).toBe(false);
+    expect(r.error!.issues.find((i) => i.path.join('.') === 'providers.0.api_keys')?.message).toBe('lists a key twice');
+  });
+
+  it('takes two masked keys with one mask (the admin API masks short keys alike; the UI checks its masked copy)', () => {
+    expect(pool(['****', '****', 'sk-****2222']).success).toBe(true);
+  });
+});

@@ -72,7 +72,9 @@ export const ProviderSchema = z
         path: ['api_keys'],
         message: 'and api_key are both set: put every key in api_keys and leave api_key out (or "")',
       });
-    if (p.api_keys !== undefined && new Set(p.api_keys).size !== p.api_keys.length)
+    // Masked keys (the admin API's copy, checked by the UI before a save) may share a mask: only keys in full count.
+    const full = (p.api_keys ?? []).filter((k) => !isMaskedKey(k));
+    if (new Set(full).size !== full.length)
       ctx.addIssue({ code: 'custom', path: ['api_keys'], message: 'lists a key twice' });
   });
 export type ProviderConfig = z.infer<typeof ProviderSchema>;

@@ -61,6 +61,7 @@ import { detectLocalServices } from './detect-local.ts';
 import { connectRoutes } from './connect-routes.ts';
 import { insightRoutes } from './insight-routes.ts';
 import { listenChange, type ListenControl } from './listen-change.ts';
+import { providerKeys, restoreProviderKey } from './provider-keys.ts';
 
 type ProviderLike = { name?: unknown; api_key?: unknown; headers?: unknown };
 type ConfigLike = { providers?: ProviderLike[]; gateway?: { jwt?: { secret?: unknown } } };
@@ -158,6 +159,8 @@ function unmaskKeys(input: unknown, current: unknown): unknown {
   const copy = structuredClone(input);
   const sent = (copy as ConfigLike).providers;
   const sentNames = new Set((Array.isArray(sent) ? sent : []).map((p) => (typeof p?.name === 'string' ? p.name : '')));
+  const storedKeys = providerKeys(current);
+  const sentKeys = providerKeys(copy);
   for (const [where, s] of secretsOf(copy)) {
     const given = s.get();
     if (s.restore) {
@@ -174,6 +177,12 @@ function unmaskKeys(input: unknown, current: unknown): unknown {
       continue;
     }
     if (!isMaskedKey(given)) continue;
+    // A provider's key (api_key or one of its pool): found by its mask among that provider's stored keys.
+    const key = /^providers\.([^.]*)\.(api_key|api_keys\.\d+)$/.exec(where);
+    if (key) {
+      s.set(restoreProviderKey(key[1]!, key[2]!, given, sentKeys.get(key[1]!), storedKeys, sentNames));
+      continue;
+    }
     const old = known.get(where)?.get();
     const renamed = old === undefined ? renamedSecret(where, given, known, sentNames) : undefined;
     if (old !== undefined && maskKey(old) === given) s.set(old);

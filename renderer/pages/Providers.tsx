@@ -1,9 +1,10 @@
 // Providers: live state, circuit breaker and its cool-down, last error, latency; add, edit, enable/disable, delete,
 // test connection (a new or changed provider is tested at once after its save). Renaming or deleting a provider that
-// rules use offers to rename or remove those rules too. Keys stay masked.
+// rules use offers to rename or remove those rules too. Keys stay masked. A provider holds one key or a pool of keys
+// (api_keys, docs/routing.md "Key pools"): the form switches between them, moving the key(s) across, and edits the pool.
 import { useEffect, useState } from 'react';
 import type { ConfigInput, ProviderConfig } from '../../shared/config.ts';
-import { PROVIDER_TYPES } from '../../shared/config.ts';
+import { isMaskedKey, maskKey, PROVIDER_TYPES } from '../../shared/config.ts';
 import { Address, Checkbox, Form, Select } from '../components/controls.tsx';
 import type { FieldRule } from '../components/field-errors.ts';
 import { FieldError, invalidProps, UnsavedMark } from '../components/fields.tsx';
@@ -19,8 +20,30 @@ import type { PriceOverride } from '../../shared/usage.ts';
 import { PriceForm } from './PriceSettings.tsx';
 import { draftFromPrice, EMPTY_PRICE, providerPriceText } from './price-text.ts';
 
-type Draft = { name: string; type: string; base_url: string; api_key: string; enabled: boolean };
-const EMPTY: Draft = { name: '', type: 'openai', base_url: '', api_key: '', enabled: true };
+/**
+ * The form. `pool`: the provider holds a pool of keys (`api_keys`, as read: masked, or typed in this form) instead of
+ * one `api_key`; `new_key` is the pool's Add field (a key typed there and not added yet is added on Save).
+ */
+type Draft = {
+  name: string;
+  type: string;
+  base_url: string;
+  api_key: string;
+  pool: boolean;
+  api_keys: string[];
+  new_key: string;
+  enabled: boolean;
+};
+const EMPTY: Draft = {
+  name: '',
+  type: 'openai',
+  base_url: '',
+  api_key: '',
+  pool: false,
+  api_keys: [],
+  new_key: '',
+  enabled: true,
+};
 /** Each provider type in words: the wire format Switchboard speaks to it. */
 const TYPE_WORDS: Record<string, string> = {
   openai: 'OpenAI-compatible API',
@@ -37,21 +60,53 @@ const LABELS: Record<(typeof FORM_FIELDS)[number], string> = {
   enabled: 'Enabled',
 };
 
-/** The form's fields for the provider at `index` of the list (the one being edited, or the new one at the end). */
-const formFields = (index: number): FieldRule[] =>
-  FORM_FIELDS.map((f) => ({
+/**
+ * The form's fields for the provider at `index` of the list (the one being edited, or the new one at the end): the pool
+ * as a whole (`api_keys`: none, a key twice, both set) and each of its keys (`api_keys[2]`) are said at the pool.
+ */
+const formFields = (index: number): FieldRule[] => [
+  ...FORM_FIELDS.map((f) => ({
     path: new RegExp(`^providers\\[${index}\\]\\.${f}$`),
     key: () => `provider-${f}`,
     label: LABELS[f],
-  }));
+  })),
+  {
+    path: new RegExp(`^providers\\[${index}\\]\\.api_keys\\[(\\d+)\\]$`),
+    key: () => 'provider-api_keys',
+    label: 'A key of the pool',
+  },
+  { path: new RegExp(`^providers\\[${index}\\]\\.api_keys$`), key: () => 'provider-api_keys', label: 'The pool' },
+];
 
 const toDraft = (p: ProviderConfig): Draft => ({
   name: p.name,
   type: p.type ?? 'openai',
   base_url: p.base_url,
-  api_key: p.api_key ?? '',
+  api_key: p.api_keys ? '' : (p.api_key ?? ''),
+  pool: p.api_keys !== undefined,
+  api_keys: p.api_keys ?? [],
+  new_key: '',
   enabled: p.enabled !== false,
 });
+
+/** A key of the pool as shown: masked (as read, or masked here when typed in this form). */
+const shownKey = (k: string): string => (isMaskedKey(k) ? k : maskKey(k));
+
+/** The pool's keys on Save: the listed ones, and the one typed in its Add field when there is one. */
+const poolKeys = (d: Draft): string[] => (d.new_key.trim() ? [...d.api_keys, d.new_key.trim()] : d.api_keys);
+
+/**
+ * The draft switched to a pool (`pool`) or to one key, the key(s) moved across (api_key and api_keys are never both
+ * set): one key → a pool holding it (none when it was empty); a pool of one key → that key. A pool of several keys
+ * does not switch (the form offers it only once one key is left).
+ */
+function switchKeys(d: Draft, pool: boolean): Draft {
+  if (pool === d.pool) return d;
+  if (pool) return { ...d, pool, api_keys: d.api_key ? [d.api_key] : [], api_key: '', new_key: '' };
+  const keys = poolKeys(d);
+  if (keys.length > 1) return d;
+  return { ...d, pool, api_key: keys[0] ?? '', api_keys: [], new_key: '' };
+}
 
 /** A provider on this machine (free unless priced): type ollama, or a loopback address. */
 function isLocal(p: ProviderConfig): boolean {
@@ -113,14 +168,20 @@ export function ProvidersPage() {
   const dirty = editing !== null && JSON.stringify(draft) !== JSON.stringify(opened);
   useUnsaved('providers', dirty);
 
-  const entryOf = (d: Draft) => ({ ...d, type: d.type as ProviderConfig['type'] }) as ProviderConfig;
+  /** The draft as a provider: its one key, or its pool (api_key then left out). */
+  const entryOf = (d: Draft): ProviderConfig => {
+    const { pool, api_keys: _keys, new_key: _new, api_key, ...rest } = d;
+    const fields = { ...rest, type: d.type as ProviderConfig['type'] };
+    return (pool ? { ...fields, api_keys: poolKeys(d) } : { ...fields, api_key }) as ProviderConfig;
+  };
   /** The draft in the config: replacing the provider being edited, or added at the end. */
   const apply = (next: ConfigInput) => {
     const list = [...(next.providers ?? [])] as ProviderConfig[];
     const entry = entryOf(draft);
     if (editing) {
       const i = list.findIndex((p) => p.name === editing);
-      list[i] = { ...list[i]!, ...entry };
+      const { api_key: _one, api_keys: _pool, ...kept } = list[i]!;
+      list[i] = { ...kept, ...entry };
     } else list.push(entry);
     next.providers = list;
   };
@@ -152,11 +213,13 @@ export function ProvidersPage() {
     });
     if (!ok) return;
     setEditing(null);
-    // A new provider, or one whose address or key changed, is checked at once (not at the next health check).
+    // A new provider, or one whose address or key(s) changed, is checked at once (not at the next health check).
+    const entry = entryOf(draft);
     const changed =
       !before ||
       before.base_url !== draft.base_url ||
-      (before.api_key ?? '') !== draft.api_key ||
+      (before.api_key ?? '') !== (entry.api_key ?? '') ||
+      JSON.stringify(before.api_keys ?? null) !== JSON.stringify(entry.api_keys ?? null) ||
       before.name !== draft.name;
     if (draft.enabled && changed) void test(draft.name);
   };
@@ -314,18 +377,7 @@ export function ProvidersPage() {
             />
           </label>
           <FieldError field="provider-base_url" errors={fieldErrors} />
-          <label>
-            API key{' '}
-            <input
-              name="api_key"
-              type="password"
-              autoComplete="off"
-              placeholder="sk-… or env:VAR"
-              {...text('api_key')}
-              {...invalidProps('provider-api_key', fieldErrors)}
-            />
-          </label>
-          <FieldError field="provider-api_key" errors={fieldErrors} />
+          <KeysFields draft={draft} setDraft={setDraft} text={text} fieldErrors={fieldErrors} />
           <Checkbox name="enabled" {...flag('enabled')} label="enabled" row />
           <Problems messages={problems} announced />
           <div className="actions">
@@ -340,5 +392,117 @@ export function ProvidersPage() {
       )}
       {editing === null && <Problems messages={problems} announced />}
     </section>
+  );
+}
+
+/**
+ * The provider's key: one key, or a pool of keys (several keys of this provider used in turn, each conversation staying
+ * on one key). The pool lists its keys masked (as the admin API sends them; a key typed here is masked too), each with
+ * Remove, and a password field to add one.
+ */
+function KeysFields({
+  draft,
+  setDraft,
+  text,
+  fieldErrors,
+}: {
+  draft: Draft;
+  setDraft: (change: (d: Draft) => Draft) => void;
+  text: ReturnType<typeof useDraft<Draft>>['text'];
+  fieldErrors: Record<string, string>;
+}) {
+  const several = poolKeys(draft).length > 1;
+  const add = () => {
+    if (draft.new_key.trim()) setDraft((d) => ({ ...d, api_keys: poolKeys(d), new_key: '' }));
+  };
+  return (
+    <fieldset className="key-pool" data-testid="provider-keys">
+      <legend>API key</legend>
+      <label className="row key-mode">
+        <input
+          type="radio"
+          name="key-mode"
+          checked={!draft.pool}
+          disabled={draft.pool && several}
+          aria-describedby={draft.pool && several ? 'key-mode-hint' : undefined}
+          onChange={() => setDraft((d) => switchKeys(d, false))}
+          data-testid="key-mode-one"
+        />
+        <span>one key</span>
+      </label>
+      <label className="row key-mode">
+        <input
+          type="radio"
+          name="key-mode"
+          checked={draft.pool}
+          onChange={() => setDraft((d) => switchKeys(d, true))}
+          data-testid="key-mode-pool"
+        />
+        <span>a pool of keys (several keys of this provider, used in turn; each conversation stays on one key)</span>
+      </label>
+      {draft.pool && several && (
+        <p className="hint" id="key-mode-hint">
+          To go back to one key, remove keys until one is left.
+        </p>
+      )}
+      {!draft.pool ? (
+        <>
+          <label>
+            API key{' '}
+            <input
+              name="api_key"
+              type="password"
+              autoComplete="off"
+              placeholder="sk-… or env:VAR"
+              {...text('api_key')}
+              {...invalidProps('provider-api_key', fieldErrors)}
+            />
+          </label>
+          <FieldError field="provider-api_key" errors={fieldErrors} />
+        </>
+      ) : (
+        <>
+          <ol className="key-list" aria-label="Keys of the pool" data-testid="pool-keys">
+            {draft.api_keys.map((k, i) => (
+              <li key={`${i}-${k}`} data-testid={`pool-key-${i}`}>
+                <span className="mono">{shownKey(k)}</span>
+                <button
+                  type="button"
+                  aria-label={`Remove key ${i + 1} (${shownKey(k)})`}
+                  onClick={() => setDraft((d) => ({ ...d, api_keys: d.api_keys.filter((_, j) => j !== i) }))}
+                  data-testid={`pool-key-remove-${i}`}
+                >
+                  Remove
+                </button>
+              </li>
+            ))}
+          </ol>
+          {draft.api_keys.length === 0 && <p className="hint">No keys yet: add at least one.</p>}
+          <div className="row">
+            <label>
+              Add a key{' '}
+              <input
+                name="new_key"
+                type="password"
+                autoComplete="off"
+                placeholder="sk-… or env:VAR"
+                {...text('new_key')}
+                {...invalidProps('provider-api_keys', fieldErrors)}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter') {
+                    e.preventDefault();
+                    add();
+                  }
+                }}
+              />
+            </label>
+            <button type="button" onClick={add} disabled={!draft.new_key.trim()} data-testid="pool-key-add">
+              Add key
+            </button>
+          </div>
+          <FieldError field="provider-api_keys" errors={fieldErrors} />
+        </>
+      )}
+    </fieldset>
   );
 }
