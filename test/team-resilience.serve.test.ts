@@ -85,7 +85,7 @@ afterAll(async () => {
 });
 
 describe('a slow Redis (DEBUG SLEEP 3) under load', () => {
-  it(`costs a rate-limited key's requests at most the ${TIMEOUT_MS} ms timeout once per trip (p99 within timeout + 50 ms), and the instances return to Redis after`, async () => {
+  it(`costs a rate-limited key's requests at most the ${TIMEOUT_MS} ms timeout once per trip (p99 within the timeout of the p99 before the stall), and the instances return to Redis after`, async () => {
     // A concurrency cap under 16 keeps every admission a round trip (far from every limit an instance admits from a
     // block leased from Redis, main/store/redis.ts, and a stall is felt only when the block runs out).
     await makeKey('busy', { rpm: 1_000_000, tpm: 0, concurrency: 12 });
@@ -117,11 +117,21 @@ describe('a slow Redis (DEBUG SLEEP 3) under load', () => {
     expect(Math.max(...first.map((r) => r.ms))).toBeGreaterThanOrEqual(TIMEOUT_MS - 5);
     // After the trips (each instance trips after 3 late calls: within a few timeouts of the stall's start), requests
     // started during the stall never waited on Redis.
+    // Measured against the same run's requests just before the stall (Redis answering), so a loaded machine's own
+    // latency is not taken for a wait on Redis: a request that waited on the stalled Redis would cost the timeout
+    // more than its like before the stall.
     const after = results.filter((r) => r.started >= stallAt + 4 * TIMEOUT_MS + 100 && r.started < stallEnd - 100);
+    const before = results.filter((r) => r.started >= stallAt - 400 && r.started < stallAt);
     expect(after.length).toBeGreaterThan(50);
-    const sorted = after.map((r) => r.ms).sort((x, y) => x - y);
-    const p99 = sorted[Math.floor(sorted.length * 0.99)]!;
-    expect(p99, `p99 ${p99.toFixed(1)} ms of ${after.length} requests`).toBeLessThanOrEqual(TIMEOUT_MS + 50);
+    expect(before.length).toBeGreaterThan(10);
+    const at = (rs: typeof results, q: number) => {
+      const sorted = rs.map((r) => r.ms).sort((x, y) => x - y);
+      return sorted[Math.floor(sorted.length * q)]!;
+    };
+    const [p50, p99, base50, base99] = [at(after, 0.5), at(after, 0.99), at(before, 0.5), at(before, 0.99)];
+    const seen = `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms of ${after.length} requests (before the stall: p50 ${base50.toFixed(1)} ms, p99 ${base99.toFixed(1)} ms)`;
+    expect(p99, seen).toBeLessThanOrEqual(Math.max(TIMEOUT_MS + 50, base99 + TIMEOUT_MS));
+    expect(p50, seen).toBeLessThanOrEqual(base50 + TIMEOUT_MS / 2);
 
     // Back: every instance's store is up again and a key's limit is shared again, exactly.
     for (const s of sb)
@@ -181,9 +191,21 @@ describe('Redis killed with concurrency slots held', () => {
     await makeKey('two', { rpm: 0, tpm: 0, concurrency: 2 });
     mock.chatDelayMs = 2_500;
     try {
+      // The slots of makeKey's requests are given back in Redis after their answers (the last one's may still be on
+      // its way): none is live before the test takes both.
+      const leases = `${PREFIX}rl:key:two:leases`;
+      await eventually(async () => {
+        const [sec, usec] = (await raw.time()) as [string | number, string | number];
+        expect(await raw.zcount(leases, `(${Number(sec) * 1000 + Math.floor(Number(usec) / 1000)}`, '+inf')).toBe(0);
+      }, 5_000);
       // Instance 0 holds both of the key's slots in Redis.
-      const held = [chat(sb[0]!, 'two'), chat(sb[0]!, 'two')];
-      await eventually(() => expect(mock.chatInFlight).toBe(2), 5_000, 10);
+      const answered: number[] = [];
+      const held = [chat(sb[0]!, 'two'), chat(sb[0]!, 'two')].map((p) => p.then((r) => (answered.push(r.status), r)));
+      await eventually(
+        () => expect(mock.chatInFlight, `answered before the provider held both: ${answered}`).toBe(2),
+        5_000,
+        10,
+      );
       await redis.kill();
       for (const s of sb) await eventually(async () => expect((await status(s)).store).toMatchObject({ up: false }));
       mock.chatMaxInFlight = mock.chatInFlight;
