@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { startRedis, type TestRedis } from '../../test/support/redis.ts';
+import { startRedis, type TestRedis, SHARING_BUDGET } from '../../test/support/redis.ts';
 import { openRedisState } from '../store/fail-open.ts';
 import { gatewayKeysCommand } from './cli.ts';
 import { gatewayKeysFile, hashSecret, readGatewayKeys, readSharedKeys } from './keys.ts';
@@ -39,7 +39,7 @@ it('with store redis: create goes to Redis too; another instance’s config list
   const made = await gatewayKeysCommand(one, 'create', undefined, { name: 'ci', rpm: '7' });
   const secret = made.out.trim();
   expect(made.err).toContain('the shared store');
-  const shared = openRedisState(store as { kind: 'redis'; url: string; prefix: string });
+  const shared = openRedisState({ ...(store as { kind: 'redis'; url: string; prefix: string }), ...SHARING_BUDGET });
   try {
     for (let i = 0; i < 200 && !shared.status().up; i++) await new Promise((r) => setTimeout(r, 5));
     const rec = JSON.parse((await shared.credentials.get(hashSecret(secret)))!) as { id: string; limits: object };

@@ -3,7 +3,7 @@
 // its failure reopens all. Run over the embedded store and over a real Redis (separate connections).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type TestRedis } from '../../test/support/redis.ts';
+import { startRedis, type TestRedis, SHARING_BUDGET } from '../../test/support/redis.ts';
 import { CircuitBreaker } from '../proxy/breaker.ts';
 import { EmbeddedBacking, EmbeddedState } from '../store/embedded.ts';
 import { openRedisState } from '../store/fail-open.ts';
@@ -34,7 +34,9 @@ const factories: Record<string, (n: number) => Promise<SharedState[]>> = {
   },
   redis: async (n) => {
     const prefix = `b${randomUUID().slice(0, 8)}:`;
-    const made = Array.from({ length: n }, () => openRedisState({ kind: 'redis', url: redis.url, prefix }));
+    const made = Array.from({ length: n }, () =>
+      openRedisState({ kind: 'redis', url: redis.url, prefix, ...SHARING_BUDGET }),
+    );
     await until(() => made.every((s) => s.status().up));
     return made;
   },

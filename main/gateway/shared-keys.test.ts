@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { startRedis, type TestRedis } from '../../test/support/redis.ts';
+import { startRedis, type TestRedis, SHARING_BUDGET } from '../../test/support/redis.ts';
 import { openRedisState, type FailOpenState } from '../store/fail-open.ts';
 import { createGatewayKey, GatewayKeyRing, gatewayKeysFile, revokeGatewayKey } from './keys.ts';
 
@@ -26,7 +26,7 @@ let prefix: string;
 async function instance(): Promise<Instance> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'sb-sharedkeys-'));
   const file = gatewayKeysFile(dir);
-  const store = openRedisState({ kind: 'redis', url: redis.url, prefix });
+  const store = openRedisState({ kind: 'redis', url: redis.url, prefix, ...SHARING_BUDGET });
   for (let i = 0; i < 200 && !store.status().up; i++) await new Promise((r) => setTimeout(r, 5));
   const ring = new GatewayKeyRing(file);
   await ring.share(store.credentials, { resyncMs: 60_000 }).ready;

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LimitsConfigSchema } from '../../shared/config.ts';
-import { startRedis, type TestRedis } from '../../test/support/redis.ts';
+import { startRedis, type TestRedis, SHARING_BUDGET } from '../../test/support/redis.ts';
 import { ApiError } from '../errors.ts';
 import { type Admission, type EffectiveLimits, effectiveLimits, Limiter } from '../proxy/limits.ts';
 import { EmbeddedLimits } from '../store/embedded.ts';
@@ -122,7 +122,9 @@ describe('SharedLimiter', () => {
 
   it('on one Redis, three instances share one RPM and one concurrency', async () => {
     const prefix = `l${randomUUID().slice(0, 8)}:`;
-    const stores = Array.from({ length: 3 }, () => openRedisState({ kind: 'redis', url: redis.url, prefix }));
+    const stores = Array.from({ length: 3 }, () =>
+      openRedisState({ kind: 'redis', url: redis.url, prefix, ...SHARING_BUDGET }),
+    );
     try {
       for (let i = 0; i < 200 && !stores.every((s) => s.status().up); i++) await new Promise((r) => setTimeout(r, 5));
       const limiters = stores.map((s) => new SharedLimiter(s.limits));

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type TestRedis } from '../../test/support/redis.ts';
+import { startRedis, type TestRedis, SHARING_BUDGET } from '../../test/support/redis.ts';
 import { openRedisState, type FailOpenState } from './fail-open.ts';
 import type { LimitCaps, LimitVerdict } from './types.ts';
 
@@ -30,8 +30,8 @@ const caps: LimitCaps = { rpm: 0, tpm: 0, concurrency: 1, windowMs: 60_000 };
 describe('fail-open Redis store', () => {
   it('keeps admitting locally while Redis is down, says so, and converges when it is back', async () => {
     const prefix = `f${randomUUID().slice(0, 8)}:`;
-    const a: FailOpenState = openRedisState({ kind: 'redis', url: redis.url, prefix });
-    const b: FailOpenState = openRedisState({ kind: 'redis', url: redis.url, prefix });
+    const a: FailOpenState = openRedisState({ kind: 'redis', url: redis.url, prefix, ...SHARING_BUDGET });
+    const b: FailOpenState = openRedisState({ kind: 'redis', url: redis.url, prefix, ...SHARING_BUDGET });
     try {
       await until(() => a.status().up && b.status().up);
       expect(a.status()).toMatchObject({ kind: 'redis', up: true });
@@ -82,8 +82,8 @@ describe('fail-open Redis store', () => {
   it('a slot admitted in Redis whose request ended during the outage is reclaimed by its lease', async () => {
     const prefix = `g${randomUUID().slice(0, 8)}:`;
     // Redis stays up but this instance cannot settle (as if the outage were between it and Redis only).
-    const a = openRedisState({ kind: 'redis', url: redis.url, prefix });
-    const b = openRedisState({ kind: 'redis', url: redis.url, prefix });
+    const a = openRedisState({ kind: 'redis', url: redis.url, prefix, ...SHARING_BUDGET });
+    const b = openRedisState({ kind: 'redis', url: redis.url, prefix, ...SHARING_BUDGET });
     try {
       await until(() => a.status().up && b.status().up);
       const v = await a.limits.admit('key:z', caps, 0, 300);
@@ -158,8 +158,8 @@ describe('fail-open Redis store', () => {
   it('Redis killed with slots held: this instance counts them, so N instances never hold more than N × the limit', async () => {
     const prefix = `c${randomUUID().slice(0, 8)}:`;
     const two: LimitCaps = { rpm: 0, tpm: 0, concurrency: 2, windowMs: 60_000 };
-    const a = openRedisState({ kind: 'redis', url: redis.url, prefix });
-    const b = openRedisState({ kind: 'redis', url: redis.url, prefix });
+    const a = openRedisState({ kind: 'redis', url: redis.url, prefix, ...SHARING_BUDGET });
+    const b = openRedisState({ kind: 'redis', url: redis.url, prefix, ...SHARING_BUDGET });
     try {
       await until(() => a.status().up && b.status().up);
       // a holds both of the key's slots in Redis; its requests are still running when Redis dies.

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, type TestRedis } from '../../test/support/redis.ts';
+import { startRedis, type TestRedis, SHARING_BUDGET } from '../../test/support/redis.ts';
 import { storeContract } from './contract.case.ts';
 import { openRedisState } from './fail-open.ts';
 import { BLOCK_IDLE_MS, MAX_BLOCK } from './redis.ts';
@@ -28,7 +28,9 @@ storeContract('redis', {
   async make(n) {
     const prefix = `t${randomUUID().slice(0, 8)}:`;
     return Promise.all(
-      Array.from({ length: n }, () => upOf(openRedisState({ kind: 'redis', url: redis.url, prefix }))),
+      Array.from({ length: n }, () =>
+        upOf(openRedisState({ kind: 'redis', url: redis.url, prefix, ...SHARING_BUDGET })),
+      ),
     );
   },
 });
@@ -38,7 +40,9 @@ describe('blocks (issue 36: a round trip per request was most of the Redis store
   const open = async (n: number) => {
     const prefix = `b${randomUUID().slice(0, 8)}:`;
     const stores = await Promise.all(
-      Array.from({ length: n }, () => upOf(openRedisState({ kind: 'redis', url: redis.url, prefix }))),
+      Array.from({ length: n }, () =>
+        upOf(openRedisState({ kind: 'redis', url: redis.url, prefix, ...SHARING_BUDGET })),
+      ),
     );
     const client = new Redis(redis.url);
     return { prefix, stores, client };
