@@ -6,7 +6,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { shutDownAfterAll } from '../test/support/lifecycle.ts';
 import type { MockProvider } from '../test/support/mock-provider.ts';
 import { eventually, type ServeProcess } from '../test/support/serve-process.ts';
-import { axeViolations } from './axe.ts';
+import { expectEveryLook } from './axe.ts';
 import { describeWithChromium, launchBrowser, openUi, screenshot, serveAgentsUi } from './harness.ts';
 
 const DEFAULT_BEHAVIOR = { tokens: ['The answer', ' is 42.'] };
@@ -136,19 +136,7 @@ describeWithChromium('agents, apps and settings in the UI', () => {
       const current = page.locator('nav.subnav [aria-current=page]');
       expect(await current.count()).toBe(1);
       await page.waitForTimeout(300); // the lists are read
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        for (const [w, h] of [
-          [1280, 800],
-          [800, 600],
-        ] as const) {
-          await page.setViewportSize({ width: w, height: h });
-          const bad = (await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
-          expect(bad, `${hash}, ${scheme}, at ${w}x${h}: ${JSON.stringify(bad, null, 2)}`).toEqual([]);
-          await screenshot(page, `agents-${name}-${scheme}-${w}x${h}`);
-        }
-      }
-      await page.emulateMedia({ colorScheme: 'light' });
+      await expectEveryLook(page, `agents-${name}`);
     }
     // The WAL sub-page says its status in words and compacts.
     await page.getByTestId('wal-compact').click();

@@ -9,8 +9,8 @@ import { beforeAll, expect, it } from 'vitest';
 import { shutDownAfterAll } from '../test/support/lifecycle.ts';
 import { type MockProvider, startMockProvider } from '../test/support/mock-provider.ts';
 import { configFor, eventually, type ServeProcess } from '../test/support/serve-process.ts';
-import { seriousViolations, violationsText } from './axe.ts';
-import { describeWithChromium, launchBrowser, openUi, screenshot, serveWithUi } from './harness.ts';
+import { expectEveryLook } from './axe.ts';
+import { describeWithChromium, launchBrowser, openUi, serveWithUi } from './harness.ts';
 
 const FIRST = 'sk-pooled-secret-key-123456'; // configFor's key for provider "pooled"
 const SECOND = 'sk-pool-second-key-2222';
@@ -66,18 +66,7 @@ describeWithChromium('a key pool edited on the Providers page', () => {
     );
 
     // The open pool form: no serious axe-core violation, light and dark, at 1280×800 and 800×600.
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      for (const [width, height] of [
-        [1280, 800],
-        [800, 600],
-      ] as const) {
-        await page.setViewportSize({ width, height });
-        const found = await seriousViolations(page);
-        expect(found, `${scheme}, ${width}x${height}:\n${violationsText(found)}`).toEqual([]);
-        await screenshot(page, `provider-key-pool-${scheme}-${width}x${height}`);
-      }
-    }
+    await expectEveryLook(page, 'provider-key-pool');
 
     await save(page);
     expect(await pooled()).toMatchObject({ api_keys: [FIRST, SECOND] });

@@ -10,8 +10,8 @@ import { shutDownAfterAll } from '../test/support/lifecycle.ts';
 import { type MockOllama, startMockOllama } from '../test/support/mock-ollama.ts';
 import { type MockProvider, startMockProvider } from '../test/support/mock-provider.ts';
 import { configFor, type ServeProcess } from '../test/support/serve-process.ts';
-import { seriousViolations, violationsText } from './axe.ts';
-import { describeWithChromium, launchBrowser, openUi, screenshot, serveWithUi } from './harness.ts';
+import { expectEveryLook } from './axe.ts';
+import { describeWithChromium, launchBrowser, openUi, serveWithUi } from './harness.ts';
 
 let browser: Browser;
 let cloud: MockProvider;
@@ -98,20 +98,7 @@ describeWithChromium('the offline fallback on the Routing page', () => {
     await page.getByTestId('field-error-offline-window-0').waitFor({ state: 'detached' });
 
     // The open section: no serious axe-core violation, light and dark, at 1280×800 and 800×600, nothing runs sideways.
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
-      for (const [width, height] of [
-        [1280, 800],
-        [800, 600],
-      ] as const) {
-        await page.setViewportSize({ width, height });
-        const found = await seriousViolations(page);
-        expect(found, `${scheme}, ${width}x${height}:\n${violationsText(found)}`).toEqual([]);
-        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-        expect(overflow, `${scheme}, ${width}x${height} overflows sideways`).toBeLessThanOrEqual(0);
-        await screenshot(page, `routing-offline-${scheme}-${width}x${height}`);
-      }
-    }
+    await expectEveryLook(page, 'routing-offline', { sideways: true });
 
     await page.getByTestId('save-routing').click();
     await page.getByTestId('routing-saved').waitFor();
